@@ -1,0 +1,16 @@
+/* Internal header: not installed. Event labels (spec hdf5-layout.md, "Event
+ * labels"): a name that occurs once is its own label; a repeated name gets
+ * ":" + counter name, or "#" + index when there is no counter name; regions
+ * without names get "event_<e>". */
+#ifndef SL_LABELS_H
+#define SL_LABELS_H
+
+#include "likwid_result.h"
+
+/* Returns a newly allocated array of r->nevents newly allocated strings, or
+ * NULL on allocation failure (or when nevents is 0: then *out_n is 0 too).
+ * Free with sl_labels_free. */
+char **sl_event_labels(const sl_region *r);
+void sl_labels_free(char **labels, size_t n);
+
+#endif
