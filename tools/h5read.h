@@ -1,0 +1,20 @@
+/* Internal header: not installed. Reads a result file back into sl_run
+ * values (for show and the tests). */
+#ifndef SL_H5READ_H
+#define SL_H5READ_H
+
+#include <stddef.h>
+#include "diag.h"
+#include "run.h"
+
+typedef struct sl_runset {
+    size_t nruns;
+    sl_run *runs;       /* one per rank<R> group, in ascending rank order */
+} sl_runset;
+
+/* 0 or negative errno; what was wrong (not HDF5, not our format, a missing
+ * dataset...) goes to diag as "file: ...: expected ...". */
+int sl_h5_read(const char *path, sl_runset *out, sl_diag *diag);
+void sl_runset_free(sl_runset *set);
+
+#endif

@@ -1,0 +1,24 @@
+/* Internal header: not installed. Writes the result file (docs/FORMAT.md).
+ * HDF5 lives only here and in h5read.c: only tools link it, never the shim. */
+#ifndef SL_H5WRITE_H
+#define SL_H5WRITE_H
+
+#include "diag.h"
+#include "run.h"
+
+/* Writes a new result file holding the runs (one rank<R> group each; two runs
+ * with the same rank are an error). The file is written under a temporary
+ * name in the target directory and renamed into place only when complete;
+ * an existing file is never overwritten: "out.h5" becomes "out.1.h5",
+ * "out.2.h5", ... and *written (newly allocated, may be NULL) says which.
+ * On failure no file is left behind. 0 or negative errno (reason in diag). */
+int sl_h5_write(const char *path, const sl_run *runs, size_t nruns,
+                char **written, sl_diag *diag);
+
+/* Adds (or replaces) rank<R>/likwid for run->rank in an existing HDF5 file,
+ * leaving every other object untouched. The change is made on a copy in the
+ * same directory and renamed over the original, so an interrupted write
+ * leaves the original intact. 0 or negative errno (reason in diag). */
+int sl_h5_into(const char *path, const sl_run *run, sl_diag *diag);
+
+#endif
