@@ -1,1 +1,54 @@
-/* placeholder: replaced by its owner */
+/* Diagnostics: a capped list of one-line messages. */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sl_diag_init(sl_diag *d)
+{
+    memset(d, 0, sizeof *d);
+}
+
+void sl_diag_free(sl_diag *d)
+{
+    for (size_t i = 0; i < d->kept; i++)
+        free(d->lines[i]);
+    free(d->lines);
+    sl_diag_init(d);
+}
+
+void sl_diag_add(sl_diag *d, const char *file, size_t line, const char *fmt, ...)
+{
+    d->count++;
+    if (d->kept >= SL_DIAG_MAX)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    /* one line per diagnostic, whatever the input held */
+    for (char *p = msg; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    char head[64];
+    if (line)
+        snprintf(head, sizeof head, ":%zu: ", line);
+    else
+        snprintf(head, sizeof head, ": ");
+    const char *f = file ? file : "(input)";
+    size_t n = strlen(f) + strlen(head) + strlen(msg) + 1;
+    char *s = malloc(n);
+    char **grown = realloc(d->lines, (d->kept + 1) * sizeof *grown);
+    if (!s || !grown) {
+        free(s);
+        if (grown)
+            d->lines = grown;
+        return;
+    }
+    snprintf(s, n, "%s%s%s", f, head, msg);
+    d->lines = grown;
+    d->lines[d->kept++] = s;
+}

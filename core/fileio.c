@@ -1,1 +1,72 @@
-/* placeholder: replaced by its owner */
+/* Whole-file reads with libc only: the shim uses this too. */
+#include "fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int sl_read_file(const char *path, size_t max_bytes, char **buf, size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    if (S_ISDIR(st.st_mode) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+    }
+    if (max_bytes && (unsigned long long)st.st_size > max_bytes) {
+        close(fd);
+        return -EFBIG;
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *b = malloc(cap);
+    if (!b) {
+        close(fd);
+        return -ENOMEM;
+    }
+    for (;;) {
+        if (n + 1 >= cap) {
+            /* the file grew while we read it */
+            if (max_bytes && cap > max_bytes) {
+                free(b);
+                close(fd);
+                return -EFBIG;
+            }
+            char *g = realloc(b, cap * 2);
+            if (!g) {
+                free(b);
+                close(fd);
+                return -ENOMEM;
+            }
+            b = g;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, b + n, cap - 1 - n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = -errno;
+            free(b);
+            close(fd);
+            return e;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+}
