@@ -1,1 +1,285 @@
-/* placeholder: replaced by its owner */
+/* Wire format encoder (docs/WIRE.md). Runs inside the application at Close
+ * (through the shim), so it uses write(2) on a fixed buffer only: no stdio,
+ * no locale, no allocation. */
+#include "wire.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct wbuf {
+    int fd;
+    int err;        /* first write error (negative errno), then everything is a no-op */
+    size_t n;
+    size_t lines;   /* complete lines written, for the final "end" line */
+    char b[4096];   /* small: the caller may be any application thread */
+} wbuf;
+
+static void flush(wbuf *w)
+{
+    size_t off = 0;
+    while (!w->err && off < w->n) {
+        ssize_t r = write(w->fd, w->b + off, w->n - off);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            w->err = -errno;
+        } else if (r == 0) {
+            w->err = -EIO;
+        } else {
+            off += (size_t)r;
+        }
+    }
+    w->n = 0;
+}
+
+static void put(wbuf *w, const char *s, size_t n)
+{
+    while (n && !w->err) {
+        if (w->n == sizeof w->b)
+            flush(w);
+        size_t k = sizeof w->b - w->n;
+        if (k > n)
+            k = n;
+        memcpy(w->b + w->n, s, k);
+        w->n += k;
+        s += k;
+        n -= k;
+    }
+}
+
+static void putc1(wbuf *w, char c)
+{
+    put(w, &c, 1);
+}
+
+static void word(wbuf *w, const char *s)
+{
+    put(w, s, strlen(s));
+}
+
+/* Ends the current line. */
+static void eol(wbuf *w)
+{
+    putc1(w, '\n');
+    w->lines++;
+}
+
+/* " <int64>" in decimal, by hand so no locale can touch it. */
+static void i64(wbuf *w, int64_t v)
+{
+    char t[24];
+    size_t i = sizeof t;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        t[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        t[--i] = '-';
+    t[--i] = ' ';
+    put(w, t + i, sizeof t - i);
+}
+
+static void size(wbuf *w, size_t v)
+{
+    i64(w, (int64_t)v);
+}
+
+/* " <16 hex digits>" of the IEEE-754 bits: exact, nan payloads and -0.0 kept. */
+static void dbl(wbuf *w, double d)
+{
+    static const char hex[] = "0123456789abcdef";
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    char t[17];
+    t[0] = ' ';
+    for (int i = 16; i >= 1; i--) {
+        t[i] = hex[u & 15];
+        u >>= 4;
+    }
+    put(w, t, sizeof t);
+}
+
+/* " =<bytes>": printable ASCII except '%' verbatim, everything else %XX. */
+static void str(wbuf *w, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    put(w, " =", 2);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x21 && c <= 0x7E && c != '%') {
+            putc1(w, (char)c);
+        } else {
+            char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+            put(w, e, 3);
+        }
+    }
+}
+
+static void cstr(wbuf *w, const char *s)
+{
+    s = s ? s : "";
+    str(w, s, strlen(s));
+}
+
+static void likwid_part(wbuf *w, const sl_likwid *lw)
+{
+    word(w, "likwid ");
+    word(w, sl_source_name(lw->source));
+    size(w, lw->nregions);
+    eol(w);
+    for (size_t i = 0; i < lw->nregions; i++) {
+        const sl_region *r = &lw->regions[i];
+        size_t T = r->nthreads;
+        word(w, "region");
+        str(w, r->tag ? r->tag : "", r->tag ? r->tag_len : 0);
+        i64(w, r->group_id);
+        cstr(w, r->group_name);
+        putc1(w, ' ');
+        word(w, sl_source_name(r->source));
+        size(w, T);
+        size(w, r->nevents);
+        size(w, r->nmetrics);
+        i64(w, r->has_names ? 1 : 0);
+        eol(w);
+        word(w, "cpus");
+        for (size_t t = 0; t < T; t++)
+            i64(w, r->cpus[t]);
+        eol(w);
+        word(w, "times");
+        for (size_t t = 0; t < T; t++)
+            dbl(w, r->times[t]);
+        eol(w);
+        word(w, "counts");
+        for (size_t t = 0; t < T; t++)
+            i64(w, r->call_counts[t]);
+        eol(w);
+        for (size_t e = 0; e < r->nevents; e++) {
+            word(w, "event");
+            cstr(w, r->has_names && r->event_names ? r->event_names[e] : "");
+            cstr(w, r->has_names && r->counter_names ? r->counter_names[e] : "");
+            for (size_t t = 0; t < T; t++)
+                dbl(w, r->events[e * T + t]);
+            eol(w);
+        }
+        for (size_t m = 0; m < r->nmetrics; m++) {
+            word(w, "metric");
+            cstr(w, r->metric_names ? r->metric_names[m] : "");
+            for (size_t t = 0; t < T; t++)
+                dbl(w, r->metrics[m * T + t]);
+            eol(w);
+        }
+    }
+}
+
+static void timing_part(wbuf *w, const sl_timing *tm)
+{
+    word(w, "timing");
+    cstr(w, tm->clock);
+    i64(w, tm->origin_unix_ns);
+    size(w, tm->nregions);
+    eol(w);
+    for (size_t i = 0; i < tm->nregions; i++) {
+        const sl_timing_region *r = &tm->regions[i];
+        word(w, "tregion");
+        str(w, r->tag ? r->tag : "", r->tag ? r->tag_len : 0);
+        i64(w, r->dropped_calls);
+        i64(w, r->open_at_close);
+        i64(w, r->unmatched_stops);
+        i64(w, r->nested_starts);
+        size(w, r->nthreads);
+        size(w, r->ncalls);
+        eol(w);
+        for (size_t t = 0; t < r->nthreads; t++) {
+            word(w, "thread");
+            i64(w, r->threads[t]);
+            i64(w, r->call_counts[t]);
+            i64(w, r->total_ns[t]);
+            i64(w, r->min_ns[t]);
+            i64(w, r->max_ns[t]);
+            eol(w);
+        }
+        for (size_t c = 0; c < r->ncalls; c++) {
+            word(w, "call");
+            i64(w, r->call_threads[c]);
+            i64(w, r->start_times[c]);
+            i64(w, r->end_times[c]);
+            eol(w);
+        }
+    }
+}
+
+static void head(wbuf *w, const char *kind)
+{
+    word(w, SL_WIRE_MAGIC);
+    eol(w);
+    word(w, "kind ");
+    word(w, kind);
+    eol(w);
+}
+
+static int finish(wbuf *w)
+{
+    word(w, "end");
+    size(w, w->lines);
+    eol(w);
+    flush(w);
+    return w->err;
+}
+
+static void named_i64(wbuf *w, const char *key, int64_t v)
+{
+    word(w, key);
+    i64(w, v);
+    eol(w);
+}
+
+static void named_str(wbuf *w, const char *key, const char *s)
+{
+    word(w, key);
+    cstr(w, s);
+    eol(w);
+}
+
+int sl_wire_write_run(int fd, const sl_run *run)
+{
+    wbuf w;
+    w.fd = fd;
+    w.err = 0;
+    w.n = 0;
+    w.lines = 0;
+    head(&w, "run");
+    named_i64(&w, "rank", run->rank);
+    named_i64(&w, "mpi_rank", run->mpi_rank);
+    named_i64(&w, "pid", run->pid);
+    named_str(&w, "hostname", run->hostname);
+    named_str(&w, "executable", run->executable);
+    named_str(&w, "command_line", run->command_line);
+    named_str(&w, "likwid_status", run->likwid_status);
+    word(&w, "env");
+    size(&w, run->nenv);
+    eol(&w);
+    for (size_t i = 0; i < run->nenv; i++) {
+        word(&w, "var");
+        cstr(&w, run->env[i].name);
+        cstr(&w, run->env[i].value);
+        eol(&w);
+    }
+    timing_part(&w, &run->timing);
+    likwid_part(&w, &run->likwid);
+    return finish(&w);
+}
+
+int sl_wire_write_likwid(int fd, const sl_likwid *lw)
+{
+    wbuf w;
+    w.fd = fd;
+    w.err = 0;
+    w.n = 0;
+    w.lines = 0;
+    head(&w, "likwid");
+    likwid_part(&w, lw);
+    return finish(&w);
+}
