@@ -1,1 +1,257 @@
-/* placeholder */
+/* scope-likwid convert: a LIKWID marker file (or a scope-likwid rescue file)
+ * into a result file. */
+#include "cmds.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "fileio.h"
+#include "h5write.h"
+#include "markerfile.h"
+#include "run.h"
+#include "wire.h"
+
+static const char usage[] =
+    "usage: scope-likwid convert INPUT [-o OUT.h5] [--rank R] [--strict] [--into FILE.h5]\n"
+    "\n"
+    "Converts INPUT, a LIKWID marker result file (LIKWID 5.2 and later) or a\n"
+    "scope-likwid rescue file, into a scope-likwid result file.\n"
+    "\n"
+    "  -o, --output OUT.h5   where to write; default: INPUT's file name without\n"
+    "                        its extension, plus \".h5\", in the current directory.\n"
+    "                        An existing file is never overwritten: OUT.1.h5,\n"
+    "                        OUT.2.h5, ... is used instead (printed).\n"
+    "  --rank R              store as rank<R> and set mpi_rank = R (default: rank\n"
+    "                        0 and mpi_rank -1 for a marker file; a rescue file\n"
+    "                        keeps its recorded rank)\n"
+    "  --strict              any defect in INPUT is an error (default: defective\n"
+    "                        lines are skipped, reported on stderr, and the rest\n"
+    "                        is written)\n"
+    "  --into FILE.h5        add (or replace) rank<R>/likwid in an existing HDF5\n"
+    "                        file instead, leaving everything else in it untouched\n"
+    "  -h, --help            this help\n"
+    "\n"
+    "Prints \"wrote PATH\" on success. Exit codes: 0 written, 1 bad input or\n"
+    "failed write (nothing written), 2 usage error.\n";
+
+struct convert_opts {
+    const char *input;
+    const char *output;
+    const char *into;
+    int strict;
+    int have_rank;
+    long long rank;
+};
+
+/* Matches "-x VALUE", "-xVALUE", "--long VALUE", "--long=VALUE". 1 when
+ * matched (value in *val, NULL when missing), 0 otherwise. */
+static int opt_value(char **argv, int argc, int *i, const char *sname, const char *lname,
+                     const char **val)
+{
+    const char *a = argv[*i];
+    size_t ll = lname ? strlen(lname) : 0;
+    if ((sname && !strcmp(a, sname)) || (lname && !strcmp(a, lname))) {
+        *val = *i + 1 < argc ? argv[++*i] : NULL;
+        return 1;
+    }
+    if (sname && !strncmp(a, sname, 2) && a[2]) {
+        *val = a + 2;
+        return 1;
+    }
+    if (lname && !strncmp(a, lname, ll) && a[ll] == '=') {
+        *val = a + ll + 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct convert_opts *o, int *help)
+{
+    int only_positional = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val;
+        if (only_positional || a[0] != '-' || !a[1]) {
+            if (o->input)
+                return sl_usage_error("convert: more than one INPUT ('%s')", a);
+            o->input = a;
+        } else if (!strcmp(a, "--")) {
+            only_positional = 1;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            *help = 1;
+            return 0;
+        } else if (!strcmp(a, "--strict")) {
+            o->strict = 1;
+        } else if (opt_value(argv, argc, &i, "-o", "--output", &val)) {
+            if (!val)
+                return sl_usage_error("convert: option '%s' needs a file name", a);
+            o->output = val;
+        } else if (opt_value(argv, argc, &i, NULL, "--into", &val)) {
+            if (!val)
+                return sl_usage_error("convert: option '--into' needs a file name");
+            o->into = val;
+        } else if (opt_value(argv, argc, &i, NULL, "--rank", &val)) {
+            if (!val)
+                return sl_usage_error("convert: option '--rank' needs a number");
+            if (sl_parse_i64(val, &o->rank) || o->rank < 0)
+                return sl_usage_error("convert: bad rank '%s': expected a non-negative integer", val);
+            o->have_rank = 1;
+        } else {
+            return sl_usage_error("convert: unknown option '%s'", a);
+        }
+    }
+    if (!o->input)
+        return sl_usage_error("convert: missing INPUT");
+    if (o->output && o->into)
+        return sl_usage_error("convert: -o and --into exclude each other");
+    return 0;
+}
+
+/* INPUT's file name without directory and last extension, plus ".h5". */
+static char *default_output(const char *input)
+{
+    const char *base = strrchr(input, '/');
+    base = base ? base + 1 : input;
+    size_t n = strlen(base);
+    const char *dot = strrchr(base, '.');
+    if (dot && dot != base)
+        n = (size_t)(dot - base);
+    if (n == 0) {
+        base = "converted";
+        n = strlen(base);
+    }
+    char *out = malloc(n + 4);
+    if (out) {
+        memcpy(out, base, n);
+        memcpy(out + n, ".h5", 4);
+    }
+    return out;
+}
+
+static void print_diag(const sl_diag *d)
+{
+    for (size_t i = 0; i < d->kept; i++)
+        fprintf(stderr, "%s\n", d->lines[i]);
+    if (d->count > d->kept)
+        fprintf(stderr, "scope-likwid: %zu more problems not shown\n", d->count - d->kept);
+}
+
+static int fill_from_marker_file(sl_run *run, const char *buf, size_t len,
+                                 const struct convert_opts *o, sl_diag *diag)
+{
+    sl_markerfile_info info;
+    memset(&info, 0, sizeof info);
+    int rc = sl_markerfile_parse(buf, len, o->input, o->strict ? SL_MF_STRICT : 0,
+                                 &run->likwid, &info, diag);
+    if (rc < 0)
+        return rc;
+    if (o->strict && diag->count)
+        return -EINVAL;     /* belt and braces: strict means no defect at all */
+    run->likwid.source = SL_SOURCE_MARKER_FILE;
+    run->rank = o->have_rank ? o->rank : 0;
+    run->mpi_rank = o->have_rank ? o->rank : -1;
+    run->pid = -1;
+    char status[4096 + 160];
+    int n = snprintf(status, sizeof status, "marker_file: converted from %s by scope-likwid convert",
+                     o->input);
+    if (n > 0 && (size_t)n < sizeof status) {
+        if (info.skipped_lines)
+            snprintf(status + n, sizeof status - (size_t)n, "; skipped %zu defective lines",
+                     info.skipped_lines);
+        else if (diag->count)
+            snprintf(status + n, sizeof status - (size_t)n, "; %zu defects reported", diag->count);
+    }
+    if (sl_set_string(&run->likwid_status, status) || sl_set_string(&run->timing.clock, "none"))
+        return -ENOMEM;
+    run->timing.origin_unix_ns = 0;
+    return 0;
+}
+
+static int fill_from_wire(sl_run *run, const char *buf, size_t len, const struct convert_opts *o,
+                          sl_diag *diag)
+{
+    int rc = sl_wire_read_run(buf, len, o->input, run, diag);
+    if (rc < 0)
+        return rc;
+    if (o->have_rank) {
+        run->rank = o->rank;
+        run->mpi_rank = o->rank;
+    }
+    return 0;
+}
+
+int sl_cmd_convert(int argc, char **argv)
+{
+    struct convert_opts o;
+    memset(&o, 0, sizeof o);
+    int help = 0;
+    int rc = parse_args(argc, argv, &o, &help);
+    if (rc)
+        return rc;
+    if (help) {
+        fputs(usage, stdout);
+        return SL_EXIT_OK;
+    }
+
+    sl_diag diag;
+    sl_diag_init(&diag);
+    sl_run run;
+    if (sl_run_init(&run) < 0) {
+        fprintf(stderr, "scope-likwid: out of memory\n");
+        return SL_EXIT_FAIL;
+    }
+    char *buf = NULL, *out_default = NULL, *written = NULL;
+    size_t len = 0;
+    int status = SL_EXIT_FAIL;
+
+    rc = sl_read_file(o.input, 0, &buf, &len);
+    if (rc < 0) {
+        sl_diag_add(&diag, o.input, 0, "cannot read: %s: expected a readable LIKWID marker file",
+                    strerror(-rc));
+        goto done;
+    }
+    if (sl_wire_is_wire(buf, len))
+        rc = fill_from_wire(&run, buf, len, &o, &diag);
+    else
+        rc = fill_from_marker_file(&run, buf, len, &o, &diag);
+    free(buf);
+    buf = NULL;
+    if (rc < 0) {
+        if (!diag.count)
+            sl_diag_add(&diag, o.input, 0, "cannot convert: %s: expected a LIKWID marker file",
+                        strerror(-rc));
+        goto done;
+    }
+
+    if (o.into) {
+        rc = sl_h5_into(o.into, &run, &diag);
+        if (rc == 0)
+            printf("wrote %s\n", o.into);
+    } else {
+        const char *out = o.output;
+        if (!out && !(out = out_default = default_output(o.input))) {
+            rc = -ENOMEM;
+        } else {
+            rc = sl_h5_write(out, &run, 1, &written, &diag);
+            if (rc == 0)
+                printf("wrote %s\n", written ? written : out);
+        }
+    }
+    if (rc < 0) {
+        if (!diag.count)
+            sl_diag_add(&diag, o.into ? o.into : (o.output ? o.output : out_default), 0,
+                        "cannot write: %s: expected a writable HDF5 file", strerror(-rc));
+        goto done;
+    }
+    status = SL_EXIT_OK;
+done:
+    print_diag(&diag);
+    free(buf);
+    free(out_default);
+    free(written);
+    sl_run_free(&run);
+    sl_diag_free(&diag);
+    return status;
+}

@@ -1,1 +1,74 @@
-/* placeholder */
+/* scope-likwid: the command-line tool. Dispatches to one subcommand each. */
+#include "cmds.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: scope-likwid COMMAND [ARGS]\n"
+    "\n"
+    "commands:\n"
+    "  convert INPUT [-o OUT.h5] [--rank R] [--strict] [--into FILE.h5]\n"
+    "                 LIKWID marker file (or scope-likwid rescue file) -> result file\n"
+    "  show FILE.h5 [--csv | --json]\n"
+    "                 print a result file as tables, CSV or JSON\n"
+    "  run [likwid-perfctr options] -- APP [ARGS]\n"
+    "                 run APP with the scope-likwid shim (under likwid-perfctr -m\n"
+    "                 when LIKWID can count on this host)\n"
+    "\n"
+    "  scope-likwid COMMAND --help   help on one command\n"
+    "  scope-likwid --version        print the version\n"
+    "\n"
+    "exit codes: 0 ok, 1 bad input or failed write, 2 usage error\n"
+    "(run: the application's exit status)\n";
+
+int sl_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("scope-likwid: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("; try 'scope-likwid --help'\n", stderr);
+    return SL_EXIT_USAGE;
+}
+
+int sl_parse_i64(const char *s, long long *out)
+{
+    char *end;
+    if (!*s)
+        return -EINVAL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return sl_usage_error("missing command");
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(usage, stdout);
+        return SL_EXIT_OK;
+    }
+    if (!strcmp(cmd, "--version")) {
+        puts("scope-likwid " SCOPE_LIKWID_VERSION);
+        return SL_EXIT_OK;
+    }
+    if (!strcmp(cmd, "convert"))
+        return sl_cmd_convert(argc - 1, argv + 1);
+    if (!strcmp(cmd, "show"))
+        return sl_cmd_show(argc - 1, argv + 1);
+    if (!strcmp(cmd, "run"))
+        return sl_cmd_run(argc - 1, argv + 1);
+    if (cmd[0] == '-')
+        return sl_usage_error("unknown option '%s'", cmd);
+    return sl_usage_error("unknown command '%s'", cmd);
+}
