@@ -1,0 +1,33 @@
+#!/bin/sh
+# MPI (Open MPI, 2 ranks, 1 OpenMP thread each) with the shim preloaded into
+# the ranks only (mpirun -x): one result file per rank,
+# scope-likwid-rank0.h5 and scope-likwid-rank1.h5, with mpi_rank 0 and 1.
+. "$(dirname "$0")/lib.sh"
+need SL_SHIM SL_MPI_SOLVER SL_CHECKER
+command -v mpirun >/dev/null 2>&1 || skip "mpirun not found (Debian package openmpi-bin)"
+pick_python
+mpi() {
+    mpirun --allow-run-as-root --oversubscribe -np 2 -x OMP_NUM_THREADS=1 "$@"
+}
+run base mpi "$SL_MPI_SOLVER"
+[ "$(rc_of base)" = 0 ] || { show_run base; skip "mpirun cannot run 2 ranks here (exit $(rc_of base))"; }
+run shim mpi -x LD_PRELOAD="$SL_SHIM" -x SCOPE_LIKWID_COLLECTOR -x SCOPE_LIKWID_WRITER \
+    -x SCOPE_LIKWID_TIMEOUT "$SL_MPI_SOLVER"
+if ! cmp -s "$T/base.out" "$T/shim.out"; then
+    fail "stdout differs from the run without the shim"
+    diff "$T/base.out" "$T/shim.out" | sed 's/^/    /'
+fi
+[ "$(rc_of shim)" = 0 ] || fail "mpirun with the shim exited $(rc_of shim): expected 0"
+for r in 0 1; do
+    f=$T/shim/scope-likwid-rank$r.h5
+    if [ -f "$f" ]; then
+        check "$f" --rank "$r" --mpi-rank "$r" --nranks 1 --no-likwid --executable mpi_solver \
+            --timing "init=1x1" --timing "solve-step=1x10" --timing "io phase=1x1"
+    else
+        fail "no $f: expected one result file per rank"
+    fi
+done
+set -- "$T/shim"/*.h5
+[ $# = 2 ] || fail "$# result files ($*): expected exactly 2"
+[ "$FAILED" = 0 ] || { ls -la "$T/shim"; show_run shim; }
+finish
