@@ -1,1 +1,116 @@
-/* placeholder */
+/* The shim's messages (see log.h). No stdio: the line is formatted into a
+ * stack buffer and written with one write(2). */
+#include "log.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static atomic_int log_verbose;
+static atomic_int log_quiet;
+
+/* Hashes of warnings already printed: enough for "at most once" in practice;
+ * when full, further distinct warnings are still printed. */
+#define SEEN_MAX 128
+static _Atomic uint64_t seen[SEEN_MAX];
+
+void sl_log_configure(int verbose, int quiet)
+{
+    atomic_store(&log_verbose, verbose);
+    atomic_store(&log_quiet, quiet);
+}
+
+int sl_log_verbose(void)
+{
+    return atomic_load_explicit(&log_verbose, memory_order_relaxed);
+}
+
+static size_t format_line(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+    static const char prefix[] = "scope-likwid: ";
+    size_t n = sizeof prefix - 1;
+    memcpy(buf, prefix, n);
+    int k = vsnprintf(buf + n, cap - n - 1, fmt, ap);
+    if (k < 0)
+        k = 0;
+    n += (size_t)k < cap - n - 2 ? (size_t)k : cap - n - 2;
+    /* One line: newlines inside (e.g. from a helper's stderr) become blanks. */
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == '\n' || buf[i] == '\r')
+            buf[i] = ' ';
+    buf[n++] = '\n';
+    return n;
+}
+
+static void emit(const char *buf, size_t n)
+{
+    int saved = errno;
+    ssize_t w;
+    do
+        w = write(STDERR_FILENO, buf, n);
+    while (w < 0 && errno == EINTR);
+    errno = saved;
+}
+
+static int first_time(const char *text, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)text[i]) * 1099511628211ULL;
+    if (h == 0)
+        h = 1;
+    for (size_t i = 0; i < SEEN_MAX; i++) {
+        uint64_t cur = atomic_load(&seen[i]);
+        if (cur == h)
+            return 0;
+        if (cur == 0) {
+            uint64_t expected = 0;
+            if (atomic_compare_exchange_strong(&seen[i], &expected, h))
+                return 1;
+            if (expected == h)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+void sl_log_warn(const char *fmt, ...)
+{
+    if (atomic_load(&log_quiet))
+        return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    size_t n = format_line(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (first_time(buf, n))
+        emit(buf, n);
+}
+
+void sl_log_info(const char *fmt, ...)
+{
+    if (atomic_load(&log_quiet))
+        return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    size_t n = format_line(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    emit(buf, n);
+}
+
+void sl_log_debug(const char *fmt, ...)
+{
+    if (!atomic_load(&log_verbose))
+        return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    size_t n = format_line(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    emit(buf, n);
+}

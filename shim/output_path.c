@@ -1,1 +1,153 @@
-/* placeholder */
+/* Rank detection and expansion of the SCOPE_LIKWID_OUTPUT template. */
+#include "output_path.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+static int parse_rank(const char *s, int64_t *out)
+{
+    int64_t v = 0;
+    const char *p = s;
+    if (!*p)
+        return -EINVAL;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (v > (INT64_MAX - 9) / 10)
+            return -EINVAL;
+        v = v * 10 + (*p - '0');
+    }
+    if (*p)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+int sl_rank_from_env(int64_t *rank)
+{
+    static const char *const vars[] = {
+        "PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID",
+        "MV2_COMM_WORLD_RANK", "MPI_LOCALRANKID", "ALPS_APP_PE", "PALS_RANKID",
+    };
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (!v)
+            continue;
+        if (parse_rank(v, rank) == 0)
+            return 1;
+        sl_log_warn("%s='%s' is not a rank: expected an integer >= 0; ignored", vars[i], v);
+    }
+    return 0;
+}
+
+const char *sl_job_from_env(void)
+{
+    static const char *const vars[] = {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return v;
+    }
+    return NULL;
+}
+
+const char *sl_output_default(int mpi)
+{
+    return mpi ? "scope-likwid-rank%r.h5" : "scope-likwid-%p.h5";
+}
+
+typedef struct buf {
+    char *s;
+    size_t len, cap;
+    int oom;
+} buf;
+
+static void put(buf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *g = realloc(b->s, cap);
+        if (!g) {
+            b->oom = 1;
+            return;
+        }
+        b->s = g;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void puts_(buf *b, const char *s)
+{
+    put(b, s, strlen(s));
+}
+
+/* A host or job name must not add directories to the path. */
+static void put_component(buf *b, const char *s)
+{
+    for (; *s; s++)
+        put(b, *s == '/' ? "_" : s, 1);
+}
+
+char *sl_output_expand(const char *tmpl, const sl_output_vars *v)
+{
+    buf b = {0};
+    char num[32];
+    if (tmpl[0] != '/' && v->cwd && v->cwd[0]) {
+        puts_(&b, v->cwd);
+        if (v->cwd[strlen(v->cwd) - 1] != '/')
+            puts_(&b, "/");
+    }
+    for (const char *p = tmpl; *p; p++) {
+        if (*p != '%') {
+            put(&b, p, 1);
+            continue;
+        }
+        switch (p[1]) {
+        case 'r':
+            snprintf(num, sizeof num, "%" PRId64, v->rank);
+            puts_(&b, num);
+            break;
+        case 'p':
+            snprintf(num, sizeof num, "%" PRId64, v->pid);
+            puts_(&b, num);
+            break;
+        case 'h':
+            put_component(&b, v->host && *v->host ? v->host : "unknownhost");
+            break;
+        case 'j':
+            put_component(&b, v->job && *v->job ? v->job : "nojob");
+            break;
+        case '%':
+            puts_(&b, "%");
+            break;
+        case '\0':
+            sl_log_warn("SCOPE_LIKWID_OUTPUT='%s': '%%' at the end: expected one of "
+                        "%%r %%p %%h %%j %%%%; kept literally", tmpl);
+            puts_(&b, "%");
+            continue;   /* p[1] is the terminator: the loop ends */
+        default:
+            sl_log_warn("SCOPE_LIKWID_OUTPUT='%s': unknown code '%%%c': expected one of "
+                        "%%r %%p %%h %%j %%%%; kept literally", tmpl, p[1]);
+            put(&b, p, 2);
+            break;
+        }
+        p++;
+    }
+    if (!b.s && !b.oom)
+        puts_(&b, "");
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}

@@ -1,1 +1,422 @@
-/* placeholder */
+/* Running a helper program from inside the application (see spawn.h). */
+#include "spawn_helper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Keeps our pipe ends off 0-2 (an application may have closed them) so the
+ * child's dup2 onto 1 and 2 never meets one of them. */
+static int above_stdio(int fd)
+{
+    if (fd > 2)
+        return fd;
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    return moved;
+}
+
+static int make_pipe(int p[2])
+{
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -errno;
+    p[0] = above_stdio(p[0]);
+    p[1] = above_stdio(p[1]);
+    if (p[0] < 0 || p[1] < 0) {
+        int e = errno;
+        if (p[0] >= 0)
+            close(p[0]);
+        if (p[1] >= 0)
+            close(p[1]);
+        return -e;
+    }
+    return 0;
+}
+
+typedef struct stream {
+    int fd;
+    char *buf;
+    size_t len, cap, max;
+    int truncated;
+} stream;
+
+/* Reads what is there; returns 1 at EOF or error, 0 otherwise. */
+static int drain(stream *s)
+{
+    char tmp[65536];
+    ssize_t n = read(s->fd, tmp, sizeof tmp);
+    if (n < 0)
+        return errno == EINTR || errno == EAGAIN ? 0 : 1;
+    if (n == 0)
+        return 1;
+    size_t take = (size_t)n;
+    if (s->len + take > s->max) {
+        take = s->max - s->len;
+        s->truncated = 1;
+    }
+    if (take && s->len + take + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : 4096;
+        while (cap < s->len + take + 1)
+            cap *= 2;
+        char *g = realloc(s->buf, cap);
+        if (!g) {
+            s->truncated = 1;
+            return 0;       /* keep reading so the child never blocks on a full pipe */
+        }
+        s->buf = g;
+        s->cap = cap;
+    }
+    if (take) {
+        memcpy(s->buf + s->len, tmp, take);
+        s->len += take;
+        s->buf[s->len] = '\0';
+    }
+    return 0;
+}
+
+static int remaining_ms(int64_t deadline)
+{
+    int64_t left = deadline - mono_ns();
+    if (left <= 0)
+        return 0;
+    int64_t ms = (left + 999999) / 1000000;
+    return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/* Waits for pid until the deadline; returns waitpid's result (pid, 0 when
+ * still running at the deadline, -1 with errno). */
+static pid_t wait_until(pid_t pid, int *status, int64_t deadline)
+{
+    for (;;) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r != 0) {
+            if (r < 0 && errno == EINTR)
+                continue;
+            return r;
+        }
+        if (mono_ns() >= deadline)
+            return 0;
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static pid_t wait_blocking(pid_t pid, int *status)
+{
+    pid_t r;
+    do
+        r = waitpid(pid, status, 0);
+    while (r < 0 && errno == EINTR);
+    return r;
+}
+
+static int start(const char *const argv[], char *const envp[], int out[2], int err[2],
+                 pid_t *pid)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    int rc = posix_spawn_file_actions_init(&fa);
+    if (rc)
+        return -rc;
+    rc = posix_spawnattr_init(&attr);
+    if (rc) {
+        posix_spawn_file_actions_destroy(&fa);
+        return -rc;
+    }
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    if (!rc)
+        rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (!rc)
+        rc = posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    if (!rc)
+        rc = posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+    if (!rc)
+        rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    if (!rc)
+        rc = posix_spawnattr_setsigmask(&attr, &none);
+    if (!rc)
+        rc = posix_spawnattr_setsigdefault(&attr, &all);
+    if (!rc)
+        rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    if (!rc)
+        rc = posix_spawn(pid, argv[0], &fa, &attr, (char *const *)argv, envp);
+    posix_spawnattr_destroy(&attr);
+    posix_spawn_file_actions_destroy(&fa);
+    return -rc;
+}
+
+int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
+                 size_t max_output, sl_spawn_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->outcome = SL_SPAWN_FAILED;
+    if (!max_output)
+        max_output = SL_SPAWN_MAX_OUTPUT;
+    int out[2], err[2];
+    int rc = make_pipe(out);
+    if (rc == 0) {
+        rc = make_pipe(err);
+        if (rc != 0) {
+            close(out[0]);
+            close(out[1]);
+        }
+    }
+    pid_t pid = -1;
+    if (rc == 0) {
+        rc = start(argv, envp, out, err, &pid);
+        close(out[1]);
+        close(err[1]);
+        if (rc != 0) {
+            close(out[0]);
+            close(err[0]);
+        }
+    }
+    if (rc != 0) {
+        res->error = -rc;
+        res->out = strdup("");
+        res->err = strdup("");
+        return rc;
+    }
+
+    int64_t deadline = mono_ns() + (int64_t)(timeout_s * 1e9);
+    stream s[2] = {{.fd = out[0], .max = max_output}, {.fd = err[0], .max = max_output}};
+    int open_n = 2, timed_out = 0;
+    while (open_n > 0) {
+        struct pollfd pf[2];
+        int idx[2], n = 0;
+        for (int i = 0; i < 2; i++)
+            if (s[i].fd >= 0) {
+                pf[n] = (struct pollfd){.fd = s[i].fd, .events = POLLIN};
+                idx[n++] = i;
+            }
+        int ms = remaining_ms(deadline);
+        if (ms == 0) {
+            timed_out = 1;
+            break;
+        }
+        int pr = poll(pf, (nfds_t)n, ms);
+        if (pr < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (int k = 0; k < n; k++)
+            if (pf[k].revents && drain(&s[idx[k]])) {
+                close(s[idx[k]].fd);
+                s[idx[k]].fd = -1;
+                open_n--;
+            }
+    }
+    for (int i = 0; i < 2; i++)
+        if (s[i].fd >= 0)
+            close(s[i].fd);
+
+    int status = 0;
+    pid_t w = timed_out ? 0 : wait_until(pid, &status, deadline);
+    if (w == 0) {
+        /* Still running at the deadline (pipes full, or closed early). */
+        timed_out = 1;
+        kill(pid, SIGKILL);
+        w = wait_blocking(pid, &status);
+    }
+    if (timed_out)
+        res->outcome = SL_SPAWN_TIMED_OUT;
+    else if (w < 0)
+        res->outcome = SL_SPAWN_NO_STATUS;
+    else if (WIFEXITED(status)) {
+        res->outcome = SL_SPAWN_EXITED;
+        res->exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        res->outcome = SL_SPAWN_SIGNALED;
+        res->signal = WTERMSIG(status);
+    } else {
+        res->outcome = SL_SPAWN_NO_STATUS;
+    }
+    res->out = s[0].buf ? s[0].buf : strdup("");
+    res->out_len = s[0].len;
+    res->err = s[1].buf ? s[1].buf : strdup("");
+    res->err_len = s[1].len;
+    res->truncated = s[0].truncated || s[1].truncated;
+    return 0;
+}
+
+void sl_spawn_result_free(sl_spawn_result *res)
+{
+    free(res->out);
+    free(res->err);
+    memset(res, 0, sizeof *res);
+}
+
+char *sl_last_line(const char *s, size_t len)
+{
+    size_t end = len;
+    while (end > 0 && (s[end - 1] == '\n' || s[end - 1] == '\r' || s[end - 1] == ' '))
+        end--;
+    size_t begin = end;
+    while (begin > 0 && s[begin - 1] != '\n')
+        begin--;
+    /* Long lines are cut: this is for a one-line status. */
+    if (end - begin > 300)
+        end = begin + 300;
+    char *l = malloc(end - begin + 1);
+    if (l) {
+        memcpy(l, s + begin, end - begin);
+        l[end - begin] = '\0';
+    }
+    return l;
+}
+
+char *sl_spawn_describe(const sl_spawn_result *res, double timeout_s)
+{
+    char *last = res->err ? sl_last_line(res->err, res->err_len) : NULL;
+    const char *l = last ? last : "";
+    char buf[512];
+    switch (res->outcome) {
+    case SL_SPAWN_EXITED:
+        if (*l)
+            snprintf(buf, sizeof buf, "exited with status %d: %s", res->exit_code, l);
+        else
+            snprintf(buf, sizeof buf, "exited with status %d", res->exit_code);
+        break;
+    case SL_SPAWN_SIGNALED:
+        if (*l)
+            snprintf(buf, sizeof buf, "killed by signal %d (stderr: %s)", res->signal, l);
+        else
+            snprintf(buf, sizeof buf, "killed by signal %d", res->signal);
+        break;
+    case SL_SPAWN_TIMED_OUT:
+        snprintf(buf, sizeof buf, "timed out after %g s", timeout_s);
+        break;
+    case SL_SPAWN_NO_STATUS:
+        snprintf(buf, sizeof buf, "exit status unknown (the application reaps children)");
+        break;
+    default:
+        snprintf(buf, sizeof buf, "could not be started: %s", strerror(res->error));
+        break;
+    }
+    free(last);
+    return strdup(buf);
+}
+
+static int is_our_lib(const char *entry, size_t len, const char *self_real)
+{
+    static const char name[] = "libscope_likwid.so";
+    const size_t nlen = sizeof name - 1;
+    size_t b = len;
+    while (b > 0 && entry[b - 1] != '/')
+        b--;
+    size_t blen = len - b;
+    if (blen >= nlen && memcmp(entry + b, name, nlen) == 0 &&
+        (blen == nlen || entry[b + nlen] == '.'))
+        return 1;
+    if (!self_real || len >= PATH_MAX)
+        return 0;
+    char path[PATH_MAX], real[PATH_MAX];
+    memcpy(path, entry, len);
+    path[len] = '\0';
+    return realpath(path, real) && strcmp(real, self_real) == 0;
+}
+
+char *sl_ld_preload_clean(const char *value, const char *self_path, int *oom)
+{
+    *oom = 0;
+    char self_real[PATH_MAX];
+    const char *sr = self_path && realpath(self_path, self_real) ? self_real : NULL;
+    size_t vlen = strlen(value);
+    char *out = malloc(vlen + 1);
+    if (!out) {
+        *oom = 1;
+        return NULL;
+    }
+    size_t n = 0;
+    const char *p = value;
+    while (*p) {
+        size_t len = strcspn(p, " :\t");
+        if (len && !is_our_lib(p, len, sr)) {
+            if (n)
+                out[n++] = ':';
+            memcpy(out + n, p, len);
+            n += len;
+        }
+        p += len;
+        if (*p)
+            p++;
+    }
+    out[n] = '\0';
+    if (!n) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+void sl_env_free(char **env)
+{
+    if (!env)
+        return;
+    for (char **e = env; *e; e++)
+        free(*e);
+    free(env);
+}
+
+char **sl_helper_env(char *const environ_[], const char *self_path)
+{
+    size_t n = 0;
+    while (environ_ && environ_[n])
+        n++;
+    char **env = calloc(n + 3, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    int failed = 0;
+    for (size_t i = 0; i < n && !failed; i++) {
+        const char *e = environ_[i];
+        if (strncmp(e, "SCOPE_LIKWID_DISABLE=", 21) == 0)
+            continue;
+        if (strncmp(e, "LD_PRELOAD=", 11) == 0) {
+            int oom;
+            char *clean = sl_ld_preload_clean(e + 11, self_path, &oom);
+            if (oom)
+                failed = 1;
+            else if (clean) {
+                env[k] = malloc(11 + strlen(clean) + 1);
+                if (env[k]) {
+                    memcpy(env[k], "LD_PRELOAD=", 11);
+                    strcpy(env[k] + 11, clean);
+                    k++;
+                } else {
+                    failed = 1;
+                }
+                free(clean);
+            }
+            continue;
+        }
+        if (!(env[k++] = strdup(e)))
+            failed = 1;
+    }
+    if (!failed && !(env[k++] = strdup("SCOPE_LIKWID_DISABLE=1")))
+        failed = 1;
+    if (failed) {
+        sl_env_free(env);
+        return NULL;
+    }
+    return env;
+}

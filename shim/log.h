@@ -1,0 +1,19 @@
+/* Internal header: not installed. The shim's messages: stderr, prefix
+ * "scope-likwid: ", one line each written with a single write(2) so they never
+ * interleave with the application's stdio. Values from the environment are
+ * only ever passed as arguments, never as the format. */
+#ifndef SL_SHIM_LOG_H
+#define SL_SHIM_LOG_H
+
+/* verbose: debug lines on; quiet: warnings and the "wrote" line off. */
+void sl_log_configure(int verbose, int quiet);
+int sl_log_verbose(void);
+
+/* A warning; each distinct text is printed at most once per process. */
+void sl_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* An informational line (silenced by quiet). */
+void sl_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A debug line (only with verbose). */
+void sl_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,310 @@
+/* The marker API as the shim answers it: timing of every region, the
+ * hazards of likwid-api.md kept away from LIKWID, everything else forwarded
+ * to LIKWID's real C functions. One path for C and Fortran callers. */
+#include "shim.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "output_path.h"
+#include "real.h"
+#include "region_table.h"
+
+#define RELAXED memory_order_relaxed
+
+sl_state sl_g;
+_Atomic int sl_mode = SL_MODE_IDLE;
+_Atomic int sl_in_real_init;
+_Atomic int sl_next_group_calls;
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static int mode(void)
+{
+    return atomic_load_explicit(&sl_mode, RELAXED);
+}
+
+/* A forked child never writes and never times: it is the application's copy,
+ * not the process that called Init. */
+static void atfork_child(void)
+{
+    atomic_store(&sl_mode, SL_MODE_PASS);
+}
+
+static int64_t ts_ns(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static char *absolute(const char *path, const char *cwd)
+{
+    if (path[0] == '/' || !cwd)
+        return strdup(path);
+    size_t a = strlen(cwd), b = strlen(path);
+    char *s = malloc(a + b + 2);
+    if (s) {
+        memcpy(s, cwd, a);
+        s[a] = '/';
+        memcpy(s + a + 1, path, b + 1);
+    }
+    return s;
+}
+
+static void check_counting(void)
+{
+    static const char *const need[] = {"LIKWID_FILEPATH", "LIKWID_MODE", "LIKWID_EVENTS",
+                                       "LIKWID_THREADS"};
+    const char *missing = NULL;
+    for (size_t i = 0; i < sizeof need / sizeof need[0] && !missing; i++)
+        if (!getenv(need[i]))
+            missing = need[i];
+    sl_g.counting = !missing;
+    if (missing && strcmp(missing, "LIKWID_FILEPATH") == 0)
+        sl_g.not_counting = strdup("LIKWID_FILEPATH not set: not run under likwid-perfctr -m");
+    else if (missing) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s not set", missing);
+        sl_g.not_counting = strdup(buf);
+    }
+    const char *ev = getenv("LIKWID_EVENTS");
+    sl_g.ngroups = 1;
+    for (const char *p = ev ? ev : ""; *p; p++)
+        sl_g.ngroups += *p == '|';
+}
+
+static void do_init(void)
+{
+    if (sl_config_disabled()) {
+        atomic_store(&sl_mode, SL_MODE_PASS);
+        return;
+    }
+    sl_config_load(&sl_g.cfg);
+    if (sl_g.cfg.disabled) {
+        atomic_store(&sl_mode, SL_MODE_PASS);
+        return;
+    }
+    sl_g.pid = getpid();
+    int64_t mono = ts_ns(CLOCK_MONOTONIC), real = ts_ns(CLOCK_REALTIME);
+    sl_g.origin_unix_ns = real - mono;
+    sl_g.init_unix_s = real / 1000000000;
+    sl_g.mpi = sl_rank_from_env(&sl_g.rank);
+    if (!sl_g.mpi)
+        sl_g.rank = 0;
+    check_counting();
+
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = '\0';
+    char *cwd = getcwd(NULL, 0);
+    sl_output_vars v = {.rank = sl_g.rank, .pid = sl_g.pid, .host = host,
+                        .job = sl_job_from_env(), .cwd = cwd};
+    const char *tmpl = sl_g.cfg.output ? sl_g.cfg.output : sl_output_default(sl_g.mpi);
+    sl_g.output = sl_output_expand(tmpl, &v);
+    /* Helpers are started later, maybe after a chdir: fix their paths now. */
+    char *c;
+    if (sl_g.cfg.collector && (c = absolute(sl_g.cfg.collector, cwd))) {
+        free(sl_g.cfg.collector);
+        sl_g.cfg.collector = c;
+    }
+    if (sl_g.cfg.writer && (c = absolute(sl_g.cfg.writer, cwd))) {
+        free(sl_g.cfg.writer);
+        sl_g.cfg.writer = c;
+    }
+    free(cwd);
+    if (!sl_g.output) {
+        sl_log_warn("out of memory at likwid_markerInit; passing calls through untouched");
+        atomic_store(&sl_mode, SL_MODE_PASS);
+        return;
+    }
+    sl_rt_configure(sl_g.cfg.max_calls, 0);
+    pthread_atfork(NULL, NULL, atfork_child);
+    /* Before LIKWID's Init: it may exit() the process (failed access daemon). */
+    atexit(sl_close_at_exit);
+    sl_log_debug("active: output %s, LIKWID %s", sl_g.output,
+                 sl_g.counting ? "counting" : sl_g.not_counting);
+    atomic_store(&sl_mode, SL_MODE_ACTIVE);
+}
+
+void sl_shim_init(void)
+{
+    const sl_real_api *r = sl_real();
+    if (mode() == SL_MODE_IDLE)
+        pthread_once(&init_once, do_init);
+    int m = mode();
+    if (m == SL_MODE_ACTIVE && getpid() != sl_g.pid) {
+        atomic_store(&sl_mode, SL_MODE_PASS);
+        m = SL_MODE_PASS;
+    }
+    if (m == SL_MODE_CLOSED)
+        return;     /* one Init..Close cycle per process */
+    if (m == SL_MODE_ACTIVE)
+        sl_rt_self();
+    if (r->init) {
+        atomic_store(&sl_in_real_init, 1);
+        r->init();
+        atomic_store(&sl_in_real_init, 0);
+    }
+}
+
+void sl_shim_thread_init(void)
+{
+    const sl_real_api *r = sl_real();
+    int m = mode();
+    if (m == SL_MODE_CLOSED)
+        return;
+    if (m == SL_MODE_ACTIVE)
+        sl_rt_self();
+    if (r->thread_init)
+        r->thread_init();
+}
+
+int sl_shim_register(const char *tag)
+{
+    const sl_real_api *r = sl_real();
+    int m = mode();
+    if (m == SL_MODE_CLOSED || !tag)
+        return -EFAULT;
+    if (m == SL_MODE_ACTIVE) {
+        /* Creating the entry now keeps the first Start free of malloc. */
+        sl_rt_thread *t = sl_rt_self();
+        if (t)
+            sl_rt_lookup(t, tag, 1);
+    }
+    return r->register_region ? r->register_region(tag) : 0;
+}
+
+int sl_shim_start(const char *tag)
+{
+    const sl_real_api *r = sl_real();
+    int m = mode();
+    if (m != SL_MODE_ACTIVE) {
+        if (m == SL_MODE_CLOSED || !tag)
+            return -EFAULT;
+        return r->start ? r->start(tag) : -EFAULT;
+    }
+    if (!tag)
+        return -EFAULT;
+    /* LIKWID first, our clock last: the timing leaves LIKWID's reads out. */
+    int rc = r->start ? r->start(tag) : 0;
+    sl_rt_thread *t = sl_rt_self();
+    sl_rt_entry *e = t ? sl_rt_lookup(t, tag, 1) : NULL;
+    if (e)
+        sl_rt_start(t, e, sl_rt_now_ns());
+    return rc;
+}
+
+int sl_shim_stop(const char *tag)
+{
+    int64_t now = sl_rt_now_ns();
+    const sl_real_api *r = sl_real();
+    int m = mode();
+    if (m != SL_MODE_ACTIVE) {
+        if (m == SL_MODE_CLOSED || !tag)
+            return -EFAULT;
+        return r->stop ? r->stop(tag) : -EFAULT;
+    }
+    if (!tag)
+        return -EFAULT;
+    sl_rt_thread *t = sl_rt_self();
+    if (!t)     /* no memory for a table: cannot judge, leave it to LIKWID */
+        return r->stop ? r->stop(tag) : -EFAULT;
+    sl_rt_entry *e = sl_rt_lookup(t, tag, 0);
+    if (!e) {
+        /* Never started here: LIKWID would deadlock (5.2) or crash (5.5+).
+         * -EFAULT is what LIKWID returns for a region that is not running. */
+        sl_rt_unmatched(t, tag);
+        return -EFAULT;
+    }
+    if (sl_rt_stop(t, e, now) != 0)
+        return -EFAULT;     /* not open: same answer, same reason */
+    return r->stop ? r->stop(tag) : 0;
+}
+
+int sl_shim_reset(const char *tag)
+{
+    const sl_real_api *r = sl_real();
+    int m = mode();
+    if (m != SL_MODE_ACTIVE) {
+        if (m == SL_MODE_CLOSED || !tag)
+            return -EFAULT;
+        return r->reset ? r->reset(tag) : -EFAULT;
+    }
+    if (!tag)
+        return -EFAULT;
+    sl_rt_thread *t = sl_rt_self();
+    sl_rt_entry *e = t ? sl_rt_lookup(t, tag, 0) : NULL;
+    if (t && (!e || !sl_rt_started(e)))
+        return -EFAULT;     /* LIKWID: "Can only reset stopped regions" */
+    /* The shim's own timing is not reset: it records every call. */
+    if (r->reset)
+        return r->reset(tag);
+    return e && !sl_rt_is_open(e) ? 0 : -EFAULT;
+}
+
+static void zero_region(int *nr_events, double *time, int *count)
+{
+    if (nr_events)
+        *nr_events = 0;
+    if (time)
+        *time = 0;
+    if (count)
+        *count = 0;
+}
+
+void sl_shim_get(const char *tag, int *nr_events, double *events, double *time, int *count)
+{
+    const sl_real_api *r = sl_real();
+    int m = mode();
+    if (m != SL_MODE_ACTIVE) {
+        if (m == SL_MODE_CLOSED || !tag || !r->get)
+            zero_region(nr_events, time, count);
+        else
+            r->get(tag, nr_events, events, time, count);
+        return;
+    }
+    sl_rt_thread *t = tag ? sl_rt_self() : NULL;
+    sl_rt_entry *e = t ? sl_rt_lookup(t, tag, 0) : NULL;
+    /* Unknown here: LIKWID would create an empty region (5.2) or crash (5.5+). */
+    if (!e || !sl_rt_started(e) || !r->get) {
+        zero_region(nr_events, time, count);
+        return;
+    }
+    r->get(tag, nr_events, events, time, count);
+}
+
+void sl_shim_next_group(void)
+{
+    const sl_real_api *r = sl_real();
+    int m = mode();
+    if (m == SL_MODE_CLOSED)
+        return;
+    if (m == SL_MODE_ACTIVE)
+        atomic_fetch_add(&sl_next_group_calls, 1);
+    if (r->next_group)
+        r->next_group();
+}
+
+void sl_shim_close(void)
+{
+    const sl_real_api *r = sl_real();
+    int m = mode();
+    if (m == SL_MODE_ACTIVE && getpid() != sl_g.pid) {
+        /* A child made without fork() (no atfork handler ran). */
+        atomic_store(&sl_mode, SL_MODE_PASS);
+        m = SL_MODE_PASS;
+    }
+    if (m == SL_MODE_ACTIVE) {
+        sl_close_run();
+        return;
+    }
+    if (m != SL_MODE_CLOSED && r->close)
+        r->close();
+}

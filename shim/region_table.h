@@ -1,0 +1,53 @@
+/* Internal header: not installed. The shim's own region timing: one table per
+ * thread (no locks, no malloc after a tag's first use in that thread), read
+ * by Close from any thread while the application may still run regions
+ * (every field Close reads is a relaxed atomic or published with release). */
+#ifndef SL_SHIM_REGION_TABLE_H
+#define SL_SHIM_REGION_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "timing.h"
+
+typedef struct sl_rt_entry sl_rt_entry;
+typedef struct sl_rt_thread sl_rt_thread;
+
+/* Per-call samples kept per region per thread (>= 0), and the bytes of
+ * address space reserved per thread for them (0: the default, 256 MiB;
+ * reserved with MAP_NORESERVE and touched on demand). Call before any
+ * region is timed. */
+void sl_rt_configure(int64_t max_calls, size_t arena_bytes);
+
+/* The calling thread's table, created and registered on first use; NULL only
+ * when memory is exhausted (then nothing is timed in that thread). */
+sl_rt_thread *sl_rt_self(void);
+
+int64_t sl_rt_now_ns(void);
+
+/* The entry of tag in t, created when create is set (NULL on ENOMEM, or when
+ * absent and !create). */
+sl_rt_entry *sl_rt_lookup(sl_rt_thread *t, const char *tag, int create);
+
+/* Start at `now`. Returns 1 when the region was already open in this thread
+ * (counted as a nested start; the first start is kept), else 0. */
+int sl_rt_start(sl_rt_thread *t, sl_rt_entry *e, int64_t now);
+/* Stop at `now`. Returns 0, or -1 when the region was not open (counted as an
+ * unmatched stop). */
+int sl_rt_stop(sl_rt_thread *t, sl_rt_entry *e, int64_t now);
+/* Whether this thread ever started the region (what makes LIKWID's per-thread
+ * Stop/Get/Reset safe to forward). */
+int sl_rt_started(const sl_rt_entry *e);
+/* Whether the region is open (started, not yet stopped) in its thread. */
+int sl_rt_is_open(const sl_rt_entry *e);
+/* Counts a stop of a tag this thread has no entry for (creates one). */
+void sl_rt_unmatched(sl_rt_thread *t, const char *tag);
+
+/* Calls fn for each tag the thread t ever started (owner thread only). */
+void sl_rt_each_started(sl_rt_thread *t, void (*fn)(void *ctx, const char *tag), void *ctx);
+
+/* Fills out (initialised by the caller) with every region of every thread:
+ * regions in order of first use, threads in order of registration. Regions
+ * only registered are left out. 0 or -ENOMEM. */
+int sl_rt_collect(sl_timing *out);
+
+#endif

@@ -1,0 +1,51 @@
+/* Internal header: not installed. The shim's state and the one internal path
+ * that the C and the Fortran entry points share. */
+#ifndef SL_SHIM_SHIM_H
+#define SL_SHIM_SHIM_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+
+enum sl_mode {
+    SL_MODE_IDLE = 0,   /* before likwid_markerInit: pass-through */
+    SL_MODE_ACTIVE,     /* timing, hazards answered */
+    SL_MODE_CLOSED,     /* after Close (or exit): everything answered by the shim */
+    SL_MODE_PASS,       /* SCOPE_LIKWID_DISABLE=1, or a forked child: pass-through */
+};
+
+typedef struct sl_state {
+    sl_config cfg;
+    pid_t pid;                  /* the initialising process: the only one that writes */
+    int mpi;                    /* a rank variable was set */
+    int64_t rank;               /* 0 outside MPI */
+    char *output;               /* absolute path of the result file */
+    int64_t origin_unix_ns;     /* CLOCK_REALTIME - CLOCK_MONOTONIC at Init */
+    int64_t init_unix_s;        /* for spotting a stale marker file */
+    int counting;               /* LIKWID_FILEPATH/MODE/EVENTS/THREADS all set */
+    char *not_counting;         /* why not ("LIKWID_FILEPATH not set: ..."), or NULL */
+    int ngroups;                /* '|'-separated sets in LIKWID_EVENTS */
+} sl_state;
+
+extern sl_state sl_g;
+extern _Atomic int sl_mode;
+extern _Atomic int sl_in_real_init;     /* LIKWID's Init running (it may exit()) */
+extern _Atomic int sl_next_group_calls;
+
+void sl_shim_init(void);
+void sl_shim_thread_init(void);
+int sl_shim_register(const char *tag);
+int sl_shim_start(const char *tag);
+int sl_shim_stop(const char *tag);
+int sl_shim_reset(const char *tag);
+void sl_shim_get(const char *tag, int *nr_events, double *events, double *time, int *count);
+void sl_shim_next_group(void);
+void sl_shim_close(void);
+
+/* close.c: the Close sequence, and the exit path (atexit handler). */
+void sl_close_run(void);
+void sl_close_at_exit(void);
+
+#endif
