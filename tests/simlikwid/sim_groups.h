@@ -1,0 +1,27 @@
+/* Simulated LIKWID: the event sets it knows (shared by the marker side and
+ * the read-back side, so both agree on event counts and names). */
+#ifndef SIM_GROUPS_H
+#define SIM_GROUPS_H
+
+#include <stddef.h>
+
+typedef struct sim_group {
+    char *name;             /* "FLOPS_DP", "Custom" for EV:CTR,... strings */
+    int nevents;
+    char **event_names;     /* [nevents] */
+    char **counter_names;   /* [nevents] */
+    int nmetrics;
+    const char *const *metric_names;
+    int kind;               /* which metric formulas apply */
+} sim_group;
+
+/* Parses one entry of LIKWID_EVENTS: a known group (FLOPS_DP, BRANCH, MEM),
+ * SIM<n> (n events, for tests of wide lines), a custom "EV:CTR,EV:CTR" list,
+ * or any other name (4 generic events). 0 or -ENOMEM / -EINVAL. */
+int sim_group_parse(const char *set, sim_group *g);
+void sim_group_free(sim_group *g);
+
+/* Metric m of group g for one thread's event values and time. */
+double sim_metric(const sim_group *g, int m, const double *events, double time);
+
+#endif

@@ -1,0 +1,388 @@
+/* Simulated LIKWID, marker API: LIKWID's semantics (no-op without the
+ * likwid-perfctr environment, -EFAULT returns, group switching) with fake
+ * counters that grow with elapsed time, and a real-format marker file at
+ * Close (SIMLIKWID_STYLE=52|55|552). LIKWID's crashes the shim must keep
+ * away from the application are emulated with raise(SIGSEGV) unless
+ * SIMLIKWID_STRICT_HAZARDS=0. Written for tests, not speed: one lock. */
+#include <errno.h>
+#include <likwid.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim_groups.h"
+
+typedef struct slot {
+    int started_ever;   /* this slot (thread/CPU) has started the region */
+    int running;
+    uint64_t count;
+    double time;
+    struct timespec t0;
+    double *ev;         /* [nevents of the region's group] */
+} slot;
+
+typedef struct region {
+    char *tag;
+    int group;
+    slot *slots;        /* [ncpus] */
+} region;
+
+static struct {
+    int active;
+    int closed;
+    int strict;
+    int ncpus;
+    int *cpus;
+    int ngroups;
+    sim_group *groups;
+    int group;          /* active group */
+    char *path;
+    region *regions;
+    size_t nregions, cap;
+    int next_thread;
+} S;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local int my_index = -1;
+
+/* The slot of the calling thread: thread i (in order of first call) runs on
+ * LIKWID_THREADS[i]; threads beyond the list share CPUs like LIKWID's. */
+static int my_slot(void)
+{
+    if (my_index < 0)
+        my_index = S.next_thread++;
+    return my_index % S.ncpus;
+}
+
+static void hazard(const char *what, const char *tag)
+{
+    fprintf(stderr, "simlikwid: %s '%s' (a crash in LIKWID)\n", what, tag);
+    if (S.strict)
+        raise(SIGSEGV);
+}
+
+static region *find(const char *tag, int group)
+{
+    for (size_t i = 0; i < S.nregions; i++)
+        if (S.regions[i].group == group && strcmp(S.regions[i].tag, tag) == 0)
+            return &S.regions[i];
+    return NULL;
+}
+
+static region *find_or_add(const char *tag)
+{
+    region *r = find(tag, S.group);
+    if (r)
+        return r;
+    if (S.nregions == S.cap) {
+        size_t cap = S.cap ? 2 * S.cap : 16;
+        region *g = realloc(S.regions, cap * sizeof *g);
+        if (!g)
+            abort();
+        S.regions = g;
+        S.cap = cap;
+    }
+    r = &S.regions[S.nregions++];
+    r->tag = strdup(tag);
+    r->group = S.group;
+    r->slots = calloc((size_t)S.ncpus, sizeof *r->slots);
+    if (!r->tag || !r->slots)
+        abort();
+    for (int i = 0; i < S.ncpus; i++) {
+        r->slots[i].ev = calloc((size_t)S.groups[S.group].nevents + 1, sizeof(double));
+        if (!r->slots[i].ev)
+            abort();
+    }
+    return r;
+}
+
+static int parse_cpu_list(const char *s)
+{
+    int n = 1;
+    for (const char *p = s; *p; p++)
+        n += *p == ',';
+    S.cpus = calloc((size_t)n, sizeof *S.cpus);
+    if (!S.cpus)
+        return -1;
+    const char *p = s;
+    for (int i = 0; i < n; i++) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 0)
+            return -1;
+        S.cpus[i] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    S.ncpus = n;
+    return 0;
+}
+
+static int parse_groups(const char *s)
+{
+    char *copy = strdup(s);
+    if (!copy)
+        return -1;
+    int n = 1;
+    for (const char *p = s; *p; p++)
+        n += *p == '|';
+    S.groups = calloc((size_t)n, sizeof *S.groups);
+    if (!S.groups) {
+        free(copy);
+        return -1;
+    }
+    char *save = NULL;
+    int k = 0;
+    for (char *t = strtok_r(copy, "|", &save); t && k < n; t = strtok_r(NULL, "|", &save))
+        if (sim_group_parse(t, &S.groups[k++]) < 0) {
+            free(copy);
+            return -1;
+        }
+    S.ngroups = k;
+    free(copy);
+    return k > 0 ? 0 : -1;
+}
+
+void likwid_markerInit(void)
+{
+    pthread_mutex_lock(&lock);
+    const char *mode = getenv("LIKWID_MODE"), *path = getenv("LIKWID_FILEPATH");
+    const char *events = getenv("LIKWID_EVENTS"), *threads = getenv("LIKWID_THREADS");
+    if (S.active || S.closed) {
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    if (!mode || !path || !events || !threads) {
+        fprintf(stderr, "Running without Marker API. Activate Marker API with -m on commandline.\n");
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    const char *strict = getenv("SIMLIKWID_STRICT_HAZARDS");
+    S.strict = !(strict && strcmp(strict, "0") == 0);
+    if (parse_cpu_list(threads) < 0 || parse_groups(events) < 0 || !(S.path = strdup(path))) {
+        fprintf(stderr, "simlikwid: bad LIKWID_THREADS or LIKWID_EVENTS\n");
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    S.active = 1;
+    my_slot();
+    pthread_mutex_unlock(&lock);
+}
+
+void likwid_markerThreadInit(void)
+{
+    pthread_mutex_lock(&lock);
+    if (S.active)
+        my_slot();
+    pthread_mutex_unlock(&lock);
+}
+
+void likwid_markerNextGroup(void)
+{
+    pthread_mutex_lock(&lock);
+    if (S.active)
+        S.group = (S.group + 1) % S.ngroups;
+    pthread_mutex_unlock(&lock);
+}
+
+int likwid_markerRegisterRegion(const char *tag)
+{
+    pthread_mutex_lock(&lock);
+    if (!S.active || !tag) {
+        pthread_mutex_unlock(&lock);
+        return -EFAULT;
+    }
+    my_slot();
+    find_or_add(tag);
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+
+int likwid_markerStartRegion(const char *tag)
+{
+    pthread_mutex_lock(&lock);
+    if (!S.active || !tag) {
+        pthread_mutex_unlock(&lock);
+        return -EFAULT;
+    }
+    slot *s = &find_or_add(tag)->slots[my_slot()];
+    if (s->running)
+        fprintf(stderr, "WARN: Region %s was already started\n", tag);
+    s->started_ever = 1;
+    s->running = 1;
+    pthread_mutex_unlock(&lock);
+    clock_gettime(CLOCK_MONOTONIC, &s->t0);
+    return 0;
+}
+
+/* The calling thread's slot of a region it has started, or NULL (after the
+ * hazard, when not strict). */
+static slot *started_slot(const char *tag, const char *what)
+{
+    region *r = find(tag, S.group);
+    slot *s = r ? &r->slots[my_slot()] : NULL;
+    if (!s || !s->started_ever) {
+        pthread_mutex_unlock(&lock);
+        hazard(what, tag);
+        pthread_mutex_lock(&lock);
+        return NULL;
+    }
+    return s;
+}
+
+int likwid_markerStopRegion(const char *tag)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    pthread_mutex_lock(&lock);
+    if (!S.active || !tag) {
+        pthread_mutex_unlock(&lock);
+        return -EFAULT;
+    }
+    slot *s = started_slot(tag, "Stop of a region this thread never started");
+    if (!s || !s->running) {
+        fprintf(stderr, "WARN: Stopping an unknown/not-started region %s\n", tag);
+        pthread_mutex_unlock(&lock);
+        return -EFAULT;
+    }
+    double ns = (double)(now.tv_sec - s->t0.tv_sec) * 1e9 + (double)(now.tv_nsec - s->t0.tv_nsec);
+    if (ns < 1)
+        ns = 1;
+    s->time += ns * 1e-9;
+    s->count++;
+    for (int k = 0; k < S.groups[S.group].nevents; k++)
+        s->ev[k] += (double)(k + 1) * ns;
+    s->running = 0;
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+
+int likwid_markerResetRegion(const char *tag)
+{
+    pthread_mutex_lock(&lock);
+    if (!S.active || !tag) {
+        pthread_mutex_unlock(&lock);
+        return -EFAULT;
+    }
+    slot *s = started_slot(tag, "Reset of a region this thread never started");
+    if (!s || s->running) {
+        fprintf(stderr, "ERROR: Can only reset stopped regions\n");
+        pthread_mutex_unlock(&lock);
+        return -EFAULT;
+    }
+    s->count = 0;
+    s->time = 0;
+    memset(s->ev, 0, (size_t)S.groups[S.group].nevents * sizeof *s->ev);
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+
+void likwid_markerGetRegion(const char *tag, int *nr_events, double *events, double *time,
+                            int *count)
+{
+    pthread_mutex_lock(&lock);
+    if (!S.active || !tag) {
+        if (nr_events)
+            *nr_events = 0;
+        if (time)
+            *time = 0;
+        if (count)
+            *count = 0;
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    slot *s = started_slot(tag, "GetRegion of a region this thread never started");
+    if (count)
+        *count = s ? (int)s->count : 0;
+    if (time)
+        *time = s ? s->time : 0.0;
+    if (nr_events && events && *nr_events > 0) {
+        int n = S.groups[S.group].nevents;
+        if (n > *nr_events)
+            n = *nr_events;
+        for (int i = 0; i < n; i++)
+            events[i] = s ? s->ev[i] : 0.0;
+        *nr_events = n;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static int region_count(const region *r)
+{
+    for (int i = 0; i < S.ncpus; i++)
+        if (r->slots[i].count)
+            return 1;
+    return 0;
+}
+
+static void value_line(FILE *f, int id, const region *r, int cpu, const slot *s)
+{
+    int n = S.groups[r->group].nevents;
+    fprintf(f, "%d %d %d %u %e %d ", id, r->group, cpu, s ? (unsigned)s->count : 0u,
+            s ? s->time : 0.0, n);
+    for (int k = 0; k < n; k++)
+        fprintf(f, "%e ", s ? s->ev[k] : 0.0);
+    fputc('\n', f);
+}
+
+/* The file as LIKWID writes it; style picks the version's value lines. */
+static void write_file(void)
+{
+    const char *st = getenv("SIMLIKWID_STYLE");
+    int style = st ? atoi(st) : 52;
+    int kept = 0;
+    for (size_t i = 0; i < S.nregions; i++) {
+        if (region_count(&S.regions[i]))
+            kept++;
+        else
+            fprintf(stderr, "WARN: Skipping region %s for evaluation.\n", S.regions[i].tag);
+    }
+    FILE *f = fopen(S.path, "w");
+    if (!f) {
+        fprintf(stderr, "Cannot open file %s\n", S.path);
+        return;
+    }
+    fprintf(f, "%d %d %d\n", S.ncpus, kept, S.ngroups);
+    int id = 0;
+    for (size_t i = 0; i < S.nregions; i++)
+        if (region_count(&S.regions[i]))
+            fprintf(f, "%d:%s-%d\n", id++, S.regions[i].tag, S.regions[i].group);
+    id = 0;
+    for (size_t i = 0; i < S.nregions; i++) {
+        const region *r = &S.regions[i];
+        if (!region_count(r))
+            continue;
+        for (int c = 0; c < S.ncpus; c++) {
+            const slot *s = &r->slots[c];
+            if (s->count)
+                value_line(f, id, r, S.cpus[c], s);
+            else if (style == 52)
+                value_line(f, id, r, -1, NULL);
+            else if (style == 55)
+                value_line(f, id, r, 0, NULL);
+        }
+        id++;
+    }
+    fclose(f);
+}
+
+void likwid_markerClose(void)
+{
+    pthread_mutex_lock(&lock);
+    if (S.closed) {
+        pthread_mutex_unlock(&lock);
+        hazard("second Close walks freed memory", "");
+        return;
+    }
+    if (!S.active) {
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    write_file();
+    S.active = 0;
+    S.closed = 1;
+    pthread_mutex_unlock(&lock);
+}
