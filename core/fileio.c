@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,7 +29,13 @@ int sl_read_file(const char *path, size_t max_bytes, char **buf, size_t *len)
         close(fd);
         return -EFBIG;
     }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
+    if ((unsigned long long)st.st_size > SIZE_MAX - 2) {
+        close(fd);
+        return -EFBIG;
+    }
+    /* room for the file, its NUL, and one byte so that the read that sees
+     * end of file does not look like growth */
+    size_t cap = (size_t)st.st_size + 2, n = 0;
     char *b = malloc(cap);
     if (!b) {
         close(fd);
@@ -37,7 +44,12 @@ int sl_read_file(const char *path, size_t max_bytes, char **buf, size_t *len)
     for (;;) {
         if (n + 1 >= cap) {
             /* the file grew while we read it */
-            if (max_bytes && cap > max_bytes) {
+            if (max_bytes && n > max_bytes) {
+                free(b);
+                close(fd);
+                return -EFBIG;
+            }
+            if (cap > SIZE_MAX / 2) {
                 free(b);
                 close(fd);
                 return -EFBIG;
@@ -63,6 +75,11 @@ int sl_read_file(const char *path, size_t max_bytes, char **buf, size_t *len)
         if (r == 0)
             break;
         n += (size_t)r;
+        if (max_bytes && n > max_bytes) {
+            free(b);
+            close(fd);
+            return -EFBIG;
+        }
     }
     close(fd);
     b[n] = '\0';
