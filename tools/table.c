@@ -143,6 +143,10 @@ const char *sl_fmt_exact(double v, char buf[SL_NUM_BUF])
     const char *nf = non_finite(v);
     if (nf)
         return nf;
+    if (fabs(v) < 9007199254740992.0 && v == floor(v)) {
+        snprintf(buf, SL_NUM_BUF, "%lld", (long long)v);
+        return buf;
+    }
     for (int prec = 1; prec < 17; prec++) {
         snprintf(buf, SL_NUM_BUF, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)

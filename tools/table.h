@@ -33,8 +33,8 @@ void sl_table_print(FILE *f, const sl_table *t, size_t header_rows);
 /* A counter value for people: integral values below 2^53 as integers,
  * others "%.6g"; "nan", "inf", "-inf" as such. */
 const char *sl_fmt_value(double v, char buf[SL_NUM_BUF]);
-/* The shortest "%.*g" that reads back as exactly v ("nan", "inf", "-inf"
- * for those). */
+/* Exact: integral values below 2^53 as integers, others the shortest
+ * "%.*g" that reads back as exactly v; "nan", "inf", "-inf" as such. */
 const char *sl_fmt_exact(double v, char buf[SL_NUM_BUF]);
 
 #endif

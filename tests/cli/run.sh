@@ -1,0 +1,137 @@
+#!/bin/sh
+# scope-likwid run: LD_PRELOAD, the likwid-perfctr decision (with fake
+# likwid-perfctr programs), exit statuses, where the result went.
+# Third argument: a program using the marker API; fourth: the shim.
+. "$(dirname "$0")/lib.sh"
+APP=$3
+SHIM=$4
+case $APP in /*) ;; *) APP=$START/$APP ;; esac
+case $SHIM in /*) ;; *) SHIM=$START/$SHIM ;; esac
+unset SCOPE_LIKWID_OUTPUT SCOPE_LIKWID_SHIM SCOPE_LIKWID_DISABLE || true
+
+# sl_env VAR=VALUE... NAME ARGS: sl with extra environment (assignments in
+# front of a shell function are not portable)
+sl_env() {
+    _name=$2
+    RC=0
+    _e=$1
+    shift 2
+    env "$_e" "$SL" "$@" >"$TMP/$_name.out" 2>"$TMP/$_name.err" || RC=$?
+    CHECKS=$((CHECKS + 1))
+}
+
+# without likwid-perfctr: LD_PRELOAD gets the shim in front, keeps the rest
+export SCOPE_LIKWID_PERFCTR=none
+sl_env LD_PRELOAD=libm.so.6 env run -- sh -c 'echo "$LD_PRELOAD"; echo "$SCOPE_LIKWID_OUTPUT"'
+check_rc 0 "run sh"
+CHECKS=$((CHECKS + 1))
+[ "$(sed -n 1p "$TMP/env.out")" = "$(readlink -f "$SHIM"):libm.so.6" ] ||
+    fail "LD_PRELOAD in the app is '$(sed -n 1p "$TMP/env.out")', expected shim:libm.so.6"
+CHECKS=$((CHECKS + 1))
+case $(sed -n 2p "$TMP/env.out") in
+"$TMP"/scope-likwid-run-*.h5) ;;
+*) fail "SCOPE_LIKWID_OUTPUT in the app is '$(sed -n 2p "$TMP/env.out")'" ;;
+esac
+check_grep "$TMP/env.err" "scope-likwid: LIKWID cannot count on this host (SCOPE_LIKWID_PERFCTR=none): running sh without likwid-perfctr; timing only" "fallback message"
+check_grep "$TMP/env.err" "scope-likwid: no result file" "no result from sh"
+CHECKS=$((CHECKS + 1))
+[ "$(grep -c 'cannot count' "$TMP/env.err")" -eq 1 ] || fail "fallback message not printed once"
+
+# exit statuses
+sl st7 run -- sh -c 'exit 7'
+check_rc 7 "app exit status"
+sl stsig run -- sh -c 'kill -TERM $$'
+check_rc 143 "app killed by SIGTERM"
+sl notfound run -- "$TMP/no-such-app"
+check_rc 127 "app not found"
+check_grep "$TMP/notfound.err" "no-such-app" "app not found: named"
+sl_env SCOPE_LIKWID_SHIM=$TMP/no-shim.so noshim run -- true
+check_rc 1 "shim not found"
+check_grep "$TMP/noshim.err" "no-shim.so" "shim not found: named"
+
+# a fake likwid-perfctr that can count: the app runs under it with -m
+cat >"$TMP/perfctr-ok" <<'FAKE'
+#!/bin/sh
+if [ "$1" = "-e" ]; then echo "This architecture has 4 counters."; exit 0; fi
+echo "$*" >>"$FAKE_LOG"
+while [ $# -gt 0 ]; do
+    case $1 in
+    -m) shift; break ;;
+    -g|-C|-c) shift 2 ;;
+    -*) shift ;;
+    *) break ;;
+    esac
+done
+export LIKWID_FAKE=1
+exec "$@"
+FAKE
+chmod +x "$TMP/perfctr-ok"
+export FAKE_LOG=$TMP/fake.log
+sl_env SCOPE_LIKWID_PERFCTR=$TMP/perfctr-ok fake run -g FLOPS_DP -C 0 -- sh -c 'echo "fake=$LIKWID_FAKE"; exit 3'
+check_rc 3 "under fake likwid-perfctr"
+check_grep "$TMP/fake.out" "fake=1" "app ran under likwid-perfctr"
+check_grep "$TMP/fake.log" "-g FLOPS_DP -C 0 -m sh -c" "likwid-perfctr got the options and -m"
+CHECKS=$((CHECKS + 1))
+if grep -q "cannot count" "$TMP/fake.err"; then fail "fallback message under a working likwid-perfctr"; fi
+
+# a likwid-perfctr on an unsupported CPU (it still exits 0 for -e)
+cat >"$TMP/perfctr-unsupported" <<'FAKE'
+#!/bin/sh
+echo "ERROR - [./src/perfmon.c:perfmon_init_maps:1262] Unsupported Fancy Processor" >&2
+echo "This architecture has 0 counters."
+exit 0
+FAKE
+chmod +x "$TMP/perfctr-unsupported"
+sl_env SCOPE_LIKWID_PERFCTR=$TMP/perfctr-unsupported unsup run -g X -- sh -c 'echo ran'
+check_rc 0 "unsupported CPU"
+check_grep "$TMP/unsup.out" "ran" "unsupported CPU: app ran directly"
+check_grep "$TMP/unsup.err" "LIKWID cannot count on this host (Unsupported Fancy Processor)" "unsupported CPU: reason"
+
+# a likwid-perfctr that refuses the options
+cat >"$TMP/perfctr-refuses" <<'FAKE'
+#!/bin/sh
+if [ "$1" = "-e" ]; then echo "This architecture has 4 counters."; exit 0; fi
+echo "likwid-perfctr -- Version 5.2.2"
+echo "Option(s) -g <string> or -W <string> must be given on commandline"
+echo "Examples:"
+exit 1
+FAKE
+chmod +x "$TMP/perfctr-refuses"
+sl_env SCOPE_LIKWID_PERFCTR=$TMP/perfctr-refuses refuses run -C 0 -- sh -c 'echo ran'
+check_rc 0 "refused options"
+check_grep "$TMP/refuses.out" "ran" "refused options: app ran directly"
+check_grep "$TMP/refuses.err" "(Option(s) -g <string> or -W <string> must be given on commandline)" "refused options: reason"
+
+# a likwid-perfctr that is not there
+sl_env SCOPE_LIKWID_PERFCTR=$TMP/no-perfctr noperf run -- sh -c 'echo ran'
+check_rc 0 "no likwid-perfctr"
+check_grep "$TMP/noperf.err" "cannot run $TMP/no-perfctr" "no likwid-perfctr: reason"
+
+# a real marker-API program: the result file is found and readable; the
+# directory name holds a '%', which must not be expanded as a template
+mkdir "$TMP/dir%p"
+RC=0
+export SCOPE_LIKWID_QUIET=1
+(cd "$TMP/dir%p" && "$SL" run -- "$APP" 5) \
+    >"$TMP/app.out" 2>"$TMP/app.err" || RC=$?
+_name=app
+check_rc 5 "marker app exit status"
+CHECKS=$((CHECKS + 1))
+res=$(sed -n 's/^scope-likwid: result in //p' "$TMP/app.err")
+case $res in
+"$TMP/dir%p"/scope-likwid-run-*.h5) ;;
+*) fail "marker app: result line '$res': $(cat "$TMP/app.err")" ;;
+esac
+CHECKS=$((CHECKS + 1))
+[ -f "$res" ] || fail "marker app: $res does not exist"
+sl appshow show "$res" --csv
+check_rc 0 "marker app: show"
+check_grep "$TMP/appshow.out" "0,timing,,,cli-region,,,calls,3" "marker app: timing"
+
+# SCOPE_LIKWID_OUTPUT set by the user is left alone and named
+sl_env SCOPE_LIKWID_OUTPUT=$TMP/mine.h5 own run -- "$APP"
+check_rc 0 "own output"
+check_grep "$TMP/own.err" "SCOPE_LIKWID_OUTPUT ($TMP/mine.h5)" "own output named"
+CHECKS=$((CHECKS + 1))
+[ -f "$TMP/mine.h5" ] || fail "own output: $TMP/mine.h5 not written"
+finish

@@ -1,0 +1,4 @@
+#!/bin/sh
+# placeholder: filled below
+. "$(dirname "$0")/lib.sh"
+finish
