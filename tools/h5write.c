@@ -1,1 +1,350 @@
-/* placeholder */
+/* The result file (docs/FORMAT.md): built in memory with HDF5's core driver,
+ * then put on disk in one piece by h5_place.c, so a failure at any point
+ * leaves no file and never touches an existing one. */
+#include "h5write.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5_util.h"
+
+#ifndef SCOPE_LIKWID_VERSION
+#define SCOPE_LIKWID_VERSION "unknown"
+#endif
+
+/* The core driver grows its buffer by this much at a time. */
+#define CORE_INCREMENT (1u << 20)
+
+/* In-memory files need distinct names while open in one process. */
+static char *mem_name(void)
+{
+    static unsigned counter;
+    char *s = NULL;
+    if (asprintf(&s, "scope-likwid-mem-%u", __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED)) < 0)
+        return NULL;
+    return s;
+}
+
+/* The core driver's buffer, taken over when the file is closed: only then
+ * is the image final (H5Fget_file_image of an open file is not: HDF5 1.10
+ * gives a superblock whose checksum does not match). */
+typedef struct image_capture {
+    void *mem;   /* the driver's current buffer */
+    size_t size; /* its size as last set by the driver */
+    void *done;  /* the buffer at close, now ours */
+} image_capture;
+
+static void *img_malloc(size_t size, H5FD_file_image_op_t op, void *udata)
+{
+    image_capture *c = udata;
+    void *p = malloc(size ? size : 1);
+    if (p && op == H5FD_FILE_IMAGE_OP_FILE_OPEN) {
+        c->mem = p;
+        c->size = size;
+    }
+    return p;
+}
+
+static void *img_memcpy(void *dst, const void *src, size_t size, H5FD_file_image_op_t op,
+                        void *udata)
+{
+    (void)op;
+    (void)udata;
+    return memcpy(dst, src, size);
+}
+
+static void *img_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void *udata)
+{
+    image_capture *c = udata;
+    void *p = realloc(ptr, size ? size : 1);
+    if (p && op == H5FD_FILE_IMAGE_OP_FILE_RESIZE) {
+        c->mem = p;
+        c->size = size;
+    }
+    return p;
+}
+
+static herr_t img_free(void *ptr, H5FD_file_image_op_t op, void *udata)
+{
+    image_capture *c = udata;
+    if (op == H5FD_FILE_IMAGE_OP_FILE_CLOSE && ptr && ptr == c->mem) {
+        c->done = ptr;
+        return 0;
+    }
+    free(ptr);
+    return 0;
+}
+
+/* The capture lives on the caller's stack; property list copies share it. */
+static void *img_udata_copy(void *udata)
+{
+    return udata;
+}
+
+static herr_t img_udata_free(void *udata)
+{
+    (void)udata;
+    return 0;
+}
+
+/* A metadata cache that holds the whole file being written: no entry is
+ * serialized and evicted only to be read back for the next object. */
+static herr_t big_cache(hid_t fapl)
+{
+    H5AC_cache_config_t c;
+    memset(&c, 0, sizeof c);
+    c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+    if (H5Pget_mdc_config(fapl, &c) < 0)
+        return -1;
+    c.set_initial_size = 1;
+    c.initial_size = 32u << 20;
+    c.max_size = 128u << 20; /* HDF5's upper limit */
+    c.min_size = 1u << 20;
+    c.incr_mode = H5C_incr__off;
+    c.flash_incr_mode = H5C_flash_incr__off;
+    c.decr_mode = H5C_decr__off;
+    return H5Pset_mdc_config(fapl, &c);
+}
+
+static hid_t mem_fapl(sl_h5w *w, int new_file, image_capture *cap)
+{
+    H5FD_file_image_callbacks_t cb = {img_malloc,     img_memcpy,     img_realloc, img_free,
+                                      img_udata_copy, img_udata_free, cap};
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0) {
+        sl_h5w_fail(w, -EIO, "set up", "the in-memory file");
+        return -1;
+    }
+    if (H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0 ||
+        H5Pset_file_image_callbacks(fapl, &cb) < 0 || big_cache(fapl) < 0 ||
+        /* newer object formats are much faster to write; HDF5 >= 1.10 reads
+         * them. Not for existing files: their format stays theirs. */
+        (new_file && H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_LATEST) < 0)) {
+        sl_h5w_fail(w, -EIO, "set up", "the in-memory file");
+        H5Pclose(fapl);
+        return -1;
+    }
+    return fapl;
+}
+
+static uint64_t le(const unsigned char *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = n; i-- > 0;)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* The core driver's buffer ends on its growth increment; the file ends at
+ * the end-of-file address in the superblock (format spec, "Superblock"). */
+static size_t image_length(const unsigned char *img, size_t size)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    for (size_t at = 0; at + 64 <= size; at = at ? at * 2 : 512) {
+        if (memcmp(img + at, sig, 8) != 0)
+            continue;
+        const unsigned char *sb = img + at;
+        unsigned version = sb[8], so;
+        size_t base_off, eof_off;
+        if (version >= 2) {
+            so = sb[9];
+            base_off = 12;
+            eof_off = 12 + 2 * (size_t)so;
+        } else {
+            so = sb[13];
+            base_off = version == 1 ? 28 : 24;
+            eof_off = base_off + 2 * (size_t)so;
+        }
+        if ((so != 4 && so != 8) || at + eof_off + so > size)
+            return size;
+        uint64_t end = le(sb + base_off, so) + le(sb + eof_off, so);
+        return end > 0 && end <= size ? (size_t)end : size;
+    }
+    return size;
+}
+
+/* Closes the in-memory file and takes its final image. */
+static int close_take(sl_h5w *w, hid_t f, image_capture *cap, void **buf, size_t *len)
+{
+    herr_t rc = H5Fclose(f);
+    if (rc < 0 || !cap->done) {
+        if (rc < 0)
+            sl_h5w_fail(w, -EIO, "close", "the in-memory file");
+        else
+            sl_diag_add(w->diag, w->file, 0, "HDF5 kept the file image: expected it at close");
+        free(cap->done);
+        cap->done = NULL;
+        return -EIO;
+    }
+    *buf = cap->done;
+    *len = image_length(cap->done, cap->size);
+    cap->done = NULL;
+    return 0;
+}
+
+static int check_ranks(const char *path, const sl_run *runs, size_t nruns, sl_diag *diag)
+{
+    for (size_t i = 0; i < nruns; i++) {
+        if (runs[i].rank < 0) {
+            sl_diag_add(diag, path, 0, "run %zu has rank %" PRId64 ": expected a rank >= 0", i,
+                        runs[i].rank);
+            return -EINVAL;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (runs[j].rank == runs[i].rank) {
+                sl_diag_add(diag, path, 0, "two runs with rank %" PRId64 ": expected one per rank",
+                            runs[i].rank);
+                return -EINVAL;
+            }
+    }
+    return 0;
+}
+
+static int write_root(sl_h5w *w, hid_t f)
+{
+    int rc = sl_h5w_str(w, f, "format", SL_H5_FORMAT);
+    if (!rc)
+        rc = sl_h5w_i64(w, f, "format_version", SL_H5_FORMAT_VERSION);
+    if (!rc)
+        rc = sl_h5w_str(w, f, "created_by", "scope-likwid " SCOPE_LIKWID_VERSION);
+    return rc;
+}
+
+int sl_h5_write(const char *path, const sl_run *runs, size_t nruns, char **written, sl_diag *diag)
+{
+    if (written)
+        *written = NULL;
+    sl_h5_quiet();
+    int rc = check_ranks(path, runs, nruns, diag);
+    if (rc)
+        return rc;
+    sl_h5w w;
+    rc = sl_h5w_open(&w, path, diag);
+    if (rc)
+        return rc;
+    image_capture cap = {0};
+    char *name = mem_name();
+    hid_t fapl = name ? mem_fapl(&w, 1, &cap) : -1, f = -1;
+    void *buf = NULL;
+    size_t len = 0;
+    if (fapl < 0) {
+        rc = name ? -EIO : -ENOMEM;
+        goto out;
+    }
+    f = H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (f < 0) {
+        rc = sl_h5w_fail(&w, -EIO, "create", "the in-memory file");
+        goto out;
+    }
+    rc = write_root(&w, f);
+    for (size_t i = 0; !rc && i < nruns; i++)
+        rc = sl_h5w_run(&w, f, &runs[i]);
+    int crc = close_take(&w, f, &cap, &buf, &len);
+    rc = rc ? rc : crc;
+out:
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    sl_h5w_close(&w);
+    free(name);
+    if (!rc)
+        rc = sl_place_new(path, buf, len, written, diag);
+    free(buf);
+    return rc;
+}
+
+/* Opens (or creates) rank<R> in an existing file and adds the rank
+ * attributes it lacks, keeping the ones it has. */
+static hid_t rank_group(sl_h5w *w, hid_t f, const sl_run *run)
+{
+    char name[32];
+    snprintf(name, sizeof name, "rank%" PRId64, run->rank);
+    htri_t exists = H5Lexists(f, name, H5P_DEFAULT);
+    if (exists < 0) {
+        sl_h5w_fail(w, -EIO, "look up", name);
+        return -1;
+    }
+    hid_t g = exists ? H5Oopen(f, name, H5P_DEFAULT) : sl_h5w_group(w, f, name, 0);
+    if (g >= 0 && H5Iget_type(g) != H5I_GROUP) {
+        H5Oclose(g);
+        g = -1;
+    }
+    if (g < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        sl_diag_add(w->diag, w->file, 0, "/%s is not a group: expected a rank group", name);
+        return -1;
+    }
+    if (sl_h5w_rank_attrs(w, g, run) < 0) {
+        H5Oclose(g);
+        return -1;
+    }
+    return g;
+}
+
+int sl_h5_into(const char *path, const sl_run *run, sl_diag *diag)
+{
+    sl_h5_quiet();
+    if (run->likwid.source == SL_SOURCE_NONE) {
+        sl_diag_add(diag, path, 0, "the run has no counter data: expected a likwid source");
+        return -EINVAL;
+    }
+    if (run->rank < 0) {
+        sl_diag_add(diag, path, 0, "rank %" PRId64 ": expected a rank >= 0", run->rank);
+        return -EINVAL;
+    }
+    void *old = NULL, *buf = NULL;
+    size_t old_len = 0, len = 0;
+    int rc = sl_slurp(path, &old, &old_len, diag);
+    if (rc)
+        return rc;
+    sl_h5w w;
+    rc = sl_h5w_open(&w, path, diag);
+    if (rc) {
+        free(old);
+        return rc;
+    }
+    image_capture cap = {0};
+    char *name = mem_name();
+    hid_t fapl = name ? mem_fapl(&w, 0, &cap) : -1, f = -1, g = -1;
+    if (fapl < 0) {
+        rc = name ? -EIO : -ENOMEM;
+        goto out;
+    }
+    if (H5Pset_file_image(fapl, old, old_len) < 0) {
+        rc = sl_h5w_fail(&w, -EIO, "set up", "the in-memory file");
+        goto out;
+    }
+    free(old);
+    old = NULL;
+    f = H5Fopen(name, H5F_ACC_RDWR, fapl);
+    if (f < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        sl_diag_add(diag, path, 0, "cannot open as HDF5: expected an HDF5 file");
+        rc = -EINVAL;
+        goto out;
+    }
+    g = rank_group(&w, f, run);
+    if (g < 0)
+        rc = -EIO;
+    htri_t had = rc ? 0 : H5Lexists(g, "likwid", H5P_DEFAULT);
+    if (!rc && (had < 0 || (had > 0 && H5Ldelete(g, "likwid", H5P_DEFAULT) < 0)))
+        rc = sl_h5w_fail(&w, -EIO, "replace", "likwid");
+    if (!rc)
+        rc = sl_h5w_likwid(&w, g, run);
+    if (g >= 0)
+        H5Oclose(g);
+    int crc = close_take(&w, f, &cap, &buf, &len);
+    rc = rc ? rc : crc;
+out:
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    sl_h5w_close(&w);
+    free(name);
+    free(old);
+    if (!rc)
+        rc = sl_place_replace(path, buf, len, diag);
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,269 @@
+/* Putting a finished file image on disk so that no reader ever sees half a
+ * file: temporary file in the target directory, fsync, then link into place
+ * without overwriting (or, for sl_h5_into, rename over the original). */
+#include "h5_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_NUMBERED 10000
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+static const char *base_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static void sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+/* Creates ".<base>.tmpXXXXXX" next to path (mode 0666 less umask). */
+static int make_temp(const char *path, char **tmp_out, sl_diag *diag)
+{
+    static unsigned counter;
+    char *dir = dir_of(path);
+    if (!dir)
+        return -ENOMEM;
+    const char *base = base_of(path);
+    size_t n = strlen(dir) + strlen(base) + 32;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        free(dir);
+        return -ENOMEM;
+    }
+    int err = EEXIST;
+    for (int attempt = 0; attempt < 100 && err == EEXIST; attempt++) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        unsigned long r = (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 16) ^
+                          (unsigned long)__atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED) * 7919u;
+        snprintf(tmp, n, "%s/.%s.tmp%06lx", dir, base, r & 0xFFFFFFul);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            close(fd);
+            free(dir);
+            *tmp_out = tmp;
+            return 0;
+        }
+        err = errno;
+    }
+    sl_diag_add(diag, path, 0, "cannot create a temporary file in %s: %s", dir, strerror(err));
+    free(dir);
+    free(tmp);
+    return -err;
+}
+
+/* Writes buf to the (empty, ours) temporary file, gives it like's mode and
+ * owner when like is set, and fsyncs it. */
+static int fill_temp(const char *tmp, const void *buf, size_t len, const struct stat *like,
+                     const char *path, sl_diag *diag)
+{
+    int fd = open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        goto fail;
+    if (like) {
+        if (fchmod(fd, like->st_mode & 07777) < 0)
+            goto fail;
+        if (fchown(fd, like->st_uid, like->st_gid) < 0) {
+            /* not allowed for other owners: keep ours */
+        }
+    }
+    const char *p = buf;
+    size_t left = len;
+    while (left) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            goto fail;
+        p += w;
+        left -= (size_t)w;
+    }
+    if (fsync(fd) < 0)
+        goto fail;
+    int fd2 = fd;
+    fd = -1;
+    if (close(fd2) < 0)
+        goto fail;
+    return 0;
+fail:;
+    int err = errno ? errno : EIO;
+    if (fd >= 0)
+        close(fd);
+    sl_diag_add(diag, path, 0, "cannot write temporary file %s: %s", tmp, strerror(err));
+    return -err;
+}
+
+/* path with ".<k>" before the extension of its last component (k > 0). */
+static char *numbered(const char *path, unsigned k)
+{
+    const char *base = base_of(path);
+    const char *dot = strrchr(base, '.');
+    if (dot == base)
+        dot = NULL; /* ".h5" is a name, not an extension */
+    size_t head = dot ? (size_t)(dot - path) : strlen(path);
+    char *out = NULL;
+    if (asprintf(&out, "%.*s.%u%s", (int)head, path, k, dot ? dot : "") < 0)
+        return NULL;
+    return out;
+}
+
+/* Links tmp to name without replacing anything: 0, -EEXIST or -errno. */
+static int link_noreplace(const char *tmp, const char *name)
+{
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -errno;
+    /* file system without RENAME_NOREPLACE: link(2) never replaces either */
+    if (link(tmp, name) < 0)
+        return -errno;
+    unlink(tmp);
+    return 0;
+}
+
+int sl_place_new(const char *path, const void *buf, size_t len, char **written, sl_diag *diag)
+{
+    if (written)
+        *written = NULL;
+    char *tmp = NULL;
+    int rc = make_temp(path, &tmp, diag);
+    if (rc)
+        return rc;
+    rc = fill_temp(tmp, buf, len, NULL, path, diag);
+    char *name = NULL;
+    for (unsigned k = 0; !rc && k <= MAX_NUMBERED; k++) {
+        name = k ? numbered(path, k) : strdup(path);
+        if (!name) {
+            rc = -ENOMEM;
+            break;
+        }
+        rc = link_noreplace(tmp, name);
+        if (rc == 0)
+            break;
+        free(name);
+        name = NULL;
+        if (rc != -EEXIST) {
+            sl_diag_add(diag, path, 0, "cannot put the file in place: %s", strerror(-rc));
+            break;
+        }
+        rc = k == MAX_NUMBERED ? -EEXIST : 0;
+        if (rc)
+            sl_diag_add(diag, path, 0, "cannot put the file in place: %u numbered names taken",
+                        MAX_NUMBERED);
+    }
+    if (rc) {
+        unlink(tmp);
+        free(tmp);
+        return rc;
+    }
+    char *dir = dir_of(name);
+    if (dir)
+        sync_dir(dir);
+    free(dir);
+    free(tmp);
+    if (written)
+        *written = name;
+    else
+        free(name);
+    return 0;
+}
+
+int sl_place_replace(const char *path, const void *buf, size_t len, sl_diag *diag)
+{
+    /* replace the file a symlink points to, not the link */
+    char *real = realpath(path, NULL);
+    const char *target = real ? real : path;
+    struct stat st;
+    int rc = 0;
+    char *tmp = NULL;
+    if (stat(target, &st) < 0) {
+        rc = -errno;
+        sl_diag_add(diag, path, 0, "cannot stat: %s", strerror(errno));
+        goto out;
+    }
+    rc = make_temp(target, &tmp, diag);
+    if (!rc)
+        rc = fill_temp(tmp, buf, len, &st, path, diag);
+    if (!rc && rename(tmp, target) < 0) {
+        rc = -errno;
+        sl_diag_add(diag, path, 0, "cannot replace the file: %s", strerror(errno));
+    }
+    if (rc && tmp)
+        unlink(tmp);
+    if (!rc) {
+        char *dir = dir_of(target);
+        if (dir)
+            sync_dir(dir);
+        free(dir);
+    }
+out:
+    free(tmp);
+    free(real);
+    return rc;
+}
+
+int sl_slurp(const char *path, void **buf, size_t *len, sl_diag *diag)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        int err = errno;
+        if (fd >= 0)
+            close(fd);
+        sl_diag_add(diag, path, 0, "cannot open: %s", strerror(err));
+        return -err;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        sl_diag_add(diag, path, 0, "not a regular file: expected an HDF5 file");
+        return -EINVAL;
+    }
+    size_t n = (size_t)st.st_size;
+    char *p = malloc(n ? n : 1);
+    if (!p) {
+        close(fd);
+        return -ENOMEM;
+    }
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, p + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            int err = r < 0 ? errno : EIO;
+            free(p);
+            close(fd);
+            sl_diag_add(diag, path, 0, "cannot read: %s", strerror(err));
+            return -err;
+        }
+        got += (size_t)r;
+    }
+    close(fd);
+    *buf = p;
+    *len = n;
+    return 0;
+}

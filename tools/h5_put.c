@@ -1,0 +1,222 @@
+/* Writing helpers: attributes and datasets with the layout choices that keep
+ * the writer fast (compact small datasets, no time stamps, reused property
+ * lists) and the types the format promises (int64, float64, UTF-8 strings). */
+#include "h5_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "names.h"
+
+/* Data up to this size lives in the object header (one write, no extra
+ * allocation); the header message limit is 64 KiB. */
+#define COMPACT_MAX 60000
+
+void sl_h5_quiet(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+static herr_t first_msg(unsigned n, const H5E_error2_t *e, void *data)
+{
+    if (n == 0 && e->desc)
+        snprintf((char *)data, 256, "%s", e->desc);
+    return 0;
+}
+
+void sl_h5_errmsg(char *buf, size_t len)
+{
+    char msg[256] = "";
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_msg, msg);
+    snprintf(buf, len, "%s", msg);
+}
+
+int sl_h5w_fail(sl_h5w *w, int err, const char *what, const char *where)
+{
+    char msg[256];
+    sl_h5_errmsg(msg, sizeof msg);
+    sl_diag_add(w->diag, w->file, 0, "cannot %s %s%s%s", what, where, *msg ? ": HDF5: " : "", msg);
+    H5Eclear2(H5E_DEFAULT);
+    return err;
+}
+
+int sl_h5w_open(sl_h5w *w, const char *file, sl_diag *diag)
+{
+    memset(w, 0, sizeof *w);
+    w->file = file;
+    w->diag = diag;
+    w->str_t = H5Tcopy(H5T_C_S1);
+    w->scalar = H5Screate(H5S_SCALAR);
+    w->acpl = H5Pcreate(H5P_ATTRIBUTE_CREATE);
+    w->lcpl = H5Pcreate(H5P_LINK_CREATE);
+    w->gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    w->gcpl_ordered = H5Pcreate(H5P_GROUP_CREATE);
+    w->dcpl_compact = H5Pcreate(H5P_DATASET_CREATE);
+    w->dcpl_contig = H5Pcreate(H5P_DATASET_CREATE);
+    int ok = w->str_t >= 0 && w->scalar >= 0 && w->acpl >= 0 && w->lcpl >= 0 && w->gcpl >= 0 &&
+             w->gcpl_ordered >= 0 && w->dcpl_compact >= 0 && w->dcpl_contig >= 0;
+    ok = ok && H5Tset_size(w->str_t, H5T_VARIABLE) >= 0 &&
+         H5Tset_cset(w->str_t, H5T_CSET_UTF8) >= 0 &&
+         H5Pset_char_encoding(w->acpl, H5T_CSET_UTF8) >= 0 &&
+         H5Pset_char_encoding(w->lcpl, H5T_CSET_UTF8) >= 0 &&
+         H5Pset_obj_track_times(w->gcpl, 0) >= 0 &&
+         H5Pset_attr_phase_change(w->gcpl, 32, 24) >= 0 &&
+         H5Pset_obj_track_times(w->gcpl_ordered, 0) >= 0 &&
+         H5Pset_attr_phase_change(w->gcpl_ordered, 32, 24) >= 0 &&
+         H5Pset_link_creation_order(w->gcpl_ordered,
+                                    H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) >= 0 &&
+         H5Pset_attr_creation_order(w->gcpl_ordered,
+                                    H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) >= 0 &&
+         H5Pset_obj_track_times(w->dcpl_compact, 0) >= 0 &&
+         H5Pset_layout(w->dcpl_compact, H5D_COMPACT) >= 0 &&
+         H5Pset_obj_track_times(w->dcpl_contig, 0) >= 0 &&
+         H5Pset_layout(w->dcpl_contig, H5D_CONTIGUOUS) >= 0 &&
+         /* no fill pass over data we write anyway */
+         H5Pset_fill_time(w->dcpl_contig, H5D_FILL_TIME_NEVER) >= 0 &&
+         H5Pset_alloc_time(w->dcpl_contig, H5D_ALLOC_TIME_LATE) >= 0;
+    if (!ok) {
+        sl_h5w_fail(w, -EIO, "set up", "HDF5 property lists");
+        sl_h5w_close(w);
+        return -EIO;
+    }
+    return 0;
+}
+
+void sl_h5w_close(sl_h5w *w)
+{
+    if (w->str_t > 0)
+        H5Tclose(w->str_t);
+    if (w->scalar > 0)
+        H5Sclose(w->scalar);
+    hid_t pl[] = {w->acpl, w->lcpl, w->gcpl, w->gcpl_ordered, w->dcpl_compact, w->dcpl_contig};
+    for (size_t i = 0; i < sizeof pl / sizeof pl[0]; i++)
+        if (pl[i] > 0)
+            H5Pclose(pl[i]);
+    w->str_t = w->scalar = w->acpl = w->lcpl = w->gcpl = w->gcpl_ordered = 0;
+    w->dcpl_compact = w->dcpl_contig = 0;
+}
+
+hid_t sl_h5w_group(sl_h5w *w, hid_t parent, const char *name, int ordered)
+{
+    hid_t g = H5Gcreate2(parent, name, w->lcpl, ordered ? w->gcpl_ordered : w->gcpl, H5P_DEFAULT);
+    if (g < 0)
+        sl_h5w_fail(w, -EIO, "create group", name);
+    return g;
+}
+
+static int put_attr(sl_h5w *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
+                    hid_t space, const void *buf)
+{
+    hid_t a = H5Acreate2(obj, name, ftype, space, w->acpl, H5P_DEFAULT);
+    if (a < 0)
+        return sl_h5w_fail(w, -EIO, "create attribute", name);
+    herr_t rc = H5Awrite(a, mtype, buf);
+    H5Aclose(a);
+    if (rc < 0)
+        return sl_h5w_fail(w, -EIO, "write attribute", name);
+    return 0;
+}
+
+/* s itself when valid UTF-8, else a displayable copy in *tmp. */
+static const char *valid_text(const char *s, char **tmp)
+{
+    *tmp = NULL;
+    if (!s)
+        return "";
+    size_t n = strlen(s);
+    if (sl_utf8_valid(s, n))
+        return s;
+    *tmp = sl_tag_display(s, n);
+    return *tmp;
+}
+
+int sl_h5w_str(sl_h5w *w, hid_t obj, const char *name, const char *s)
+{
+    char *tmp;
+    const char *v = valid_text(s, &tmp);
+    if (!v)
+        return -ENOMEM;
+    int rc = put_attr(w, obj, name, w->str_t, w->str_t, w->scalar, &v);
+    free(tmp);
+    return rc;
+}
+
+int sl_h5w_strv(sl_h5w *w, hid_t obj, const char *name, char *const *v, size_t n)
+{
+    const char **vv = calloc(n ? n : 1, sizeof *vv);
+    char **tmp = calloc(n ? n : 1, sizeof *tmp);
+    int rc = -ENOMEM;
+    if (!vv || !tmp)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        vv[i] = valid_text(v ? v[i] : NULL, &tmp[i]);
+        if (!vv[i])
+            goto out;
+    }
+    hsize_t dims[1] = {n};
+    hid_t space = H5Screate_simple(1, dims, NULL);
+    if (space < 0) {
+        rc = sl_h5w_fail(w, -EIO, "create dataspace for", name);
+        goto out;
+    }
+    rc = put_attr(w, obj, name, w->str_t, w->str_t, space, vv);
+    H5Sclose(space);
+out:
+    if (tmp)
+        for (size_t i = 0; i < n; i++)
+            free(tmp[i]);
+    free(tmp);
+    free(vv);
+    return rc;
+}
+
+int sl_h5w_i64(sl_h5w *w, hid_t obj, const char *name, int64_t v)
+{
+    return put_attr(w, obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, w->scalar, &v);
+}
+
+int sl_h5w_u8v(sl_h5w *w, hid_t obj, const char *name, const void *v, size_t n)
+{
+    hsize_t dims[1] = {n};
+    hid_t space = H5Screate_simple(1, dims, NULL);
+    if (space < 0)
+        return sl_h5w_fail(w, -EIO, "create dataspace for", name);
+    int rc = put_attr(w, obj, name, H5T_STD_U8LE, H5T_NATIVE_UINT8, space, v);
+    H5Sclose(space);
+    return rc;
+}
+
+static int put_data(sl_h5w *w, hid_t g, const char *name, hid_t ftype, hid_t mtype,
+                    const void *v, int rank, const hsize_t *dims, size_t bytes)
+{
+    hid_t space = H5Screate_simple(rank, dims, NULL);
+    if (space < 0)
+        return sl_h5w_fail(w, -EIO, "create dataspace for", name);
+
+    hid_t dcpl = bytes <= COMPACT_MAX ? w->dcpl_compact : w->dcpl_contig;
+    hid_t d = H5Dcreate2(g, name, ftype, space, w->lcpl, dcpl, H5P_DEFAULT);
+    H5Sclose(space);
+    if (d < 0)
+        return sl_h5w_fail(w, -EIO, "create dataset", name);
+    herr_t rc = bytes ? H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) : 0;
+    H5Dclose(d);
+    if (rc < 0)
+        return sl_h5w_fail(w, -EIO, "write dataset", name);
+    return 0;
+}
+
+int sl_h5w_i64_data(sl_h5w *w, hid_t g, const char *name, const int64_t *v, size_t n)
+{
+    hsize_t dims[1] = {n};
+    return put_data(w, g, name, H5T_STD_I64LE, H5T_NATIVE_INT64, v, 1, dims, n * sizeof *v);
+}
+
+int sl_h5w_f64_data(sl_h5w *w, hid_t g, const char *name, const double *v, size_t rows,
+                    size_t cols, int rank)
+{
+    hsize_t dims[2] = {rows, cols};
+    size_t n = rank == 1 ? rows : rows * cols;
+    return put_data(w, g, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v, rank, dims, n * sizeof *v);
+}

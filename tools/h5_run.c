@@ -1,0 +1,280 @@
+/* Writes one run (one process) into its rank<R> group: the layout of
+ * docs/FORMAT.md, rank attributes, timing/ and likwid/. */
+#include "h5_util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "labels.h"
+#include "names.h"
+
+static int close_fail(hid_t g, int rc)
+{
+    if (g >= 0)
+        H5Gclose(g);
+    return rc;
+}
+
+/* attr tag: the exact tag, or its \xHH form plus tag_bytes when not UTF-8 */
+static int put_tag(sl_h5w *w, hid_t g, const char *tag, size_t len)
+{
+    if (sl_utf8_valid(tag, len))
+        return sl_h5w_str(w, g, "tag", tag);
+    char *shown = sl_tag_display(tag, len);
+    if (!shown)
+        return -ENOMEM;
+    int rc = sl_h5w_str(w, g, "tag", shown);
+    free(shown);
+    if (rc == 0)
+        rc = sl_h5w_u8v(w, g, "tag_bytes", tag, len);
+    return rc;
+}
+
+/* Writes the rank attributes the group does not have yet (all of them for
+ * a new group; sl_h5_into keeps an existing group's own). */
+int sl_h5w_rank_attrs(sl_h5w *w, hid_t g, const sl_run *run)
+{
+    const struct {
+        const char *name;
+        const char *s; /* NULL: integer */
+        int64_t v;
+    } a[] = {
+        {"hostname", run->hostname, 0},
+        {"executable", run->executable, 0},
+        {"command_line", run->command_line, 0},
+        {"pid", NULL, run->pid},
+        {"mpi_rank", NULL, run->mpi_rank},
+        {"likwid_status", run->likwid_status, 0},
+    };
+    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
+        htri_t has = H5Aexists(g, a[i].name);
+        if (has < 0)
+            return sl_h5w_fail(w, -EIO, "look up attribute", a[i].name);
+        if (has)
+            continue;
+        int rc = a[i].s ? sl_h5w_str(w, g, a[i].name, a[i].s) : sl_h5w_i64(w, g, a[i].name, a[i].v);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int timing_region(sl_h5w *w, hid_t parent, const sl_timing_region *t)
+{
+    char *name = sl_name_encode(t->tag, t->tag_len, -1, 0);
+    if (!name)
+        return -ENOMEM;
+    hid_t g = sl_h5w_group(w, parent, name, 0);
+    free(name);
+    if (g < 0)
+        return -EIO;
+    int rc = put_tag(w, g, t->tag, t->tag_len);
+    if (!rc)
+        rc = sl_h5w_i64(w, g, "dropped_calls", t->dropped_calls);
+    if (!rc)
+        rc = sl_h5w_i64(w, g, "open_at_close", t->open_at_close);
+    if (!rc)
+        rc = sl_h5w_i64(w, g, "unmatched_stops", t->unmatched_stops);
+    if (!rc)
+        rc = sl_h5w_i64(w, g, "nested_starts", t->nested_starts);
+    const struct {
+        const char *name;
+        const int64_t *v;
+        size_t n;
+    } d[] = {
+        {"threads", t->threads, t->nthreads},
+        {"call_counts", t->call_counts, t->nthreads},
+        {"total_ns", t->total_ns, t->nthreads},
+        {"min_ns", t->min_ns, t->nthreads},
+        {"max_ns", t->max_ns, t->nthreads},
+        {"call_threads", t->call_threads, t->ncalls},
+        {"start_times", t->start_times, t->ncalls},
+        {"end_times", t->end_times, t->ncalls},
+    };
+    for (size_t i = 0; !rc && i < sizeof d / sizeof d[0]; i++)
+        rc = sl_h5w_i64_data(w, g, d[i].name, d[i].v, d[i].n);
+    return close_fail(g, rc);
+}
+
+static int write_timing(sl_h5w *w, hid_t rank_g, const sl_timing *t)
+{
+    hid_t g = sl_h5w_group(w, rank_g, "timing", 0);
+    if (g < 0)
+        return -EIO;
+    int rc = sl_h5w_str(w, g, "clock", t->clock);
+    if (!rc)
+        rc = sl_h5w_i64(w, g, "origin_unix_ns", t->origin_unix_ns);
+    if (rc)
+        return close_fail(g, rc);
+    hid_t regs = sl_h5w_group(w, g, "regions", 1);
+    if (regs < 0)
+        return close_fail(g, -EIO);
+    for (size_t i = 0; !rc && i < t->nregions; i++)
+        rc = timing_region(w, regs, &t->regions[i]);
+    H5Gclose(regs);
+    return close_fail(g, rc);
+}
+
+/* ---- likwid/ ---- */
+
+static int cmp_tag(const void *a, const void *b, void *base)
+{
+    const sl_region *rs = base;
+    const sl_region *x = &rs[*(const size_t *)a], *y = &rs[*(const size_t *)b];
+    size_t n = x->tag_len < y->tag_len ? x->tag_len : y->tag_len;
+    int c = memcmp(x->tag, y->tag, n);
+    if (c)
+        return c;
+    return (x->tag_len > y->tag_len) - (x->tag_len < y->tag_len);
+}
+
+/* multi[i]: region i's tag occurs in more than one group of this run. */
+static unsigned char *multi_groups(const sl_likwid *lw)
+{
+    size_t n = lw->nregions;
+    unsigned char *multi = calloc(n ? n : 1, 1);
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    if (!multi || !idx) {
+        free(multi);
+        free(idx);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    qsort_r(idx, n, sizeof *idx, cmp_tag, lw->regions);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        int differ = 0;
+        while (j < n && cmp_tag(&idx[i], &idx[j], lw->regions) == 0) {
+            differ |= lw->regions[idx[j]].group_id != lw->regions[idx[i]].group_id;
+            j++;
+        }
+        for (size_t k = i; k < j; k++)
+            multi[idx[k]] = (unsigned char)differ;
+        i = j;
+    }
+    free(idx);
+    return multi;
+}
+
+static int region_names(sl_h5w *w, hid_t g, const sl_region *r)
+{
+    char **labels = sl_event_labels(r);
+    if (!labels && r->nevents)
+        return -ENOMEM;
+    char **counters = NULL;
+    int rc = 0;
+    if (!r->has_names) {
+        /* no names from this source: names are the labels, counters unknown */
+        counters = calloc(r->nevents ? r->nevents : 1, sizeof *counters);
+        if (!counters)
+            rc = -ENOMEM;
+    }
+    if (!rc)
+        rc = sl_h5w_strv(w, g, "event_names", r->has_names ? r->event_names : labels, r->nevents);
+    if (!rc)
+        rc = sl_h5w_strv(w, g, "counter_names", r->has_names ? r->counter_names : counters,
+                         r->nevents);
+    if (!rc)
+        rc = sl_h5w_strv(w, g, "metric_names", r->metric_names, r->nmetrics);
+    if (!rc)
+        rc = sl_h5w_strv(w, g, "event_labels", labels, r->nevents);
+    free(counters);
+    sl_labels_free(labels, r->nevents);
+    return rc;
+}
+
+static int likwid_region(sl_h5w *w, hid_t parent, const sl_region *r, int multi)
+{
+    char *name = sl_name_encode(r->tag, r->tag_len, r->group_id, multi);
+    if (!name)
+        return -ENOMEM;
+    hid_t g = sl_h5w_group(w, parent, name, 0);
+    free(name);
+    if (g < 0)
+        return -EIO;
+    int rc = put_tag(w, g, r->tag, r->tag_len);
+    if (!rc)
+        rc = sl_h5w_str(w, g, "group_name", r->group_name);
+    if (!rc)
+        rc = sl_h5w_str(w, g, "source", sl_source_name(r->source));
+    if (!rc)
+        rc = sl_h5w_i64(w, g, "group_id", r->group_id);
+    if (!rc)
+        rc = region_names(w, g, r);
+    if (!rc)
+        rc = sl_h5w_i64_data(w, g, "cpus", r->cpus, r->nthreads);
+    if (!rc)
+        rc = sl_h5w_f64_data(w, g, "times", r->times, r->nthreads, 1, 1);
+    if (!rc)
+        rc = sl_h5w_i64_data(w, g, "call_counts", r->call_counts, r->nthreads);
+    if (!rc)
+        rc = sl_h5w_f64_data(w, g, "events", r->events, r->nevents, r->nthreads, 2);
+    if (!rc)
+        rc = sl_h5w_f64_data(w, g, "metrics", r->metrics, r->nmetrics, r->nthreads, 2);
+    return close_fail(g, rc);
+}
+
+static int likwid_env(sl_h5w *w, hid_t g, const sl_run *run)
+{
+    for (size_t i = 0; i < run->nenv; i++) {
+        const char *name = run->env[i].name ? run->env[i].name : "";
+        char *shown = sl_tag_display(name, strlen(name));
+        if (!shown)
+            return -ENOMEM;
+        htri_t taken = *shown ? H5Aexists(g, shown) : 1;
+        int rc = 0;
+        if (taken != 0)
+            sl_diag_add(w->diag, w->file, 0,
+                        "environment variable \"%s\" not written: its name is empty or taken", shown);
+        else
+            rc = sl_h5w_str(w, g, shown, run->env[i].value);
+        free(shown);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int sl_h5w_likwid(sl_h5w *w, hid_t rank_g, const sl_run *run)
+{
+    const sl_likwid *lw = &run->likwid;
+    hid_t g = sl_h5w_group(w, rank_g, "likwid", 1);
+    if (g < 0)
+        return -EIO;
+    int rc = sl_h5w_i64(w, g, "num_regions", (int64_t)lw->nregions);
+    if (!rc)
+        rc = sl_h5w_str(w, g, "source", sl_source_name(lw->source));
+    if (!rc)
+        rc = likwid_env(w, g, run);
+    if (rc)
+        return close_fail(g, rc);
+    hid_t regs = sl_h5w_group(w, g, "regions", 1);
+    if (regs < 0)
+        return close_fail(g, -EIO);
+    unsigned char *multi = multi_groups(lw);
+    rc = multi ? 0 : -ENOMEM;
+    for (size_t i = 0; !rc && i < lw->nregions; i++)
+        rc = likwid_region(w, regs, &lw->regions[i], multi[i]);
+    free(multi);
+    H5Gclose(regs);
+    return close_fail(g, rc);
+}
+
+int sl_h5w_run(sl_h5w *w, hid_t file, const sl_run *run)
+{
+    char name[32];
+    snprintf(name, sizeof name, "rank%" PRId64, run->rank);
+    hid_t g = sl_h5w_group(w, file, name, 0);
+    if (g < 0)
+        return -EIO;
+    int rc = sl_h5w_rank_attrs(w, g, run);
+    if (!rc)
+        rc = write_timing(w, g, &run->timing);
+    if (!rc && run->likwid.source != SL_SOURCE_NONE)
+        rc = sl_h5w_likwid(w, g, run);
+    return close_fail(g, rc);
+}
