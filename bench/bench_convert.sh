@@ -1,0 +1,76 @@
+#!/bin/sh
+# Times `scope-likwid convert` on generated marker files of growing size.
+# usage: bench/bench_convert.sh [BUILD_DIR] [RUNS]
+#   BUILD_DIR: a configured and built meson build directory (default: build)
+#   RUNS:      runs per size (default 7)
+# Sizes (threads x regions x events) can be set with SIZES="32x250x8 ...".
+# Prints per size: file size, wall time median/min/max, peak RSS (median,
+# and as a multiple of the file size), and wall time per value
+# (thread x region x event), which stays flat when convert is linear.
+set -eu
+BUILD=${1:-build}
+RUNS=${2:-7}
+SIZES=${SIZES:-"32x250x8 64x500x8 128x1000x8 128x1000x16"}
+SL=$BUILD/tools/scope-likwid
+GEN=$BUILD/bench/gen_markerfile
+TIME=/usr/bin/time
+for p in "$SL" "$GEN"; do
+    [ -x "$p" ] || { echo "bench: $p missing: build first (meson setup $BUILD && ninja -C $BUILD)" >&2; exit 1; }
+done
+[ -x "$TIME" ] || { echo "bench: $TIME missing: apt-get install time (scripts/install-deps.sh)" >&2; exit 1; }
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/sl-bench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+echo "scope-likwid convert, $RUNS runs per size, $(nproc) CPUs, $(date -u +%Y-%m-%d)"
+# median wall time (us) of RUNS converts of $1
+median_us() {
+    : >"$TMP/times0"
+    i=0
+    while [ "$i" -lt "$RUNS" ]; do
+        rm -f "$TMP/out.h5"
+        t0=$(date +%s%N)
+        "$SL" convert "$1" -o "$TMP/out.h5" >/dev/null
+        t1=$(date +%s%N)
+        echo "$(( (t1 - t0) / 1000 ))" >>"$TMP/times0"
+        i=$((i + 1))
+    done
+    sort -n "$TMP/times0" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+printf '1 0 1\n' >"$TMP/empty.txt"
+echo "fixed cost (a header-only file): $(median_us "$TMP/empty.txt") us median"
+printf '%-13s %9s %8s %8s %8s %9s %6s %9s\n' size "file MB" "med ms" "min ms" "max ms" "RSS MB" "xfile" "ns/value"
+for s in $SIZES; do
+    T=${s%%x*}
+    rest=${s#*x}
+    R=${rest%%x*}
+    E=${rest#*x}
+    in=$TMP/m_$s.txt
+    "$GEN" "$T" "$R" "$E" "$in"
+    bytes=$(wc -c <"$in")
+    : >"$TMP/times"
+    i=0
+    while [ "$i" -lt "$RUNS" ]; do
+        rm -f "$TMP/out.h5"
+        # the page cache holds the input after the first run, as it would
+        # right after LIKWID wrote it
+        # wall time from date (ns), peak RSS from time(1), whose %e has only 10 ms
+        t0=$(date +%s%N)
+        "$TIME" -f '%M' -o "$TMP/t1" "$SL" convert "$in" -o "$TMP/out.h5" >/dev/null
+        t1=$(date +%s%N)
+        echo "$(( (t1 - t0) / 1000 )) $(cat "$TMP/t1")" >>"$TMP/times"
+        i=$((i + 1))
+    done
+    sort -n "$TMP/times" | awk -v s="$s" -v bytes="$bytes" -v T="$T" -v R="$R" -v E="$E" '
+        { wall[NR] = $1; rss[NR] = $2 }
+        END {
+            n = NR
+            med = (n % 2) ? wall[(n + 1) / 2] : (wall[n / 2] + wall[n / 2 + 1]) / 2
+            # median RSS: sort the RSS column separately
+            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (rss[j] < rss[i]) { t = rss[i]; rss[i] = rss[j]; rss[j] = t }
+            mrss = rss[int((n + 1) / 2)]
+            # wall in microseconds
+            printf "%-13s %9.1f %8.1f %8.1f %8.1f %9.1f %6.2f %9.1f\n", s, bytes / 1e6, med / 1000,
+                wall[1] / 1000, wall[n] / 1000, mrss / 1024, mrss * 1024 / bytes, med * 1000 / (T * R * E)
+        }'
+done
