@@ -4,9 +4,11 @@
 #   BUILD_DIR: a configured and built meson build directory (default: build)
 #   RUNS:      runs per size (default 7)
 # Sizes (threads x regions x events) can be set with SIZES="32x250x8 ...".
-# Prints per size: file size, wall time median/min/max, peak RSS (median,
-# and as a multiple of the file size), and wall time per value
+# Prints the fixed cost (a header-only file), then per size: file size,
+# wall time median/min/max, CPU time (user+sys, median), peak RSS (median,
+# and as a multiple of the file size), and median wall time per value
 # (thread x region x event), which stays flat when convert is linear.
+# Other processes on the machine inflate wall times: compare min and cpu.
 set -eu
 BUILD=${1:-build}
 RUNS=${2:-7}
@@ -39,7 +41,7 @@ median_us() {
 }
 printf '1 0 1\n' >"$TMP/empty.txt"
 echo "fixed cost (a header-only file): $(median_us "$TMP/empty.txt") us median"
-printf '%-13s %9s %8s %8s %8s %9s %6s %9s\n' size "file MB" "med ms" "min ms" "max ms" "RSS MB" "xfile" "ns/value"
+printf '%-13s %8s %8s %8s %8s %8s %8s %6s %9s\n' size "file MB" "med ms" "min ms" "max ms" "cpu ms" "RSS MB" "xfile" "ns/value"
 for s in $SIZES; do
     T=${s%%x*}
     rest=${s#*x}
@@ -56,21 +58,25 @@ for s in $SIZES; do
         # right after LIKWID wrote it
         # wall time from date (ns), peak RSS from time(1), whose %e has only 10 ms
         t0=$(date +%s%N)
-        "$TIME" -f '%M' -o "$TMP/t1" "$SL" convert "$in" -o "$TMP/out.h5" >/dev/null
+        "$TIME" -f '%M %U %S' -o "$TMP/t1" "$SL" convert "$in" -o "$TMP/out.h5" >/dev/null
         t1=$(date +%s%N)
         echo "$(( (t1 - t0) / 1000 )) $(cat "$TMP/t1")" >>"$TMP/times"
         i=$((i + 1))
     done
     sort -n "$TMP/times" | awk -v s="$s" -v bytes="$bytes" -v T="$T" -v R="$R" -v E="$E" '
-        { wall[NR] = $1; rss[NR] = $2 }
+        { wall[NR] = $1; rss[NR] = $2; cpu[NR] = ($3 + $4) * 1000 }
         END {
             n = NR
             med = (n % 2) ? wall[(n + 1) / 2] : (wall[n / 2] + wall[n / 2 + 1]) / 2
-            # median RSS: sort the RSS column separately
-            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (rss[j] < rss[i]) { t = rss[i]; rss[i] = rss[j]; rss[j] = t }
+            # medians of RSS and CPU time: sort those columns separately
+            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) {
+                if (rss[j] < rss[i]) { t = rss[i]; rss[i] = rss[j]; rss[j] = t }
+                if (cpu[j] < cpu[i]) { t = cpu[i]; cpu[i] = cpu[j]; cpu[j] = t }
+            }
             mrss = rss[int((n + 1) / 2)]
-            # wall in microseconds
-            printf "%-13s %9.1f %8.1f %8.1f %8.1f %9.1f %6.2f %9.1f\n", s, bytes / 1e6, med / 1000,
-                wall[1] / 1000, wall[n] / 1000, mrss / 1024, mrss * 1024 / bytes, med * 1000 / (T * R * E)
+            mcpu = cpu[int((n + 1) / 2)]
+            # wall in microseconds; CPU time (user+sys) has 10 ms resolution
+            printf "%-13s %8.1f %8.1f %8.1f %8.1f %8.0f %8.1f %6.2f %9.1f\n", s, bytes / 1e6, med / 1000,
+                wall[1] / 1000, wall[n] / 1000, mcpu, mrss / 1024, mrss * 1024 / bytes, med * 1000 / (T * R * E)
         }'
 done
