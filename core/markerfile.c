@@ -572,13 +572,12 @@ static int parse_value(mf_ctx *c, const char *l, size_t n, size_t line)
     if (grow((void **)&c->pool, &c->cappool, off + (nevents < room ? (size_t)nevents : room),
              sizeof *c->pool) < 0)
         return -ENOMEM;
-    double *v = c->pool + off;
     for (uint64_t e = 0; e < nevents; e++) {
         if (p == end)
             return SKIP(c, line, "short value line, %llu of %llu values: expected %llu values",
                         (unsigned long long)e, (unsigned long long)nevents,
                         (unsigned long long)nevents);
-        rc = scan_double(&p, end, &c->sc, &v[e]);
+        rc = scan_double(&p, end, &c->sc, &c->pool[off + e]);
         if (rc == -ENOMEM)
             return rc;
         if (rc < 0)
@@ -620,7 +619,7 @@ static int parse_value(mf_ctx *c, const char *l, size_t n, size_t line)
     /* 5.2-5.4: cpu -1 for CPUs that never ran the region; 5.5.0/5.5.1: cpu 0
      * with nothing at all for threads without data. A real CPU-0 line counts. */
     int placeholder = cpu == -1 || (cpu == 0 && ucount == 0 && time == 0.0 &&
-                                    all_zero(c->pool + off, (size_t)nevents));
+                                    (nevents == 0 || all_zero(c->pool + off, (size_t)nevents)));
     if (!placeholder) {
         size_t first;
         if (find_duplicate(c, r, cpu, &first) < 0)
@@ -731,9 +730,8 @@ static int build(mf_ctx *c, sl_likwid *out)
         o->cpus[t] = row->cpu;
         o->times[t] = row->time;
         o->call_counts[t] = row->count;
-        const double *v = c->pool + row->off;
         for (size_t e = 0; e < o->nevents; e++)
-            o->events[e * T + t] = v[e];
+            o->events[e * T + t] = c->pool[row->off + e];
     }
     out->source = SL_SOURCE_MARKER_FILE;
     return 0;
