@@ -221,40 +221,46 @@ static void read_region(sl_likwid *lw, int r, int ngroups)
     int nmetrics = perfmon_getNumberOfMetrics(gid);
     if (nmetrics < 0)
         die("perfmon_getNumberOfMetrics(%d) failed (%d)", gid, nmetrics);
-    sl_region *reg = sl_likwid_add(lw, tag, strlen(tag), gid, or_empty(perfmon_getGroupName(gid)),
-                                   SL_SOURCE_FULL_API, (size_t)nthreads, (size_t)nevents,
-                                   (size_t)nmetrics, 1);
-    if (!reg)
+    /* LIKWID's threads, then only those that ran the region: 5.5.0/5.5.1
+     * write a placeholder (cpu 0, count 0) for a thread without data and
+     * LIKWID's reader counts it as a thread; no real thread has count 0. */
+    int *cpus = calloc((size_t)nthreads + 1, sizeof *cpus);
+    int *keep = calloc((size_t)nthreads + 1, sizeof *keep);
+    if (!cpus || !keep)
         die("out of memory");
-    size_t T = (size_t)nthreads;
-    if (T) {
-        int *cpus = calloc(T, sizeof *cpus);
-        if (!cpus)
-            die("out of memory");
+    if (nthreads) {
         int got = perfmon_getCpulistOfRegion(r, nthreads, cpus);
         if (got != nthreads)
             die("perfmon_getCpulistOfRegion(%d) gave %d CPUs: expected %d", r, got, nthreads);
-        for (size_t t = 0; t < T; t++)
-            reg->cpus[t] = cpus[t];
-        free(cpus);
     }
-    for (int t = 0; t < nthreads; t++) {
-        reg->times[t] = perfmon_getTimeOfRegion(r, t);
-        reg->call_counts[t] = perfmon_getCountOfRegion(r, t);
+    size_t T = 0;
+    for (int t = 0; t < nthreads; t++)
+        if (perfmon_getCountOfRegion(r, t) > 0)
+            keep[T++] = t;
+    sl_region *reg = sl_likwid_add(lw, tag, strlen(tag), gid, or_empty(perfmon_getGroupName(gid)),
+                                   SL_SOURCE_FULL_API, T, (size_t)nevents, (size_t)nmetrics, 1);
+    if (!reg)
+        die("out of memory");
+    for (size_t k = 0; k < T; k++) {
+        reg->cpus[k] = cpus[keep[k]];
+        reg->times[k] = perfmon_getTimeOfRegion(r, keep[k]);
+        reg->call_counts[k] = perfmon_getCountOfRegion(r, keep[k]);
     }
     for (int e = 0; e < nevents; e++) {
         if (sl_set_string(&reg->event_names[e], or_empty(perfmon_getEventName(gid, e))) < 0 ||
             sl_set_string(&reg->counter_names[e], or_empty(perfmon_getCounterName(gid, e))) < 0)
             die("out of memory");
-        for (int t = 0; t < nthreads; t++)
-            reg->events[(size_t)e * T + (size_t)t] = perfmon_getResultOfRegionThread(r, e, t);
+        for (size_t k = 0; k < T; k++)
+            reg->events[(size_t)e * T + k] = perfmon_getResultOfRegionThread(r, e, keep[k]);
     }
     for (int m = 0; m < nmetrics; m++) {
         if (sl_set_string(&reg->metric_names[m], or_empty(perfmon_getMetricName(gid, m))) < 0)
             die("out of memory");
-        for (int t = 0; t < nthreads; t++)
-            reg->metrics[(size_t)m * T + (size_t)t] = perfmon_getMetricOfRegionThread(r, m, t);
+        for (size_t k = 0; k < T; k++)
+            reg->metrics[(size_t)m * T + k] = perfmon_getMetricOfRegionThread(r, m, keep[k]);
     }
+    free(cpus);
+    free(keep);
 }
 
 int main(int argc, char **argv)
