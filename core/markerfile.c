@@ -544,7 +544,7 @@ static int parse_value(mf_ctx *c, const char *l, size_t n, size_t line)
             break;
         case 3:
             if (*p == '-')
-                return SKIP(c, line, "negative count: expected a non-negative integer");
+                return SKIP(c, line, "negative count (field 4): expected a non-negative integer");
             rc = scan_uint(&p, end, INT64_MAX, &ucount);
             break;
         case 4:
@@ -552,16 +552,15 @@ static int parse_value(mf_ctx *c, const char *l, size_t n, size_t line)
             if (rc == -ENOMEM)
                 return rc;
             if (rc < 0)
-                return SKIP(c, line, "time is not a number: expected seconds like 1.234567e-01");
+                return SKIP(c, line, "bad time (field 5): expected seconds like 1.234567e-01");
             break;
         default: rc = scan_uint(&p, end, INT64_MAX, &nevents); break;
         }
         if (rc < 0)
-            return SKIP(c, line, "%s is not %s: expected %s", field[i],
+            return SKIP(c, line, "bad %s (field %d): expected %s", field[i], i + 1,
                         i == 2   ? "an integer >= -1"
-                        : i == 3 ? "an integer up to 9223372036854775807"
-                                 : "a non-negative integer",
-                        VALUE_FORM);
+                        : i == 3 ? "an integer from 0 to 9223372036854775807"
+                                 : "a non-negative integer");
         p = skip_blanks(p, end);
     }
 
@@ -581,12 +580,12 @@ static int parse_value(mf_ctx *c, const char *l, size_t n, size_t line)
         if (rc == -ENOMEM)
             return rc;
         if (rc < 0)
-            return SKIP(c, line, "value %llu is not a number: expected a number, nan or inf",
+            return SKIP(c, line, "bad value %llu: expected a number, nan or inf",
                         (unsigned long long)e + 1);
         p = skip_blanks(p, end);
     }
     if (p != end)
-        return SKIP(c, line, "extra tokens after the %llu values: expected exactly nevents values",
+        return SKIP(c, line, "extra tokens after the values: expected exactly %llu values (nevents)",
                     (unsigned long long)nevents);
     c->npool = off + (size_t)nevents;
 

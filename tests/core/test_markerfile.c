@@ -35,7 +35,8 @@ static void teardown(void)
 
 TestSuite(markerfile, .init = setup, .fini = teardown);
 
-/* Every diagnostic is one line "t:LINE: ..." (or "PATH: ..." for line 0). */
+/* Every diagnostic of a parse is one line "NAME:LINE: ...: expected ...",
+ * LINE a positive decimal number. */
 static void check_diag_format(const char *name)
 {
     size_t nl = strlen(name);
@@ -44,7 +45,12 @@ static void check_diag_format(const char *name)
         cr_assert_null(strchr(d, '\n'), "newline in diag: %s", d);
         cr_assert_eq(strncmp(d, name, nl), 0, "diag without the file name: %s", d);
         cr_assert_eq(d[nl], ':', "diag: %s", d);
-        cr_assert_not_null(strstr(d, "expected"), "diag without 'expected': %s", d);
+        size_t k = nl + 1;
+        cr_assert(d[k] >= '1' && d[k] <= '9', "no line number: %s", d);
+        while (d[k] >= '0' && d[k] <= '9')
+            k++;
+        cr_assert(d[k] == ':' && d[k + 1] == ' ', "diag: %s", d);
+        cr_assert_not_null(strstr(d, ": expected "), "diag without ': expected ': %s", d);
     }
 }
 
