@@ -945,7 +945,7 @@ Test(markerfile, mutations_never_crash)
 }
 
 /* 128 threads x 1000 regions x 8 events (17 MB): read in well under a second. */
-Test(markerfile, large_file_fast)
+Test(markerfile, large_file)
 {
     enum { T = 128, R = 1000, E = 8 };
     size_t cap = (size_t)R * T * 160 + (size_t)R * 32 + 64;
@@ -963,12 +963,8 @@ Test(markerfile, large_file_fast)
             memcpy(t + n, row, (size_t)k);
             n += (size_t)k;
         }
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
+    /* Correctness at scale only: speed is measured in bench/, not here. */
     int rc = sl_markerfile_parse(t, n, "big", SL_MF_STRICT, &lw, &info, &diag);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
-    fprintf(stderr, "large_file_fast: %zu bytes in %.1f ms\n", n, ms);
     cr_assert_eq(rc, 0);
     cr_assert_eq(lw.nregions, R);
     const sl_region *last = &lw.regions[R - 1];
@@ -976,7 +972,5 @@ Test(markerfile, large_file_fast)
     cr_assert_eq(last->cpus[T - 1], T - 1);
     cr_assert_eq(last->call_counts[0], R);
     cr_assert_eq(last->events[7 * T + 5], 8e6 + 5 + (R - 1));
-    /* generous bound: sanitizer and debug builds are several times slower */
-    cr_assert_lt(ms, 1000.0, "%.1f ms", ms);
     free(t);
 }
