@@ -944,7 +944,7 @@ Test(markerfile, mutations_never_crash)
     free(base);
 }
 
-/* 128 threads x 1000 regions x 8 events (17 MB): read in well under a second. */
+/* 128 threads x 1000 regions x 8 events (17 MB): every region and thread kept. */
 Test(markerfile, large_file)
 {
     enum { T = 128, R = 1000, E = 8 };
