@@ -267,14 +267,23 @@ def check_likwid(c, g, args):
                      "%s counter_names %s" % (where, lists["counter_names"]), "%d counter names" % ne)
             c.expect(as_str(rg.attrs.get("group_name")) != "",
                      "%s attr group_name is empty" % where, "the group's name")
-        else:
+        elif args.no_names:
+            # "Without names events are named event_0, ...": as event_names
+            # or not at all; counter names are unknown (empty).
+            placeholders = ["event_%d" % e for e in range(ne)]
+            c.expect(lists["event_names"] in ([], placeholders),
+                     "%s event_names %s" % (where, lists["event_names"]),
+                     "none or event_0..event_%d (this source has no names)" % (ne - 1))
+            c.expect(not any(lists["counter_names"]),
+                     "%s counter_names %s" % (where, lists["counter_names"]),
+                     "none or empty (this source has no names)")
             c.expect(lists["event_labels"] == ["event_%d" % e for e in range(ne)],
                      "%s event_labels %s" % (where, lists["event_labels"]), "event_0..event_%d" % (ne - 1))
         if args.metrics:
             c.expect(metrics.shape[0] > 0 and len(lists["metric_names"]) == metrics.shape[0],
                      "%s %d metrics, %d metric_names" % (where, metrics.shape[0], len(lists["metric_names"])),
                      "M > 0 metrics, one name each")
-        else:
+        elif args.no_metrics:
             c.expect(metrics.shape[0] == 0, "%s metrics shape %s" % (where, metrics.shape),
                      "(0, T): metrics come from full_api only")
     for spec in args.likwid_region:
@@ -312,7 +321,10 @@ def main():
     p.add_argument("--no-likwid", action="store_true", help="no likwid group may exist")
     p.add_argument("--source", help="likwid group must exist with this source")
     p.add_argument("--names", action="store_true", help="event/counter/group names must be LIKWID's")
+    p.add_argument("--no-names", action="store_true",
+                   help="no names: events labelled event_0, event_1, ... (marker_file, marker_api)")
     p.add_argument("--metrics", action="store_true", help="metrics must be present")
+    p.add_argument("--no-metrics", action="store_true", help="metrics must have shape (0, T)")
     p.add_argument("--env", action="append", default=[], metavar="NAME",
                    help="likwid group must carry this LIKWID_* attribute")
     p.add_argument("--likwid-region", action="append", default=[], metavar="TAG=T[xC]",

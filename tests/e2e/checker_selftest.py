@@ -92,7 +92,8 @@ def main():
         bad += 1
     mf = os.path.join(tmp, "mf.h5")
     write_good(mf, source="marker_file", names=False)
-    rc, out = run(checker, mf, "--source", "marker_file", "--timing", "solve-step=2x3")
+    rc, out = run(checker, mf, "--source", "marker_file", "--timing", "solve-step=2x3",
+                  "--no-names", "--no-metrics")
     if rc != 0:
         print("a valid marker_file result was rejected:\n" + out)
         bad += 1
@@ -128,6 +129,8 @@ def main():
         ("status mismatch", attr("rank0", "likwid_status", "nothing"), good_args),
         ("mpi_rank wrong", attr("rank0", "mpi_rank", np.int64(3)), good_args),
         ("likwid present", lambda f: None, ["--no-likwid"]),
+        ("names where none expected", lambda f: None, ["--source", "full_api", "--no-names"]),
+        ("metrics where none expected", lambda f: None, ["--source", "full_api", "--no-metrics"]),
         ("wrong rank", lambda f: None, ["--rank", "1"]),
         ("wrong open_at_close", lambda f: None, ["--open", "io phase=1"]),
         ("missing timing tag", lambda f: None, ["--timing", "other=1x1"]),

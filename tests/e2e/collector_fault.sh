@@ -45,7 +45,7 @@ if [ "$fault" = hang ] && [ "$took" -gt 15 ]; then
     fail "a hanging collector with SCOPE_LIKWID_TIMEOUT=1 held the application for $took s: expected about 1 s"
 fi
 if f=$(result_file shim); then
-    solver_timing "$f" --source marker_file --likwid-region solve-step=2x20 \
+    solver_timing "$f" --source marker_file --no-names --no-metrics --likwid-region solve-step=2x20 \
         --status "full_api" --status "$why" --status "marker_file"
 else
     fail "no single scope-likwid-*.h5 in the application's cwd"

@@ -12,7 +12,7 @@ sim shim env LD_PRELOAD="$SL_SHIM" "$SL_SOLVER" --exit-status 3
 [ "$(rc_of base)" = 3 ] || fail "solver under sim-perfctr exited $(rc_of base): expected 3"
 same_behaviour base shim
 if f=$(result_file shim); then
-    solver_timing "$f" --source full_api
+    solver_timing "$f" --source full_api --names --metrics --likwid-region solve-step=2x20
 else
     fail "no single scope-likwid-*.h5 in the application's cwd"
 fi

@@ -137,7 +137,7 @@ check() {
 sim() {
     name=$1
     shift
-    run "$name" env LD_LIBRARY_PATH="$SL_SIM_DIR" "$SL_SIM_PERFCTR" -C 0,1 -g FLOPS_DP -- "$@"
+    run "$name" env LD_LIBRARY_PATH="$SL_SIM_DIR" "$SL_SIM_PERFCTR" -C 0,1 -g FLOPS_DP -m -- "$@"
 }
 
 # The timing every solver run must show (OMP_NUM_THREADS=2, 20 steps).

@@ -23,18 +23,20 @@ same_behaviour base shim
 
 case $source in
 full_api)
-    set -- --names --metrics --likwid-region init=1x1 --likwid-region solve-step=2x20 --status full_api
+    set -- --names --metrics --likwid-region init=1x1 --likwid-region solve-step=2x20 \
+        --likwid-region "io phase=1x1" --status full_api
     ;;
 marker_file)
-    set -- --likwid-region init=1x1 --likwid-region solve-step=2x20 --status marker_file
+    set -- --no-names --no-metrics --likwid-region init=1x1 --likwid-region solve-step=2x20 \
+        --status marker_file
     # Unless it was the only source asked for, the collector's read-back
     # failed: the status must say so besides naming the fallback.
     [ -n "$only" ] || set -- "$@" --status full_api
     ;;
 marker_api)
     # GetRegion snapshots of the thread that called Close: one thread.
-    set -- --likwid-region init=1x1 --likwid-region solve-step=1x20 --likwid-region "io phase=1x1" \
-        --status marker_api
+    set -- --no-names --no-metrics --likwid-region init=1x1 --likwid-region solve-step=1x20 \
+        --likwid-region "io phase=1x1" --status marker_api
     ;;
 *)
     echo "sim_source.sh: SOURCE '$source': expected full_api, marker_file or marker_api" >&2
