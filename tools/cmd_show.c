@@ -387,9 +387,21 @@ out:
     return rc ? -ENOMEM : 0;
 }
 
+/* Milliseconds to the nanosecond, without trailing zeros (no exponents:
+ * "2e-05" reads badly in a table). */
 static void ms_cell(sl_table *t, size_t row, size_t col, double ns)
 {
-    sl_table_setf(t, row, col, "%.6g", ns / 1e6);
+    char b[64];
+    snprintf(b, sizeof b, "%.6f", ns / 1e6);
+    char *dot = strchr(b, '.');
+    if (dot) {
+        char *e = b + strlen(b);
+        while (e > dot + 1 && e[-1] == '0')
+            *--e = '\0';
+        if (e == dot + 1)
+            *dot = '\0';
+    }
+    sl_table_set(t, row, col, b);
 }
 
 static int show_timing_table(FILE *f, const sl_timing *tm)
