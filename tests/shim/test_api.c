@@ -1,0 +1,317 @@
+/* The marker API end to end inside one process, without LIKWID (its symbols
+ * are absent: "not linked" mode), with a fake writer script that copies the
+ * rescue file to the output path. Each test runs in its own process. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "run.h"
+#include "shim_test_util.h"
+#include "wire.h"
+
+void likwid_markerInit(void);
+void likwid_markerThreadInit(void);
+int likwid_markerRegisterRegion(const char *);
+int likwid_markerStartRegion(const char *);
+int likwid_markerStopRegion(const char *);
+int likwid_markerResetRegion(const char *);
+void likwid_markerGetRegion(const char *, int *, double *, double *, int *);
+void likwid_markerNextGroup(void);
+void likwid_markerClose(void);
+void likwid_markerstartregion_(const char *, size_t);
+void likwid_markerstopregion_(const char *, size_t);
+void likwid_markergetregion_(const char *, int *, double *, double *, int *, size_t);
+void likwid_markerclose_(void);
+
+static char *dir, output[600], rescue[620], calls[600], errfile[600];
+
+static void setup_with(const char *writer_body)
+{
+    dir = tu_tempdir();
+    cr_assert_not_null(dir);
+    snprintf(output, sizeof output, "%s/out-%%p.h5", dir);
+    snprintf(calls, sizeof calls, "%s/writer-calls", dir);
+    char body[2048];
+    snprintf(body, sizeof body, "echo \"$@\" >>'%s'\n%s", calls, writer_body);
+    char *w = tu_script(dir, "writer.sh", body);
+    setenv("SCOPE_LIKWID_WRITER", w, 1);
+    setenv("SCOPE_LIKWID_OUTPUT", output, 1);
+    setenv("SCOPE_LIKWID_TIMEOUT", "5", 1);
+    unsetenv("LIKWID_FILEPATH");
+    free(w);
+    snprintf(output, sizeof output, "%s/out-%d.h5", dir, (int)getpid());
+    snprintf(rescue, sizeof rescue, "%s.rescue", output);
+    /* Our stderr goes to a file the test can read. */
+    snprintf(errfile, sizeof errfile, "%s/stderr", dir);
+    int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 2);
+    close(fd);
+}
+
+static void setup(void)
+{
+    setup_with("cp \"$1\" \"$2\" && echo \"$2\"");
+}
+
+static void setup_failing_writer(void)
+{
+    setup_with("echo 'HDF5 is broken' >&2; exit 1");
+}
+
+static sl_run read_run(const char *path)
+{
+    size_t len;
+    char *buf = tu_slurp(path, &len);
+    cr_assert_not_null(buf, "%s missing", path);
+    sl_run run;
+    sl_diag d;
+    sl_diag_init(&d);
+    cr_assert_eq(sl_run_init(&run), 0);
+    cr_assert_eq(sl_wire_read_run(buf, len, path, &run, &d), 0, "%s",
+                 d.kept ? d.lines[0] : "?");
+    sl_diag_free(&d);
+    free(buf);
+    return run;
+}
+
+static const sl_timing_region *find(const sl_run *r, const char *tag)
+{
+    for (size_t i = 0; i < r->timing.nregions; i++)
+        if (strcmp(r->timing.regions[i].tag, tag) == 0)
+            return &r->timing.regions[i];
+    return NULL;
+}
+
+static int count_lines(const char *path)
+{
+    char *s = tu_slurp(path, NULL);
+    int n = 0;
+    for (char *p = s; p && *p; p++)
+        n += *p == '\n';
+    free(s);
+    return n;
+}
+
+Test(api, init_regions_close, .init = setup)
+{
+    likwid_markerInit();
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(likwid_markerStartRegion("a"), 0);
+        cr_assert_eq(likwid_markerStopRegion("a"), 0);
+    }
+    likwid_markerstartregion_("fortran tag     ", 16);
+    cr_assert_eq(likwid_markerStopRegion("fortran tag"), 0, "the Fortran tag was trimmed");
+    char longtag[600];
+    memset(longtag, 'L', sizeof longtag);
+    likwid_markerstartregion_(longtag, sizeof longtag);
+    likwid_markerstopregion_(longtag, sizeof longtag);
+    likwid_markerClose();
+    likwid_markerClose();
+    likwid_markerclose_();
+    fflush(NULL);
+    cr_assert_eq(count_lines(calls), 1, "the writer ran once");
+    cr_assert_not(tu_exists(rescue), "the rescue file is deleted after success");
+    sl_run run = read_run(output);
+    cr_assert_eq(run.pid, getpid());
+    cr_assert_eq(run.rank, 0);
+    cr_assert_eq(run.mpi_rank, -1);
+    cr_assert_str_eq(run.likwid_status,
+                     "LIKWID not counting (the application is not linked with LIKWID); timing only");
+    cr_assert_str_eq(run.timing.clock, "CLOCK_MONOTONIC");
+    cr_assert_gt(run.timing.origin_unix_ns, 1000000000LL * 1000000000LL);
+    cr_assert_eq(run.likwid.source, SL_SOURCE_NONE);
+    cr_assert_eq(run.timing.nregions, 3);
+    cr_assert_eq(find(&run, "a")->call_counts[0], 3);
+    cr_assert_eq(find(&run, "a")->ncalls, 3);
+    cr_assert_eq(find(&run, "fortran tag")->call_counts[0], 1);
+    cr_assert_eq(run.timing.regions[2].tag_len, sizeof longtag);
+    cr_assert_eq(run.timing.regions[2].call_counts[0], 1);
+    sl_run_free(&run);
+    char *err = tu_slurp(errfile, NULL);
+    char want[700];
+    snprintf(want, sizeof want, "scope-likwid: wrote %s\n", output);
+    cr_assert_str_eq(err, want);
+    free(err);
+}
+
+Test(api, hazards_answered, .init = setup)
+{
+    setenv("SCOPE_LIKWID_QUIET", "1", 1);
+    likwid_markerInit();
+    cr_assert_eq(likwid_markerStopRegion("never"), -EFAULT);
+    cr_assert_eq(likwid_markerResetRegion("never"), -EFAULT);
+    int nr = 10, count = 99;
+    double ev[10], time = 9;
+    likwid_markerGetRegion("never", &nr, ev, &time, &count);
+    cr_assert_eq(nr, 0);
+    cr_assert_eq(count, 0);
+    cr_assert_eq(time, 0);
+    nr = 10;
+    count = 5;
+    likwid_markergetregion_("never  ", &nr, ev, &time, &count, 7);
+    cr_assert_eq(nr, 0);
+    likwid_markerGetRegion("never", NULL, NULL, NULL, NULL);
+    cr_assert_eq(likwid_markerStartRegion(NULL), -EFAULT);
+    cr_assert_eq(likwid_markerStopRegion(NULL), -EFAULT);
+    /* nesting and double stop */
+    cr_assert_eq(likwid_markerStartRegion("n"), 0);
+    cr_assert_eq(likwid_markerStartRegion("n"), 0);
+    cr_assert_eq(likwid_markerStopRegion("n"), 0);
+    cr_assert_eq(likwid_markerStopRegion("n"), -EFAULT);
+    cr_assert_eq(likwid_markerResetRegion("n"), 0, "a stopped region may be reset");
+    cr_assert_eq(likwid_markerStartRegion("open"), 0);
+    cr_assert_eq(likwid_markerResetRegion("open"), -EFAULT, "an open one may not");
+    cr_assert_eq(likwid_markerRegisterRegion("reg"), 0);
+    likwid_markerNextGroup();
+    likwid_markerThreadInit();
+    likwid_markerClose();
+    /* after Close, the shim answers */
+    cr_assert_eq(likwid_markerStartRegion("late"), -EFAULT);
+    cr_assert_eq(likwid_markerStopRegion("late"), -EFAULT);
+    sl_run run = read_run(output);
+    cr_assert_eq(find(&run, "never")->unmatched_stops, 1);
+    cr_assert_eq(find(&run, "n")->nested_starts, 1);
+    cr_assert_eq(find(&run, "n")->unmatched_stops, 1);
+    cr_assert_eq(find(&run, "n")->call_counts[0], 1);
+    cr_assert_eq(find(&run, "open")->open_at_close, 1);
+    cr_assert_null(find(&run, "reg"));
+    cr_assert_null(find(&run, "late"));
+    sl_run_free(&run);
+    fflush(NULL);
+    char *err = tu_slurp(errfile, NULL);
+    cr_assert_str_eq(err, "", "quiet: no lines");
+    free(err);
+}
+
+Test(api, writer_fails_rescue_kept, .init = setup_failing_writer)
+{
+    likwid_markerInit();
+    likwid_markerStartRegion("r");
+    likwid_markerStopRegion("r");
+    likwid_markerClose();
+    cr_assert(tu_exists(rescue));
+    cr_assert_not(tu_exists(output));
+    sl_run run = read_run(rescue);
+    cr_assert_eq(find(&run, "r")->call_counts[0], 1);
+    sl_run_free(&run);
+    char *err = tu_slurp(errfile, NULL), want[4096];
+    snprintf(want, sizeof want,
+             "scope-likwid: could not write %s (writer exited with status 1: HDF5 is broken); "
+             "timing data saved in %s: convert it with 'scope-likwid convert %s -o %s'\n",
+             output, rescue, rescue, output);
+    cr_assert_str_eq(err, want);
+    free(err);
+}
+
+Test(api, writer_missing, .init = setup)
+{
+    char missing[700];
+    snprintf(missing, sizeof missing, "%s/no-such-writer", dir);
+    setenv("SCOPE_LIKWID_WRITER", missing, 1);
+    likwid_markerInit();
+    likwid_markerClose();
+    cr_assert(tu_exists(rescue));
+    char *err = tu_slurp(errfile, NULL);
+    cr_assert_not_null(strstr(err, "(writer not found: "), "%s", err);
+    cr_assert_not_null(strstr(err, missing), "%s", err);
+    free(err);
+}
+
+Test(api, rescue_exists_goes_to_tmpdir, .init = setup_failing_writer)
+{
+    close(open(rescue, O_CREAT | O_WRONLY, 0644));     /* taken */
+    setenv("TMPDIR", dir, 1);
+    likwid_markerInit();
+    likwid_markerClose();
+    char *err = tu_slurp(errfile, NULL);
+    char want[700];
+    snprintf(want, sizeof want, "timing data saved in %s/out-%d.h5.%d.0.rescue", dir,
+             (int)getpid(), (int)getpid());
+    cr_assert_not_null(strstr(err, want), "%s", err);
+    free(err);
+}
+
+static void child_exits(int close_first, int init)
+{
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        if (init)
+            likwid_markerInit();
+        likwid_markerStartRegion("inside");
+        if (close_first)
+            likwid_markerClose();
+        exit(0);    /* the test program may exit; the shim never does */
+    }
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    snprintf(output, sizeof output, "%s/out-%d.h5", dir, (int)pid);
+}
+
+Test(api, exit_without_close, .init = setup)
+{
+    child_exits(0, 1);
+    sl_run run = read_run(output);
+    cr_assert_str_eq(run.likwid_status,
+                     "application exited without likwid_markerClose; no counter data");
+    cr_assert_eq(find(&run, "inside")->open_at_close, 1);
+    sl_run_free(&run);
+}
+
+Test(api, never_initialised_writes_nothing, .init = setup)
+{
+    child_exits(1, 0);
+    cr_assert_not(tu_exists(output));
+    cr_assert_not(tu_exists(calls), "the writer never ran");
+}
+
+Test(api, disabled_writes_nothing, .init = setup)
+{
+    setenv("SCOPE_LIKWID_DISABLE", "1", 1);
+    child_exits(1, 1);
+    cr_assert_not(tu_exists(output));
+    cr_assert_not(tu_exists(calls));
+}
+
+Test(api, forked_child_is_pass_through, .init = setup)
+{
+    likwid_markerInit();
+    likwid_markerStartRegion("parent");
+    pid_t pid = fork();
+    if (pid == 0) {
+        likwid_markerStopRegion("parent");
+        likwid_markerClose();
+        _exit(0);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert_not(tu_exists(calls), "the child wrote nothing");
+    likwid_markerStopRegion("parent");
+    likwid_markerClose();
+    cr_assert_eq(count_lines(calls), 1);
+    sl_run run = read_run(output);
+    cr_assert_eq(find(&run, "parent")->call_counts[0], 1);
+    sl_run_free(&run);
+}
+
+Test(api, mpi_rank_and_template, .init = setup)
+{
+    char tmpl[700];
+    snprintf(tmpl, sizeof tmpl, "%s/res-r%%r.h5", dir);
+    setenv("SCOPE_LIKWID_OUTPUT", tmpl, 1);
+    setenv("OMPI_COMM_WORLD_RANK", "5", 1);
+    likwid_markerInit();
+    likwid_markerClose();
+    snprintf(output, sizeof output, "%s/res-r5.h5", dir);
+    sl_run run = read_run(output);
+    cr_assert_eq(run.rank, 5);
+    cr_assert_eq(run.mpi_rank, 5);
+    sl_run_free(&run);
+}

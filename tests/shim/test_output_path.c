@@ -1,0 +1,109 @@
+/* Output template expansion and rank detection. */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "output_path.h"
+
+static void clear_env(void)
+{
+    const char *vars[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID",
+                          "MV2_COMM_WORLD_RANK", "MPI_LOCALRANKID", "ALPS_APP_PE", "PALS_RANKID",
+                          "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        unsetenv(vars[i]);
+}
+
+static char *expand(const char *tmpl, const char *cwd)
+{
+    sl_output_vars v = {.rank = 3, .pid = 4711, .host = "node/7", .job = "12345", .cwd = cwd};
+    char *s = sl_output_expand(tmpl, &v);
+    cr_assert_not_null(s);
+    return s;
+}
+
+Test(output, codes)
+{
+    char *s = expand("/r/%r-%p-%h-%j-%%.h5", NULL);
+    cr_assert_str_eq(s, "/r/3-4711-node_7-12345-%.h5");
+    free(s);
+}
+
+Test(output, relative_against_cwd)
+{
+    char *s = expand("res/out%r.h5", "/home/u/run");
+    cr_assert_str_eq(s, "/home/u/run/res/out3.h5");
+    free(s);
+    s = expand("x.h5", "/");
+    cr_assert_str_eq(s, "/x.h5");
+    free(s);
+    s = expand("/abs/x.h5", "/home/u");
+    cr_assert_str_eq(s, "/abs/x.h5");
+    free(s);
+}
+
+Test(output, bad_codes_kept_literally, .init = cr_redirect_stderr)
+{
+    char *s = expand("/o/%x%s%n-%", NULL);
+    cr_assert_str_eq(s, "/o/%x%s%n-%");
+    free(s);
+    fflush(stderr);
+    cr_assert_stderr_eq_str(
+        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': unknown code '%x': expected one of %r %p %h %j %%; kept literally\n"
+        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': unknown code '%s': expected one of %r %p %h %j %%; kept literally\n"
+        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': unknown code '%n': expected one of %r %p %h %j %%; kept literally\n"
+        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': '%' at the end: expected one of %r %p %h %j %%; kept literally\n");
+}
+
+Test(output, missing_host_and_job)
+{
+    sl_output_vars v = {.rank = 0, .pid = 1, .host = "", .job = NULL, .cwd = NULL};
+    char *s = sl_output_expand("%h-%j", &v);
+    cr_assert_str_eq(s, "unknownhost-nojob");
+    free(s);
+}
+
+Test(output, defaults)
+{
+    cr_assert_str_eq(sl_output_default(1), "scope-likwid-rank%r.h5");
+    cr_assert_str_eq(sl_output_default(0), "scope-likwid-%p.h5");
+}
+
+Test(output, rank_first_set_variable_wins)
+{
+    int64_t r = -5;
+    clear_env();
+    cr_assert_eq(sl_rank_from_env(&r), 0);
+    setenv("SLURM_PROCID", "2", 1);
+    setenv("PALS_RANKID", "9", 1);
+    cr_assert_eq(sl_rank_from_env(&r), 1);
+    cr_assert_eq(r, 2);
+    setenv("PMI_RANK", "7", 1);
+    cr_assert_eq(sl_rank_from_env(&r), 1);
+    cr_assert_eq(r, 7);
+}
+
+Test(output, rank_garbage_skipped, .init = cr_redirect_stderr)
+{
+    int64_t r = -5;
+    clear_env();
+    setenv("OMPI_COMM_WORLD_RANK", "one", 1);
+    setenv("PMIX_RANK", "4", 1);
+    cr_assert_eq(sl_rank_from_env(&r), 1);
+    cr_assert_eq(r, 4);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("scope-likwid: OMPI_COMM_WORLD_RANK='one' is not a rank: expected an "
+                            "integer >= 0; ignored\n");
+}
+
+Test(output, job_id)
+{
+    clear_env();
+    cr_assert_null(sl_job_from_env());
+    setenv("PBS_JOBID", "77.server", 1);
+    cr_assert_str_eq(sl_job_from_env(), "77.server");
+    setenv("SLURM_JOB_ID", "88", 1);
+    cr_assert_str_eq(sl_job_from_env(), "88");
+}

@@ -1,0 +1,310 @@
+/* The per-thread region table: sums, min/max, nesting, unmatched stops, the
+ * per-call sample cap, table growth, long tags, several threads. Times are
+ * passed in explicitly, so every expected value is exact. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "region_table.h"
+#include "timing.h"
+
+static sl_timing collect(void)
+{
+    sl_timing t;
+    sl_timing_init(&t);
+    cr_assert_eq(sl_rt_collect(&t), 0);
+    return t;
+}
+
+static const sl_timing_region *find(const sl_timing *t, const char *tag)
+{
+    for (size_t i = 0; i < t->nregions; i++)
+        if (t->regions[i].tag_len == strlen(tag) && memcmp(t->regions[i].tag, tag, strlen(tag)) == 0)
+            return &t->regions[i];
+    return NULL;
+}
+
+static sl_rt_entry *entry(const char *tag)
+{
+    sl_rt_thread *t = sl_rt_self();
+    cr_assert_not_null(t);
+    sl_rt_entry *e = sl_rt_lookup(t, tag, 1);
+    cr_assert_not_null(e);
+    return e;
+}
+
+static void call(const char *tag, int64_t start, int64_t end)
+{
+    sl_rt_entry *e = entry(tag);
+    cr_assert_eq(sl_rt_start(sl_rt_self(), e, start), 0);
+    cr_assert_eq(sl_rt_stop(sl_rt_self(), e, end), 0);
+}
+
+Test(region_table, sums_min_max_and_samples)
+{
+    sl_rt_configure(1000, 0);
+    call("a", 100, 150);
+    call("a", 200, 230);
+    call("a", 300, 400);
+    call("b", 10, 11);
+    sl_timing t = collect();
+    cr_assert_eq(t.nregions, 2);
+    const sl_timing_region *a = find(&t, "a");
+    cr_assert_not_null(a);
+    cr_assert_eq(a->nthreads, 1);
+    cr_assert_eq(a->threads[0], (int64_t)gettid());
+    cr_assert_eq(a->call_counts[0], 3);
+    cr_assert_eq(a->total_ns[0], 50 + 30 + 100);
+    cr_assert_eq(a->min_ns[0], 30);
+    cr_assert_eq(a->max_ns[0], 100);
+    cr_assert_eq(a->ncalls, 3);
+    int64_t starts[] = {100, 200, 300}, ends[] = {150, 230, 400};
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert_eq(a->start_times[i], starts[i]);
+        cr_assert_eq(a->end_times[i], ends[i]);
+        cr_assert_eq(a->call_threads[i], (int64_t)gettid());
+    }
+    cr_assert_eq(a->dropped_calls, 0);
+    cr_assert_eq(a->open_at_close, 0);
+    cr_assert_str_eq(t.regions[0].tag, "a", "regions in order of first use");
+    cr_assert_str_eq(t.regions[1].tag, "b");
+    sl_timing_free(&t);
+}
+
+Test(region_table, nesting_keeps_first_start)
+{
+    sl_rt_thread *th = sl_rt_self();
+    sl_rt_entry *e = entry("n");
+    cr_assert_eq(sl_rt_start(th, e, 0), 0);
+    cr_assert_eq(sl_rt_start(th, e, 10), 1, "start while open is a nested start");
+    cr_assert_eq(sl_rt_stop(th, e, 25), 0);
+    cr_assert_eq(sl_rt_stop(th, e, 30), -1, "second stop has no start");
+    /* different tags nest freely */
+    sl_rt_entry *o = entry("outer"), *i = entry("inner");
+    cr_assert_eq(sl_rt_start(th, o, 100), 0);
+    cr_assert_eq(sl_rt_start(th, i, 110), 0);
+    cr_assert_eq(sl_rt_stop(th, i, 120), 0);
+    cr_assert_eq(sl_rt_stop(th, o, 200), 0);
+    sl_timing t = collect();
+    const sl_timing_region *n = find(&t, "n");
+    cr_assert_eq(n->call_counts[0], 1);
+    cr_assert_eq(n->total_ns[0], 25);
+    cr_assert_eq(n->nested_starts, 1);
+    cr_assert_eq(n->unmatched_stops, 1);
+    cr_assert_eq(find(&t, "outer")->total_ns[0], 100);
+    cr_assert_eq(find(&t, "inner")->total_ns[0], 10);
+    sl_timing_free(&t);
+}
+
+Test(region_table, unmatched_open_and_registered)
+{
+    sl_rt_thread *th = sl_rt_self();
+    sl_rt_unmatched(th, "never-started");
+    sl_rt_unmatched(th, "never-started");
+    sl_rt_entry *open = entry("open");
+    sl_rt_start(th, open, 5);
+    cr_assert(sl_rt_is_open(open));
+    cr_assert(sl_rt_started(open));
+    sl_rt_entry *reg = entry("registered-only");
+    cr_assert_not(sl_rt_started(reg));
+    sl_timing t = collect();
+    cr_assert_eq(t.nregions, 2, "a region that was only registered is left out");
+    const sl_timing_region *u = find(&t, "never-started");
+    cr_assert_eq(u->unmatched_stops, 2);
+    cr_assert_eq(u->call_counts[0], 0);
+    cr_assert_eq(u->min_ns[0], 0);
+    cr_assert_eq(u->ncalls, 0);
+    const sl_timing_region *o = find(&t, "open");
+    cr_assert_eq(o->open_at_close, 1);
+    cr_assert_eq(o->call_counts[0], 0);
+    cr_assert_null(find(&t, "registered-only"));
+    sl_timing_free(&t);
+}
+
+Test(region_table, sample_cap_exact)
+{
+    sl_rt_configure(5, 0);
+    for (int i = 0; i < 8; i++)
+        call("capped", i * 10, i * 10 + 3);
+    for (int i = 0; i < 5; i++)
+        call("exact", i, i + 1);
+    sl_timing t = collect();
+    const sl_timing_region *c = find(&t, "capped");
+    cr_assert_eq(c->call_counts[0], 8, "every call is timed");
+    cr_assert_eq(c->total_ns[0], 24);
+    cr_assert_eq(c->ncalls, 5);
+    cr_assert_eq(c->dropped_calls, 3);
+    cr_assert_eq(c->start_times[4], 40, "the first calls are the ones kept");
+    const sl_timing_region *x = find(&t, "exact");
+    cr_assert_eq(x->ncalls, 5);
+    cr_assert_eq(x->dropped_calls, 0);
+    sl_timing_free(&t);
+}
+
+Test(region_table, sample_cap_zero)
+{
+    sl_rt_configure(0, 0);
+    for (int i = 0; i < 4; i++)
+        call("z", i, i + 2);
+    sl_timing t = collect();
+    const sl_timing_region *z = find(&t, "z");
+    cr_assert_eq(z->call_counts[0], 4);
+    cr_assert_eq(z->total_ns[0], 8);
+    cr_assert_eq(z->ncalls, 0);
+    cr_assert_eq(z->dropped_calls, 4);
+    sl_timing_free(&t);
+}
+
+Test(region_table, arena_exhausted_counts_as_dropped)
+{
+    /* Room for exactly 2 samples (a sample is a pointer and two int64). */
+    sl_rt_configure(100, 2 * (sizeof(void *) + 2 * sizeof(int64_t)));
+    for (int i = 0; i < 3; i++)
+        call("p", i, i + 1);
+    for (int i = 0; i < 2; i++)
+        call("q", i, i + 1);
+    sl_timing t = collect();
+    const sl_timing_region *p = find(&t, "p"), *q = find(&t, "q");
+    cr_assert_eq(p->ncalls + q->ncalls, 2);
+    cr_assert_eq(p->ncalls, 2);
+    cr_assert_eq(p->dropped_calls, 1);
+    cr_assert_eq(q->dropped_calls, 2);
+    cr_assert_eq(q->call_counts[0], 2);
+    sl_timing_free(&t);
+}
+
+Test(region_table, many_tags_grow_the_table)
+{
+    sl_rt_configure(1000, 0);
+    char tag[32];
+    for (int round = 0; round < 3; round++)
+        for (int i = 0; i < 1000; i++) {
+            snprintf(tag, sizeof tag, "tag-%d", i);
+            call(tag, 0, i + 1);
+        }
+    sl_timing t = collect();
+    cr_assert_eq(t.nregions, 1000);
+    for (int i = 0; i < 1000; i++) {
+        snprintf(tag, sizeof tag, "tag-%d", i);
+        const sl_timing_region *r = find(&t, tag);
+        cr_assert_not_null(r, "%s missing", tag);
+        cr_assert_eq(r->call_counts[0], 3);
+        cr_assert_eq(r->total_ns[0], 3 * (i + 1));
+        cr_assert_eq(r->ncalls, 3);
+    }
+    sl_timing_free(&t);
+}
+
+Test(region_table, long_tags)
+{
+    size_t n = 10 * 1024;
+    char *a = malloc(n + 1), *b = malloc(n + 1);
+    memset(a, 'x', n);
+    a[n] = '\0';
+    memcpy(b, a, n + 1);
+    b[n - 1] = 'y';     /* differs in the last byte only */
+    call(a, 0, 5);
+    call(b, 0, 7);
+    call(a, 10, 11);
+    sl_timing t = collect();
+    cr_assert_eq(t.nregions, 2);
+    const sl_timing_region *ra = find(&t, a), *rb = find(&t, b);
+    cr_assert_eq(ra->tag_len, n);
+    cr_assert_eq(ra->call_counts[0], 2);
+    cr_assert_eq(ra->total_ns[0], 6);
+    cr_assert_eq(rb->call_counts[0], 1);
+    sl_timing_free(&t);
+    free(a);
+    free(b);
+}
+
+Test(region_table, empty_tag)
+{
+    call("", 1, 4);
+    sl_timing t = collect();
+    cr_assert_eq(t.nregions, 1);
+    cr_assert_eq(t.regions[0].tag_len, 0);
+    cr_assert_eq(t.regions[0].total_ns[0], 3);
+    sl_timing_free(&t);
+}
+
+#define NTHREADS 4
+#define NCALLS 200
+
+static pthread_barrier_t barrier;
+
+static void *worker(void *arg)
+{
+    int64_t *tid = arg;
+    *tid = gettid();
+    pthread_barrier_wait(&barrier);
+    for (int i = 0; i < NCALLS; i++) {
+        call("work", i * 10, i * 10 + 2);
+        if (i % 2)
+            call(i % 4 == 1 ? "odd-a" : "odd-b", 0, 1);
+    }
+    return NULL;
+}
+
+static void *collector(void *arg)
+{
+    (void)arg;
+    pthread_barrier_wait(&barrier);
+    /* Reading while the workers still run: must be consistent and race-free. */
+    for (int i = 0; i < 20; i++) {
+        sl_timing t = collect();
+        for (size_t r = 0; r < t.nregions; r++)
+            cr_assert_leq(t.regions[r].nthreads, NTHREADS);
+        sl_timing_free(&t);
+    }
+    return NULL;
+}
+
+Test(region_table, threads_are_separate)
+{
+    sl_rt_configure(50, 0);
+    pthread_t th[NTHREADS], col;
+    int64_t tids[NTHREADS];
+    pthread_barrier_init(&barrier, NULL, NTHREADS + 1);
+    pthread_create(&col, NULL, collector, NULL);
+    for (int i = 0; i < NTHREADS; i++)
+        pthread_create(&th[i], NULL, worker, &tids[i]);
+    for (int i = 0; i < NTHREADS; i++)
+        pthread_join(th[i], NULL);
+    pthread_join(col, NULL);
+    pthread_barrier_destroy(&barrier);
+
+    sl_timing t = collect();
+    const sl_timing_region *w = find(&t, "work");
+    cr_assert_eq(w->nthreads, NTHREADS);
+    cr_assert_eq(w->ncalls, NTHREADS * 50);
+    cr_assert_eq(w->dropped_calls, NTHREADS * (NCALLS - 50));
+    for (int i = 0; i < NTHREADS; i++) {
+        int found = 0;
+        for (size_t k = 0; k < w->nthreads; k++)
+            if (w->threads[k] == tids[i]) {
+                found = 1;
+                cr_assert_eq(w->call_counts[k], NCALLS);
+                cr_assert_eq(w->total_ns[k], 2 * NCALLS);
+            }
+        cr_assert(found, "thread %lld missing", (long long)tids[i]);
+    }
+    for (size_t c = 0; c < w->ncalls; c++) {
+        int known = 0;
+        for (int i = 0; i < NTHREADS; i++)
+            known |= w->call_threads[c] == tids[i];
+        cr_assert(known);
+    }
+    cr_assert_eq(find(&t, "odd-a")->nthreads, NTHREADS);
+    sl_timing_free(&t);
+}
+
+Test(region_table, clock_is_monotonic_ns)
+{
+    int64_t a = sl_rt_now_ns(), b = sl_rt_now_ns();
+    cr_assert_gt(a, 0);
+    cr_assert_geq(b, a);
+}
