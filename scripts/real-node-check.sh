@@ -39,7 +39,7 @@ command -v likwid-perfctr >/dev/null 2>&1 || skip "likwid-perfctr not found (Deb
 groups=$(likwid-perfctr -a 2>&1)
 group=
 for g in FLOPS_DP CLOCK BRANCH L2 ENERGY; do
-    if printf '%s\n' "$groups" | grep -Eq "^[[:space:]]*$g[[:space:]]"; then group=$g; break; fi
+    if printf '%s\n' "$groups" | grep -Eq "^[[:space:]]*${g}[[:space:]]"; then group=$g; break; fi
 done
 if [ -z "$group" ]; then
     # Any group at all: the first word of the first indented table row.
@@ -71,7 +71,13 @@ grep -q '^solver: ' "$tmp/run.out" || { cat "$tmp/run.out"; die "no 'solver:' li
 grep '^scope-likwid: ' "$tmp/run.err" | sed 's/^/  /'
 
 set -- "$tmp/run"/scope-likwid-*.h5
-[ $# = 1 ] && [ -f "$1" ] || { ls -la "$tmp/run"; die "expected one scope-likwid-*.h5 in the cwd, found: $*"; }
+if [ $# != 1 ] || [ ! -f "$1" ]; then
+    ls -la "$tmp/run"
+    die "expected one scope-likwid-*.h5 in the cwd, found: $*"
+fi
+"$py" -c 'import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    print("real-node-check: likwid_status:", f["rank0"].attrs.get("likwid_status"))' "$1"
 "$py" "$checker" "$1" --source full_api --names --metrics --env LIKWID_EVENTS --env LIKWID_THREADS \
     --status full_api --timing "init=1x1" --timing "solve-step=2x20" --timing "io phase=1x1" \
     --likwid-region "init=1x1" --likwid-region "solve-step=2x20" --likwid-region "io phase=1x1" ||

@@ -22,7 +22,7 @@ segv) SIMLIKWID_READBACK=segv; why='signal 11|SIGSEGV|segmentation' ;;
 abort) SIMLIKWID_READBACK=abort; why='signal 6|SIGABRT|abort' ;;
 hang) SIMLIKWID_READBACK=hang; why='timed? ?out|timeout'
       SCOPE_LIKWID_TIMEOUT=1; export SCOPE_LIKWID_TIMEOUT ;;
-exit) SIMLIKWID_READBACK=exit; why='exit(ed)? (with )?(status|code)' ;;
+exit) SIMLIKWID_READBACK='exit'; why='exit(ed)? (with )?(status|code)' ;;
 garbage) SIMLIKWID_READBACK=garbage; why='expected|not understood|invalid|garbage|malformed|unreadable' ;;
 truncate) SIMLIKWID_READBACK=truncate; why='expected|truncated|incomplete|invalid|unexpected end' ;;
 missing) SCOPE_LIKWID_COLLECTOR=$T/nonexistent/scope-likwid-collect; why='No such file|not found|missing'

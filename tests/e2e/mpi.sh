@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC2086 # $MPIRUN is a command with its options, split on purpose
 # MPI (Open MPI, 2 ranks, 1 OpenMP thread each) with the shim preloaded into
 # the ranks only (mpirun -x): one result file per rank,
 # scope-likwid-rank0.h5 and scope-likwid-rank1.h5, with mpi_rank 0 and 1.
