@@ -76,20 +76,29 @@ static char *self_path(void)
     return realpath(info.dli_fname, NULL);
 }
 
-/* The helper's path, or NULL with *missing describing where it was looked
- * for. Never PATH, never the working directory. */
-static char *helper_path(const char *override, const char *name, char **missing)
+/* The helper's path, or NULL with *problem saying what is wrong ("not found:
+ * PATH" or "not executable: PATH (reason)"). Never PATH, never the cwd. */
+static char *check_exec(const char *path, char **problem)
 {
-    *missing = NULL;
-    if (override) {
-        if (access(override, X_OK) == 0)
-            return strdup(override);
-        *missing = strdup(override);
-        return NULL;
-    }
+    if (access(path, X_OK) == 0)
+        return strdup(path);
+    char buf[PATH_MAX + 128];
+    if (errno == ENOENT || errno == ENOTDIR)
+        snprintf(buf, sizeof buf, "not found: %s", path);
+    else
+        snprintf(buf, sizeof buf, "not executable: %s (%s)", path, strerror(errno));
+    *problem = strdup(buf);
+    return NULL;
+}
+
+static char *helper_path(const char *override, const char *name, char **problem)
+{
+    *problem = NULL;
+    if (override)
+        return check_exec(override, problem);
     char *self = self_path();
     if (!self) {
-        *missing = strdup("(the shim's own path is unknown)");
+        *problem = strdup("not found: the shim's own path is unknown");
         return NULL;
     }
     char *slash = strrchr(self, '/');
@@ -103,9 +112,9 @@ static char *helper_path(const char *override, const char *name, char **missing)
             return strdup(cand[i]);
         }
     }
-    *missing = strdup(cand[0]);
     free(self);
-    return NULL;
+    /* Neither there: report the installed location. */
+    return check_exec(cand[0], problem);
 }
 
 static int run_helper(const char *const argv[], sl_spawn_result *res)
@@ -192,7 +201,7 @@ static int full_api(const char *markerfile, sl_likwid *lw, text *status)
     char *missing;
     char *collector = helper_path(sl_g.cfg.collector, "scope-likwid-collect", &missing);
     if (!collector) {
-        text_add(status, "full_api failed: collector not found: %s", missing ? missing : "?");
+        text_add(status, "full_api failed: collector %s", missing ? missing : "not found");
         free(missing);
         return 0;
     }
@@ -372,7 +381,7 @@ static char *run_writer(const char *rescue, char *why, size_t why_len)
     char *missing;
     char *writer = helper_path(sl_g.cfg.writer, "scope-likwid-write", &missing);
     if (!writer) {
-        snprintf(why, why_len, "writer not found: %s", missing ? missing : "?");
+        snprintf(why, why_len, "writer %s", missing ? missing : "not found");
         free(missing);
         return NULL;
     }
