@@ -247,6 +247,7 @@ int sl_h5_write(const char *path, const sl_run *runs, size_t nruns, char **writt
 out:
     if (fapl >= 0)
         H5Pclose(fapl);
+    free(cap.done); /* an image HDF5 released on a failed open */
     sl_h5w_close(&w);
     free(name);
     if (!rc)
@@ -340,6 +341,7 @@ int sl_h5_into(const char *path, const sl_run *run, sl_diag *diag)
 out:
     if (fapl >= 0)
         H5Pclose(fapl);
+    free(cap.done); /* an image HDF5 released on a failed open */
     sl_h5w_close(&w);
     free(name);
     free(old);

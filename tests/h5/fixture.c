@@ -10,7 +10,7 @@
 
 const char *const fixture_tags[] = {
     "solve-step", "io phase", "", ".", "..", "a/b", "a|b", "x%y", " lead and trail ",
-    "\xff\xfe" "abc", "tab\there", "caf\xc3\xa9", "%g1", "%", ".hidden", "back\\slash",
+    ("\xff\xfe" "abc"), "tab\there", "caf\xc3\xa9", "%g1", "%", ".hidden", "back\\slash",
 };
 const size_t fixture_tag_lens[] = {10, 8, 0, 1, 2, 3, 3, 3, 16, 5, 8, 5, 3, 1, 7, 10};
 const size_t fixture_ntags = sizeof fixture_tags / sizeof fixture_tags[0];

@@ -1,7 +1,8 @@
 /* The writer's speed on a large run: 1000 likwid regions x 128 threads x 8
- * events plus 1000 timing regions. The bound is loose (shared test machines
- * are noisy); it catches pathologies such as metadata cache thrashing, which
- * cost seconds. The time is printed for the record. */
+ * events plus 1000 timing regions. The bound is loose because shared test
+ * machines are noisy (0.6-1.2 s seen on a loaded 2-core VM); it catches
+ * blow-ups such as quadratic work per region. The time is printed (stderr,
+ * in the test log) for the record. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,7 @@ Test(speed, large_run_is_written_quickly, .timeout = 30)
         free(w);
     }
     fprintf(stderr, "speed: 1000 x 128 x 8 (+1000 timing regions) written in %.1f ms (best of 3)\n", best);
-    cr_expect_lt(best, 2000.0);
+    cr_expect_lt(best, 5000.0);
     sl_diag_free(&d);
     sl_run_free(&run);
     fixture_rmdir(dir);
