@@ -99,7 +99,7 @@ static int timing_region(sl_h5w *w, hid_t parent, const sl_timing_region *t)
     return close_fail(g, rc);
 }
 
-static int write_timing(sl_h5w *w, hid_t rank_g, const sl_timing *t)
+int sl_h5w_timing(sl_h5w *w, hid_t rank_g, const sl_timing *t)
 {
     hid_t g = sl_h5w_group(w, rank_g, "timing", 0);
     if (g < 0)
@@ -273,7 +273,7 @@ int sl_h5w_run(sl_h5w *w, hid_t file, const sl_run *run)
         return -EIO;
     int rc = sl_h5w_rank_attrs(w, g, run);
     if (!rc)
-        rc = write_timing(w, g, &run->timing);
+        rc = sl_h5w_timing(w, g, &run->timing);
     if (!rc && run->likwid.source != SL_SOURCE_NONE)
         rc = sl_h5w_likwid(w, g, run);
     return close_fail(g, rc);

@@ -56,6 +56,8 @@ int sl_h5w_f64_data(sl_h5w *w, hid_t g, const char *name, const double *v, size_
 int sl_h5w_run(sl_h5w *w, hid_t file, const sl_run *run);
 /* Writes rank<R>/likwid only (rank group must exist, likwid must not). */
 int sl_h5w_likwid(sl_h5w *w, hid_t rank_group, const sl_run *run);
+/* Writes rank<R>/timing (always present in a result file). */
+int sl_h5w_timing(sl_h5w *w, hid_t rank_group, const sl_timing *t);
 /* Writes the rank attributes the group lacks (all, for a new group). */
 int sl_h5w_rank_attrs(sl_h5w *w, hid_t g, const sl_run *run);
 

@@ -257,7 +257,7 @@ out:
 }
 
 /* Opens (or creates) rank<R> in an existing file and adds the rank
- * attributes it lacks, keeping the ones it has. */
+ * attributes and timing group it lacks, keeping the ones it has. */
 static hid_t rank_group(sl_h5w *w, hid_t f, const sl_run *run)
 {
     char name[32];
@@ -278,6 +278,12 @@ static hid_t rank_group(sl_h5w *w, hid_t f, const sl_run *run)
         return -1;
     }
     if (sl_h5w_rank_attrs(w, g, run) < 0) {
+        H5Oclose(g);
+        return -1;
+    }
+    /* timing/ is always present in a rank group: a new one gets the run's */
+    htri_t has_timing = H5Lexists(g, "timing", H5P_DEFAULT);
+    if (has_timing < 0 || (has_timing == 0 && sl_h5w_timing(w, g, &run->timing) < 0)) {
         H5Oclose(g);
         return -1;
     }
