@@ -215,7 +215,7 @@ static int full_api(const char *markerfile, sl_likwid *lw, text *status)
     } else if (res.outcome == SL_SPAWN_NO_STATUS && !res.truncated) {
         ok = 1;     /* judged by the output alone: its trailer says if it is complete */
     } else if (res.truncated) {
-        why = strdup("collector output larger than 256 MiB");
+        why = strdup("output larger than 256 MiB");
     } else {
         why = sl_spawn_describe(&res, sl_g.cfg.timeout_s);
     }

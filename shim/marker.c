@@ -82,10 +82,6 @@ static void check_counting(void)
 
 static void do_init(void)
 {
-    if (sl_config_disabled()) {
-        atomic_store(&sl_mode, SL_MODE_PASS);
-        return;
-    }
     sl_config_load(&sl_g.cfg);
     if (sl_g.cfg.disabled) {
         atomic_store(&sl_mode, SL_MODE_PASS);
