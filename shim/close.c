@@ -207,7 +207,10 @@ static int full_api(const char *markerfile, sl_likwid *lw, text *status)
     }
     const char *argv[] = {collector, markerfile, NULL};
     sl_spawn_result res;
+    sl_log_debug("running %s %s", collector, markerfile);
     run_helper(argv, &res);
+    sl_log_debug("collector: outcome %d, status %d, signal %d, %zu bytes out, %zu bytes err",
+                 (int)res.outcome, res.exit_code, res.signal, res.out_len, res.err_len);
     int ok = 0;
     char *why = NULL;
     if (res.outcome == SL_SPAWN_EXITED && res.exit_code == 0 && !res.truncated) {
@@ -387,7 +390,10 @@ static char *run_writer(const char *rescue, char *why, size_t why_len)
     }
     const char *argv[] = {writer, rescue, sl_g.output, NULL};
     sl_spawn_result res;
+    sl_log_debug("running %s %s %s", writer, rescue, sl_g.output);
     run_helper(argv, &res);
+    sl_log_debug("writer: outcome %d, status %d, signal %d", (int)res.outcome, res.exit_code,
+                 res.signal);
     char *written = NULL;
     if (res.outcome == SL_SPAWN_EXITED ? res.exit_code == 0
                                        : res.outcome == SL_SPAWN_NO_STATUS) {
@@ -420,6 +426,7 @@ static void finish(sl_likwid *lw, const char *status)
         return;
     }
     fill_run(&run, lw, status);
+    sl_log_debug("likwid_status: %s", status);
     char why[1024] = "", rescue_why[PATH_MAX + 256] = "";
     char *rescue = write_rescue(&run, rescue_why, sizeof rescue_why);
     sl_run_free(&run);

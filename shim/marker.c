@@ -124,8 +124,9 @@ static void do_init(void)
     pthread_atfork(NULL, NULL, atfork_child);
     /* Before LIKWID's Init: it may exit() the process (failed access daemon). */
     atexit(sl_close_at_exit);
-    sl_log_debug("active: output %s, LIKWID %s", sl_g.output,
-                 sl_g.counting ? "counting" : sl_g.not_counting);
+    sl_log_debug("active: output %s; LIKWID %s%s", sl_g.output,
+                 sl_g.counting ? "counting" : "not counting: ",
+                 sl_g.counting ? "" : sl_g.not_counting ? sl_g.not_counting : "?");
     atomic_store(&sl_mode, SL_MODE_ACTIVE);
 }
 
