@@ -112,6 +112,11 @@ static int scan_uint(const char **pp, const char *end, uint64_t max, uint64_t *o
     return 0;
 }
 
+/* Exact powers of ten: every one up to 1e22 is a double without rounding. */
+static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
 /* One number as printf writes it, at *pp up to the token's end:
  * [+-]digits[.digits][e[+-]digits], or nan, inf, infinity (any case, with
  * sign). Hex floats are not accepted. Advances *pp. 0, -1 (not a number) or
@@ -178,16 +183,13 @@ static int scan_double(const char **pp, const char *end, scratch *sc, double *ou
         return -1;
     *pp = p;
     /* exact m and exact 10^k: one correctly rounded operation (Clinger) */
-    static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     if (exact && m == 0) {
         *out = neg ? -0.0 : 0.0;
         return 0;
     }
     if (exact && m <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22) {
         double v = (double)m;
-        v = exp10 < 0 ? v / pow10[-exp10] : v * pow10[exp10];
+        v = exp10 < 0 ? v / pow10_exact[-exp10] : v * pow10_exact[exp10];
         *out = neg ? -v : v;
         return 0;
     }
@@ -207,6 +209,64 @@ static int scan_double(const char **pp, const char *end, scratch *sc, double *ou
     char *stop;
     *out = strtod_l(sc->p, &stop, loc); /* ERANGE gives inf or a denormal: kept */
     return stop == sc->p + n ? 0 : -1;
+}
+
+/* 8 bytes as a little-endian word, whatever the host's alignment rules. */
+static inline uint64_t load8(const char *s)
+{
+    uint64_t v;
+    memcpy(&v, s, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+/* All 8 bytes of v are '0'..'9' (a SWAR test: no branch per byte). */
+static inline int eight_digits(uint64_t v)
+{
+    return ((v & UINT64_C(0xF0F0F0F0F0F0F0F0)) |
+            (((v + UINT64_C(0x0606060606060606)) & UINT64_C(0xF0F0F0F0F0F0F0F0)) >> 4)) ==
+           UINT64_C(0x3333333333333333);
+}
+
+/* The value of 8 decimal digits, first byte most significant: pairs, then
+ * quads, then the whole in three multiplications. */
+static inline uint32_t eight_digits_value(uint64_t v)
+{
+    v = ((v & UINT64_C(0x0F0F0F0F0F0F0F0F)) * 2561) >> 8;
+    v = ((v & UINT64_C(0x00FF00FF00FF00FF)) * 6553601) >> 16;
+    return (uint32_t)(((v & UINT64_C(0x0000FFFF0000FFFF)) * UINT64_C(42949672960001)) >> 32);
+}
+
+/* The form LIKWID prints (printf "%e"): [-]d.dddddde[+-]dd, recognized by
+ * position, so most values cost a few dozen instructions. m < 10^7 and
+ * |exponent| <= 22 make m * 10^k (or m / 10^k) one correctly rounded
+ * operation (Clinger's fast path), the value scan_double would give. 1 and
+ * *pp advanced when it applies, else 0 and scan_double takes the token. */
+static inline __attribute__((always_inline)) int scan_e7(const char **pp, const char *end,
+                                                         double *out)
+{
+    const char *s = *pp;
+    int neg = s < end && *s == '-';
+    s += neg;
+    if (end - s < 12 || s[1] != '.' || (s[8] | 0x20) != 'e' || (s[9] != '+' && s[9] != '-'))
+        return 0;
+    /* "d.dddddd" becomes "0ddddddd": the point's byte takes the lead digit */
+    uint64_t w = load8(s);
+    w = (w & UINT64_C(0xFFFFFFFFFFFF0000)) | (w & 0xFF) << 8 | '0';
+    unsigned e1 = (unsigned)((unsigned char)s[10] - '0'), e2 = (unsigned)((unsigned char)s[11] - '0');
+    if (!eight_digits(w) || e1 > 9 || e2 > 9 || (end - s > 12 && !is_blank(s[12])))
+        return 0;
+    int e = (int)(e1 * 10 + e2);
+    int k = (s[9] == '-' ? -e : e) - 6;
+    if (k < -22 || k > 22)
+        return 0;
+    double v = (double)eight_digits_value(w);
+    v = k < 0 ? v / pow10_exact[-k] : v * pow10_exact[k];
+    *out = neg ? -v : v;
+    *pp = s + 12;
+    return 1;
 }
 
 static const char *skip_blanks(const char *p, const char *end)
@@ -548,7 +608,7 @@ static int parse_value(mf_ctx *c, const char *l, size_t n, size_t line)
             rc = scan_uint(&p, end, INT64_MAX, &ucount);
             break;
         case 4:
-            rc = scan_double(&p, end, &c->sc, &time);
+            rc = scan_e7(&p, end, &time) ? 0 : scan_double(&p, end, &c->sc, &time);
             if (rc == -ENOMEM)
                 return rc;
             if (rc < 0)
@@ -576,6 +636,11 @@ static int parse_value(mf_ctx *c, const char *l, size_t n, size_t line)
             return SKIP(c, line, "short value line, %llu of %llu values: expected %llu values",
                         (unsigned long long)e, (unsigned long long)nevents,
                         (unsigned long long)nevents);
+        if (scan_e7(&p, end, &c->pool[off + e])) {
+            while (p < end && is_blank(*p))
+                p++;
+            continue;
+        }
         rc = scan_double(&p, end, &c->sc, &c->pool[off + e]);
         if (rc == -ENOMEM)
             return rc;
