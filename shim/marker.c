@@ -121,10 +121,15 @@ static void do_init(void)
         return;
     }
     sl_rt_configure(sl_g.cfg.max_calls, 0);
+    /* SCOPE_LIKWID_TSC=0 forces clock_gettime (for comparisons; undocumented
+     * outside bench/README.md). */
+    const char *tsc = getenv("SCOPE_LIKWID_TSC");
+    int on_tsc = sl_rt_clock_init(!(tsc && strcmp(tsc, "0") == 0));
     pthread_atfork(NULL, NULL, atfork_child);
     /* Before LIKWID's Init: it may exit() the process (failed access daemon). */
     atexit(sl_close_at_exit);
-    sl_log_debug("active: output %s; LIKWID %s%s", sl_g.output,
+    sl_log_debug("active: output %s; clock %s; LIKWID %s%s", sl_g.output,
+                 on_tsc ? "TSC, converted to CLOCK_MONOTONIC" : "CLOCK_MONOTONIC",
                  sl_g.counting ? "counting" : "not counting: ",
                  sl_g.counting ? "" : sl_g.not_counting ? sl_g.not_counting : "?");
     atomic_store(&sl_mode, SL_MODE_ACTIVE);
@@ -178,51 +183,39 @@ int sl_shim_register(const char *tag)
     return r->register_region ? r->register_region(tag) : 0;
 }
 
+/* Start and Stop are the hot path: a few loads and the region table's
+ * cached lookup; the rare cases (not active, NULL tag, no table) are cold
+ * branches. */
 int sl_shim_start(const char *tag)
 {
     const sl_real_api *r = sl_real();
-    int m = mode();
-    if (m != SL_MODE_ACTIVE) {
-        if (m == SL_MODE_CLOSED || !tag)
+    if (__builtin_expect(mode() != SL_MODE_ACTIVE || !tag, 0)) {
+        if (mode() == SL_MODE_CLOSED || !tag)
             return -EFAULT;
         return r->start ? r->start(tag) : -EFAULT;
     }
-    if (!tag)
-        return -EFAULT;
     /* LIKWID first, our clock last: the timing leaves LIKWID's reads out. */
     int rc = r->start ? r->start(tag) : 0;
-    sl_rt_thread *t = sl_rt_self();
-    sl_rt_entry *e = t ? sl_rt_lookup(t, tag, 1) : NULL;
-    if (e)
-        sl_rt_start(t, e, sl_rt_now_ns());
+    sl_rt_start_now(tag);
     return rc;
 }
 
 int sl_shim_stop(const char *tag)
 {
-    int64_t now = sl_rt_now_ns();
     const sl_real_api *r = sl_real();
-    int m = mode();
-    if (m != SL_MODE_ACTIVE) {
-        if (m == SL_MODE_CLOSED || !tag)
+    if (__builtin_expect(mode() != SL_MODE_ACTIVE || !tag, 0)) {
+        if (mode() == SL_MODE_CLOSED || !tag)
             return -EFAULT;
         return r->stop ? r->stop(tag) : -EFAULT;
     }
-    if (!tag)
+    /* Our clock first (inside sl_rt_stop_now). -1: never started here or
+     * not open; LIKWID would deadlock (5.2) or crash (5.5+) on the first,
+     * and -EFAULT is what it returns for a region that is not running.
+     * -2: no memory for a table: cannot judge, leave it to LIKWID. */
+    int rc = sl_rt_stop_now(tag);
+    if (rc == -1)
         return -EFAULT;
-    sl_rt_thread *t = sl_rt_self();
-    if (!t)     /* no memory for a table: cannot judge, leave it to LIKWID */
-        return r->stop ? r->stop(tag) : -EFAULT;
-    sl_rt_entry *e = sl_rt_lookup(t, tag, 0);
-    if (!e) {
-        /* Never started here: LIKWID would deadlock (5.2) or crash (5.5+).
-         * -EFAULT is what LIKWID returns for a region that is not running. */
-        sl_rt_unmatched(t, tag);
-        return -EFAULT;
-    }
-    if (sl_rt_stop(t, e, now) != 0)
-        return -EFAULT;     /* not open: same answer, same reason */
-    return r->stop ? r->stop(tag) : 0;
+    return r->stop ? r->stop(tag) : (rc == 0 ? 0 : -EFAULT);
 }
 
 int sl_shim_reset(const char *tag)

@@ -9,17 +9,27 @@
 #include "region_table.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
 
 #define RELAXED memory_order_relaxed
 #define INITIAL_SLOTS 16
 #define DEFAULT_ARENA ((size_t)256 << 20)
 #define MIN_ARENA ((size_t)1 << 20)
+#define HOT_SLOTS 4                     /* per-thread tag cache (power of two) */
+#define HOT_WORDS 4                     /* tags of up to 32 - 1 - (tag & 7) bytes */
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define COLD __attribute__((cold, noinline))
 
 struct sl_rt_entry {
     /* Immutable once published. */
@@ -43,6 +53,19 @@ typedef struct sample {
     int64_t start, end;
 } sample;
 
+/* A word load that may alias the caller's chars. */
+typedef uint64_t __attribute__((may_alias)) alias_u64;
+
+/* One cached tag pointer: the aligned words that hold its bytes (the NUL
+ * included) as they were, and which bytes of those words are the tag's. */
+typedef struct hot {
+    const char *ptr;
+    const alias_u64 *base;              /* ptr rounded down to 8 */
+    unsigned nwords;
+    uint64_t want[HOT_WORDS], mask[HOT_WORDS];
+    sl_rt_entry *e;
+} hot;
+
 typedef struct table {
     size_t cap;                         /* power of two */
     struct table *prev;                 /* retired tables stay reachable */
@@ -59,13 +82,139 @@ struct sl_rt_thread {
     sample *arena;                      /* owner maps it; Close reads below nsamples */
     size_t arena_cap;                   /* samples */
     int arena_tried;
+    int tsc;                            /* times are TSC ticks (fixed at creation) */
     _Atomic size_t nsamples;
+    hot cache[HOT_SLOTS];               /* owner only */
 };
 
 static _Atomic(sl_rt_thread *) all_threads;
 static _Atomic int64_t cfg_max_calls = 1000;
 static _Atomic size_t cfg_arena_bytes = DEFAULT_ARENA;
 static __thread sl_rt_thread *tls_self __attribute__((tls_model("initial-exec")));
+
+/* ---- the clock ----
+ * Region times are CLOCK_MONOTONIC nanoseconds. On x86-64 clock_gettime
+ * costs about two TSC reads or more (vDSO: an ordered TSC read plus
+ * scaling), so when the CPU has an invariant TSC (CPUID 0x80000007 EDX bit 8)
+ * AND the kernel itself uses the TSC as the clocksource of CLOCK_MONOTONIC
+ * (which also means the kernel found the TSCs of all CPUs in sync), the hot
+ * path reads the raw TSC instead and stores ticks. They are converted to
+ * CLOCK_MONOTONIC ns at collect time by the straight line through two
+ * (TSC, CLOCK_MONOTONIC) pairs, one taken at sl_rt_clock_init (Init) and one
+ * at sl_rt_collect (Close), each read bracketed between two TSC reads (the
+ * narrowest of a few tries, its midpoint). The kernel derives
+ * CLOCK_MONOTONIC from the same TSC by a linear map too (NTP only slews its
+ * rate by parts per million), so the converted values are on
+ * CLOCK_MONOTONIC to within the pairs' reading error (tens of ns here) plus
+ * any NTP rate change during the run; durations likewise. The reads are not
+ * serialising (rdtsc, not rdtscp/lfence): a few cycles of skew against the
+ * application's instructions, far below the cost of the calls themselves.
+ * Elsewhere (or SCOPE_LIKWID_TSC=0) clock_gettime is read directly. */
+static _Atomic int clk_tsc;             /* set once, release; read acquire */
+static int64_t clk_tick0, clk_ns0;      /* published by clk_tsc's release */
+
+#if defined(__x86_64__)
+static int invariant_tsc(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
+        return 0;
+    __get_cpuid(0x80000007, &a, &b, &c, &d);
+    return (d >> 8) & 1;
+}
+
+static int kernel_clock_is_tsc(void)
+{
+    char buf[32] = "";
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
+    if (!f)
+        return 0;
+    int ok = fgets(buf, sizeof buf, f) != NULL && strcmp(buf, "tsc\n") == 0;
+    fclose(f);
+    return ok;
+}
+
+/* A (tick, ns) pair: the ns read between two TSC reads, the narrowest
+ * bracket of a few tries, at its midpoint. */
+static void clock_pair(int64_t *tick, int64_t *ns)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        uint64_t a = __rdtsc();
+        int64_t n = sl_rt_now_ns();
+        uint64_t b = __rdtsc();
+        if (b >= a && b - a < best) {
+            best = b - a;
+            *tick = (int64_t)(a + (b - a) / 2);
+            *ns = n;
+        }
+    }
+}
+#endif
+
+int sl_rt_clock_init(int allow_tsc)
+{
+#if defined(__x86_64__)
+    if (allow_tsc && invariant_tsc() && kernel_clock_is_tsc()) {
+        clock_pair(&clk_tick0, &clk_ns0);
+        atomic_store_explicit(&clk_tsc, 1, memory_order_release);
+        return 1;
+    }
+#else
+    (void)allow_tsc;
+#endif
+    return 0;
+}
+
+/* Ticks to ns: the line through (tick0, ns0) and (tick1, ns1). */
+typedef struct conv {
+    int on;
+    int64_t tick0, ns0, dtick, dns;
+} conv;
+
+__extension__ typedef __int128 i128;
+
+static int64_t conv_dur(const conv *c, int64_t ticks)
+{
+    return c->on ? (int64_t)((i128)ticks * c->dns / c->dtick) : ticks;
+}
+
+static int64_t conv_time(const conv *c, int64_t tick)
+{
+    return c->on ? c->ns0 + conv_dur(c, tick - c->tick0) : tick;
+}
+
+static conv conv_now(void)
+{
+    conv c = {0};
+#if defined(__x86_64__)
+    if (atomic_load_explicit(&clk_tsc, memory_order_acquire)) {
+        int64_t t1, n1;
+        clock_pair(&t1, &n1);
+        c.tick0 = clk_tick0;
+        c.ns0 = clk_ns0;
+        c.dtick = t1 - c.tick0;
+        c.dns = n1 - c.ns0;
+        c.on = c.dtick > 0 && c.dns > 0;
+        if (!c.on) {    /* no time passed at all: the nominal ratio is unknown */
+            c.on = 1;
+            c.dtick = c.dns = 1;
+        }
+    }
+#endif
+    return c;
+}
+
+static inline int64_t now_ticks(const sl_rt_thread *t)
+{
+#if defined(__x86_64__)
+    if (LIKELY(t->tsc))
+        return (int64_t)__rdtsc();
+#else
+    (void)t;
+#endif
+    return sl_rt_now_ns();
+}
 
 void sl_rt_configure(int64_t max_calls, size_t arena_bytes)
 {
@@ -104,6 +253,7 @@ sl_rt_thread *sl_rt_self(void)
         return NULL;
     }
     t->tid = (int64_t)gettid();
+    t->tsc = atomic_load_explicit(&clk_tsc, memory_order_acquire);
     atomic_init(&t->tbl, tb);
     atomic_init(&t->first, NULL);
     atomic_init(&t->nsamples, 0);
@@ -168,6 +318,9 @@ static sl_rt_entry *entry_new(const char *tag, size_t len, uint64_t hash)
     e->len = len;
     e->hash = hash;
     e->close_index = SIZE_MAX;
+    /* So that Stop needs no "first call?" test. */
+    atomic_init(&e->min_ns, INT64_MAX);
+    atomic_init(&e->max_ns, INT64_MIN);
     return e;
 }
 
@@ -215,7 +368,7 @@ int sl_rt_start(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
 {
     (void)t;
     bump(&e->starts, 1);
-    if (atomic_load_explicit(&e->open, RELAXED)) {
+    if (UNLIKELY(atomic_load_explicit(&e->open, RELAXED))) {
         bump(&e->nested, 1);
         return 1;
     }
@@ -224,48 +377,52 @@ int sl_rt_start(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
     return 0;
 }
 
-static sample *arena_slot(sl_rt_thread *t)
+/* First sample of the thread: reserve address space only; pages are
+ * touched as samples arrive. */
+static COLD void arena_map(sl_rt_thread *t)
 {
-    if (!t->arena && !t->arena_tried) {
-        t->arena_tried = 1;
-        /* Reserve address space only; pages are touched as samples arrive. */
-        for (size_t bytes = atomic_load(&cfg_arena_bytes); bytes >= sizeof(sample);
-             bytes = bytes > MIN_ARENA ? bytes / 2 : 0) {
-            void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-            if (p != MAP_FAILED) {
-                t->arena = p;
-                t->arena_cap = bytes / sizeof(sample);
-                break;
-            }
-            if (bytes <= MIN_ARENA)
-                break;
+    t->arena_tried = 1;
+    for (size_t bytes = atomic_load(&cfg_arena_bytes); bytes >= sizeof(sample);
+         bytes = bytes > MIN_ARENA ? bytes / 2 : 0) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p != MAP_FAILED) {
+            t->arena = p;
+            t->arena_cap = bytes / sizeof(sample);
+            break;
         }
+        if (bytes <= MIN_ARENA)
+            break;
     }
-    size_t n = atomic_load_explicit(&t->nsamples, RELAXED);
-    return t->arena && n < t->arena_cap ? &t->arena[n] : NULL;
 }
 
-int sl_rt_stop(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
+static inline sample *arena_slot(sl_rt_thread *t)
 {
-    if (!atomic_load_explicit(&e->open, RELAXED)) {
+    if (UNLIKELY(!t->arena) && !t->arena_tried)
+        arena_map(t);
+    size_t n = atomic_load_explicit(&t->nsamples, RELAXED);
+    return LIKELY(n < t->arena_cap) ? &t->arena[n] : NULL;
+}
+
+static inline int stop_at(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
+{
+    if (UNLIKELY(!atomic_load_explicit(&e->open, RELAXED))) {
         bump(&e->unmatched, 1);
         return -1;
     }
     int64_t d = now - e->open_start;
-    int64_t calls = atomic_load_explicit(&e->calls, RELAXED);
-    if (calls == 0 || d < atomic_load_explicit(&e->min_ns, RELAXED))
+    if (d < atomic_load_explicit(&e->min_ns, RELAXED))
         atomic_store_explicit(&e->min_ns, d, RELAXED);
-    if (calls == 0 || d > atomic_load_explicit(&e->max_ns, RELAXED))
+    if (d > atomic_load_explicit(&e->max_ns, RELAXED))
         atomic_store_explicit(&e->max_ns, d, RELAXED);
     bump(&e->total_ns, d);
-    atomic_store_explicit(&e->calls, calls + 1, RELAXED);
+    bump(&e->calls, 1);
     atomic_store_explicit(&e->open, 0, RELAXED);
 
     sample *s = NULL;
-    if (e->recorded < atomic_load_explicit(&cfg_max_calls, RELAXED))
+    if (LIKELY(e->recorded < atomic_load_explicit(&cfg_max_calls, RELAXED)))
         s = arena_slot(t);
-    if (s) {
+    if (LIKELY(s != NULL)) {
         s->e = e;
         s->start = e->open_start;
         s->end = now;
@@ -277,6 +434,92 @@ int sl_rt_stop(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
         bump(&e->dropped, 1);
     }
     return 0;
+}
+
+int sl_rt_stop(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
+{
+    return stop_at(t, e, now);
+}
+
+/* ---- the hot path: tag pointer -> entry through a per-thread cache ---- */
+
+static inline size_t hot_index(const char *tag)
+{
+    return (size_t)(((uintptr_t)tag * 0x9E3779B97F4A7C15ULL) >> 32) & (HOT_SLOTS - 1);
+}
+
+/* Whether the chars at h->ptr are still the cached tag. Only aligned words
+ * are loaded, and a word only after every byte before it matched (so the
+ * caller's string reaches into it): no load can fault or leave the caller's
+ * string by more than the rest of an aligned word, like glibc's strlen. A
+ * Fortran wrapper's stack buffer comes back with the same pointer and other
+ * chars: that is why the content is checked, not just the pointer. (ASan
+ * would object to the partial word, so it is not instrumented.) */
+__attribute__((no_sanitize_address)) static inline int hot_same(const hot *h)
+{
+    for (unsigned i = 0; i < h->nwords; i++)
+        if ((h->base[i] & h->mask[i]) != h->want[i])
+            return 0;
+    return 1;
+}
+
+static COLD void hot_fill(hot *h, const char *tag, sl_rt_entry *e)
+{
+    uintptr_t off = (uintptr_t)tag & 7;
+    size_t n = off + e->len + 1;
+    h->ptr = NULL;
+    if (n > 8 * HOT_WORDS)
+        return;     /* long tag: always the hash path */
+    unsigned char want[8 * HOT_WORDS] = {0}, mask[8 * HOT_WORDS] = {0};
+    memcpy(want + off, tag, e->len + 1);
+    memset(mask + off, 0xff, e->len + 1);
+    memcpy(h->want, want, sizeof want);
+    memcpy(h->mask, mask, sizeof mask);
+    h->base = (const alias_u64 *)(const void *)(tag - off);
+    h->nwords = (unsigned)((n + 7) / 8);
+    h->e = e;
+    h->ptr = tag;
+}
+
+static COLD sl_rt_entry *hot_miss(sl_rt_thread *t, hot *h, const char *tag, int create)
+{
+    sl_rt_entry *e = sl_rt_lookup(t, tag, create);
+    if (e)
+        hot_fill(h, tag, e);
+    return e;
+}
+
+static inline sl_rt_entry *hot_lookup(sl_rt_thread *t, const char *tag, int create)
+{
+    hot *h = &t->cache[hot_index(tag)];
+    if (LIKELY(h->ptr == tag) && LIKELY(hot_same(h)))
+        return h->e;
+    return hot_miss(t, h, tag, create);
+}
+
+int sl_rt_start_now(const char *tag)
+{
+    sl_rt_thread *t = tls_self;
+    if (UNLIKELY(!t) && !(t = sl_rt_self()))
+        return -2;
+    sl_rt_entry *e = hot_lookup(t, tag, 1);
+    if (UNLIKELY(!e))
+        return -2;
+    return sl_rt_start(t, e, now_ticks(t));
+}
+
+int sl_rt_stop_now(const char *tag)
+{
+    sl_rt_thread *t = tls_self;
+    int64_t now = t ? now_ticks(t) : 0;
+    if (UNLIKELY(!t) && !(t = sl_rt_self()))
+        return -2;
+    sl_rt_entry *e = hot_lookup(t, tag, 0);
+    if (UNLIKELY(!e)) {
+        sl_rt_unmatched(t, tag);
+        return -1;
+    }
+    return stop_at(t, e, now);
 }
 
 int sl_rt_started(const sl_rt_entry *e)
@@ -330,6 +573,7 @@ typedef struct collect_ctx {
     size_t naggs;
     size_t *map;        /* open addressing over aggs, SIZE_MAX = empty */
     size_t mapcap;
+    conv tsc;           /* for the threads that store TSC ticks */
 } collect_ctx;
 
 static void collect_free(collect_ctx *c)
@@ -370,6 +614,14 @@ static int gather(collect_ctx *c)
             r.unmatched = atomic_load_explicit(&e->unmatched, RELAXED);
             r.dropped = atomic_load_explicit(&e->dropped, RELAXED);
             r.open = atomic_load_explicit(&e->open, RELAXED);
+            /* A Stop seen half-way (calls counted, min/max not yet). */
+            if (r.min == INT64_MAX || r.max == INT64_MIN)
+                r.min = r.max = 0;
+            if (t->tsc) {
+                r.total = conv_dur(&c->tsc, r.total);
+                r.min = conv_dur(&c->tsc, r.min);
+                r.max = conv_dur(&c->tsc, r.max);
+            }
             int64_t starts = atomic_load_explicit(&e->starts, RELAXED);
             e->close_index = SIZE_MAX;
             if (!(r.calls > 0 || r.open || r.unmatched > 0 || starts > 0))
@@ -431,7 +683,7 @@ static size_t sample_rec(const collect_ctx *c, const sample *s)
 
 int sl_rt_collect(sl_timing *out)
 {
-    collect_ctx c = {0};
+    collect_ctx c = {.tsc = conv_now()};
     int rc = gather(&c);
     if (rc == 0)
         rc = group_by_tag(&c);
@@ -479,8 +731,13 @@ int sl_rt_collect(sl_timing *out)
             sl_timing_region *R = &out->regions[base + c.recs[r].region];
             size_t k = g->fill++;
             R->call_threads[k] = t->tid;
-            R->start_times[k] = t->arena[i].start;
-            R->end_times[k] = t->arena[i].end;
+            int64_t st = t->arena[i].start, en = t->arena[i].end;
+            if (t->tsc) {
+                st = conv_time(&c.tsc, st);
+                en = conv_time(&c.tsc, en);
+            }
+            R->start_times[k] = st;
+            R->end_times[k] = en;
         }
     }
     collect_free(&c);

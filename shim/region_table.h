@@ -22,13 +22,29 @@ void sl_rt_configure(int64_t max_calls, size_t arena_bytes);
  * when memory is exhausted (then nothing is timed in that thread). */
 sl_rt_thread *sl_rt_self(void);
 
+/* CLOCK_MONOTONIC in ns. */
 int64_t sl_rt_now_ns(void);
+
+/* Chooses the hot path's clock, once, at Init, before any thread table
+ * exists: the raw TSC when allow_tsc and the CPU and kernel make that
+ * exact (see region_table.c), else clock_gettime. Returns 1 for the TSC.
+ * Either way sl_rt_collect gives CLOCK_MONOTONIC ns. */
+int sl_rt_clock_init(int allow_tsc);
+
+/* The hot path, for the calling thread, timed now: no lock, no malloc after
+ * the tag's first use in the thread. Start: as sl_rt_start, or -2 when no
+ * memory (nothing timed). Stop: 0; -1 when the region was not open or never
+ * started here (counted as an unmatched stop); -2 when the thread has no
+ * table (no memory). */
+int sl_rt_start_now(const char *tag);
+int sl_rt_stop_now(const char *tag);
 
 /* The entry of tag in t, created when create is set (NULL on ENOMEM, or when
  * absent and !create). */
 sl_rt_entry *sl_rt_lookup(sl_rt_thread *t, const char *tag, int create);
 
-/* Start at `now`. Returns 1 when the region was already open in this thread
+/* Start at `now` (in the thread's clock: ns unless it uses the TSC, see
+ * sl_rt_clock_init; tests pass ns). Returns 1 when the region was already open in this thread
  * (counted as a nested start; the first start is kept), else 0. */
 int sl_rt_start(sl_rt_thread *t, sl_rt_entry *e, int64_t now);
 /* Stop at `now`. Returns 0, or -1 when the region was not open (counted as an
