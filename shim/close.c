@@ -249,6 +249,36 @@ static int full_api(const char *markerfile, sl_likwid *lw, text *status)
     return ok;
 }
 
+/* Moves the regions without a single value line (a file cut off or damaged
+ * after its region list) out of lw and frees them; returns how many. LIKWID
+ * leaves regions without calls out of its file, so such a region says
+ * nothing, and if every region is like that the closing thread's marker_api
+ * snapshots are worth more than an empty marker_file result. */
+static size_t drop_empty_regions(sl_likwid *lw)
+{
+    size_t empty = 0;
+    for (size_t i = 0; i < lw->nregions; i++)
+        empty += lw->regions[i].nthreads == 0;
+    if (!empty)
+        return 0;
+    sl_likwid gone;
+    sl_likwid_init(&gone);
+    gone.regions = calloc(empty, sizeof *gone.regions);
+    if (!gone.regions)
+        return 0;   /* keep them: harmless, only useless */
+    size_t k = 0;
+    for (size_t i = 0; i < lw->nregions; i++) {
+        if (lw->regions[i].nthreads == 0)
+            gone.regions[gone.nregions++] = lw->regions[i];
+        else
+            lw->regions[k++] = lw->regions[i];
+    }
+    gone.cap = gone.nregions;
+    lw->nregions = k;
+    sl_likwid_free(&gone);
+    return empty;
+}
+
 static int marker_file(const char *path, sl_likwid *lw, text *status)
 {
     sl_diag d;
@@ -262,6 +292,18 @@ static int marker_file(const char *path, sl_likwid *lw, text *status)
         sl_diag_free(&d);
         return 0;
     }
+    size_t empty = drop_empty_regions(lw);
+    if (lw->nregions == 0) {
+        int defect = info.skipped_lines && d.kept;
+        text_add(status, "marker_file failed: no region has a value line%s%s%s",
+                 defect ? " (first defect: " : "", defect ? d.lines[0] : "", defect ? ")" : "");
+        sl_likwid_free(lw);
+        sl_likwid_init(lw);
+        sl_diag_free(&d);
+        return 0;
+    }
+    if (empty)
+        text_add(status, "marker_file: %zu regions without any value line left out", empty);
     lw->source = SL_SOURCE_MARKER_FILE;
     if (info.skipped_lines)
         text_add(status, "used marker_file (%zu defective lines skipped; first: %s)",

@@ -1,0 +1,65 @@
+# Shared by the fault-injection scripts (sourced, POSIX sh): tests/e2e/lib.sh
+# (clean environment, private directory $T, run/sim/same_behaviour/check)
+# plus what the fault cases need. meson passes SL_FAULT_APP, SL_FD_PROBE,
+# SL_GEN_MARKERFILE besides the e2e paths (tests/faults/meson.build).
+. "$(dirname "$0")/../e2e/lib.sh"
+
+# The simulated likwid-perfctr puts its marker file here, not in /tmp.
+SIM_MARKER_DIR=$T
+export SIM_MARKER_DIR
+
+# pair NAME sim|real CMD...: runs CMD without the shim (NAME.base) and with
+# it (NAME.shim), under the simulated likwid-perfctr -m or directly (the real
+# LIKWID, which does not count here), and requires the same behaviour.
+pair() {
+    pname=$1
+    pkind=$2
+    shift 2
+    if [ "$pkind" = sim ]; then
+        sim "$pname.base" "$@"
+        sim "$pname.shim" env LD_PRELOAD="$SL_SHIM" "$@"
+    else
+        run "$pname.base" "$@"
+        run "$pname.shim" env LD_PRELOAD="$SL_SHIM" "$@"
+    fi
+    same_behaviour "$pname.base" "$pname.shim"
+}
+
+# shim_lines RUN: the shim's own stderr lines of a run.
+shim_lines() { grep '^scope-likwid: ' "$T/$1.err" || true; }
+
+# expect_line RUN REGEX WHAT: some scope-likwid: line must match (ERE, any case).
+expect_line() {
+    if ! shim_lines "$1" | grep -Eiq -- "$2"; then
+        fail "$1: no scope-likwid: line matches /$2/: expected $3"
+        shim_lines "$1" | sed 's/^/    /'
+    fi
+}
+
+# wrote_path RUN: the file the shim says it wrote ("scope-likwid: wrote PATH").
+wrote_path() { shim_lines "$1" | sed -n 's/^scope-likwid: wrote //p' | tail -n 1; }
+
+# rescue_path RUN: the rescue file the shim's warning names.
+rescue_path() { shim_lines "$1" | sed -n 's/.*timing data saved in \(.*\): convert it with.*/\1/p' | tail -n 1; }
+
+# check_rescue RUN CHECKER-ARGS...: the warning names a rescue file that
+# exists and that `scope-likwid convert` turns into a valid result file.
+check_rescue() {
+    crun=$1
+    shift
+    r=$(rescue_path "$crun")
+    if [ -z "$r" ] || [ ! -f "$r" ]; then
+        fail "$crun: no rescue file named on stderr (or it is missing: '$r'): expected 'timing data saved in FILE'"
+        shim_lines "$crun" | sed 's/^/    /'
+        return 1
+    fi
+    if ! "$SL_CLI" convert "$r" -o "$T/$crun.converted.h5" >"$T/$crun.convert.log" 2>&1; then
+        fail "$crun: scope-likwid convert $r failed:"
+        sed 's/^/    /' "$T/$crun.convert.log"
+        return 1
+    fi
+    check "$T/$crun.converted.h5" "$@"
+}
+
+# The timing of fault_app's default regions ("work": main thread, 3 calls).
+work_timing() { check "$@" --timing "work=1x3"; }
