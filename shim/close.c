@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -390,8 +391,50 @@ static int write_rescue_at(const char *path, const sl_run *run)
     return rc;
 }
 
+/* A file-size limit (ulimit -f) answers a too-large write with SIGXFSZ,
+ * whose default action kills the application: found by the fault test
+ * fault-output-fsize-limit (exit status 153 instead of 0). Held back in this
+ * thread while the shim writes, the write fails with EFBIG instead; a
+ * SIGXFSZ raised meanwhile is taken back, one pending before is left. */
+typedef struct xfsz_guard {
+    sigset_t old;
+    int was_pending;
+} xfsz_guard;
+
+static void xfsz_hold(xfsz_guard *g)
+{
+    sigset_t s, p;
+    sigemptyset(&s);
+    sigaddset(&s, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &s, &g->old);
+    g->was_pending = sigpending(&p) == 0 && sigismember(&p, SIGXFSZ) == 1;
+}
+
+static void xfsz_release(xfsz_guard *g)
+{
+    sigset_t s, p;
+    sigemptyset(&s);
+    sigaddset(&s, SIGXFSZ);
+    if (!g->was_pending && sigpending(&p) == 0 && sigismember(&p, SIGXFSZ) == 1) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&s, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
+static char *write_rescue_guarded(const sl_run *run, char *why, size_t why_len);
+
 /* "<output>.rescue", else in $TMPDIR or /tmp. Returns the path or NULL. */
 static char *write_rescue(const sl_run *run, char *why, size_t why_len)
+{
+    xfsz_guard g;
+    xfsz_hold(&g);
+    char *path = write_rescue_guarded(run, why, why_len);
+    xfsz_release(&g);
+    return path;
+}
+
+static char *write_rescue_guarded(const sl_run *run, char *why, size_t why_len)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s.rescue", sl_g.output);
