@@ -1,0 +1,41 @@
+#!/bin/sh
+# Valgrind memcheck on the core tools: no invalid access, no use of
+# uninitialised values, no definite or possible leak.
+#   valgrind.sh convert INPUT      scope-likwid convert INPUT -o out.h5
+#   valgrind.sh show INPUT [OPT]   convert (plain), then show out.h5 [--csv|--json] under memcheck
+#   valgrind.sh write RESCUE       scope-likwid-write RESCUE out.h5
+# meson passes SL_VALGRIND (empty: not installed), SL_SANITIZE (b_sanitize),
+# SL_CLI, SL_WRITE. Exit 0 clean, 1 memcheck error or tool failure, 77 SKIP.
+set -u
+kind=${1:?usage: valgrind.sh convert|show|write INPUT}
+input=${2:?usage: valgrind.sh convert|show|write INPUT}
+[ -n "${SL_VALGRIND:-}" ] || { echo "valgrind not installed (Debian package valgrind): SKIP"; exit 77; }
+# Valgrind cannot run programs built with ASan or TSan (own allocator, shadow memory).
+[ "${SL_SANITIZE:-none}" = none ] || { echo "built with b_sanitize=$SL_SANITIZE: valgrind cannot run it: SKIP"; exit 77; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/sl-valgrind.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+
+vg() {
+    "$SL_VALGRIND" -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,possible \
+        --track-origins=yes "$@"
+    rc=$?
+    if [ "$rc" = 99 ]; then
+        echo "FAIL: memcheck found errors in: $*"
+        exit 1
+    elif [ "$rc" != 0 ]; then
+        echo "FAIL: exit status $rc (expected 0) of: $*"
+        exit 1
+    fi
+}
+
+case $kind in
+convert) vg "$SL_CLI" convert "$input" -o out.h5 ;;
+show)
+    "$SL_CLI" convert "$input" -o out.h5 >/dev/null || { echo "FAIL: convert $input"; exit 1; }
+    vg "$SL_CLI" show out.h5 ${3:-} >show.txt ;;
+write) vg "$SL_WRITE" "$input" out.h5 >/dev/null ;;
+*) echo "valgrind.sh: KIND '$kind': expected convert, show or write" >&2; exit 2 ;;
+esac
+[ -s out.h5 ] || { echo "FAIL: no out.h5"; exit 1; }
+echo "memcheck clean: $kind $(basename "$input")"
