@@ -60,10 +60,10 @@ typedef uint64_t __attribute__((may_alias)) alias_u64;
  * included) as they were, and which bytes of those words are the tag's. */
 typedef struct hot {
     const char *ptr;
-    const alias_u64 *base;              /* ptr rounded down to 8 */
-    unsigned nwords;
-    uint64_t want[HOT_WORDS], mask[HOT_WORDS];
     sl_rt_entry *e;
+    size_t nwords;
+    uint64_t want[HOT_WORDS], mask[HOT_WORDS];
+    char pad[128 - 3 * 8 - 2 * 8 * HOT_WORDS];   /* a power of two: cheap indexing */
 } hot;
 
 typedef struct table {
@@ -189,7 +189,7 @@ static conv conv_now(void)
     conv c = {0};
 #if defined(__x86_64__)
     if (atomic_load_explicit(&clk_tsc, memory_order_acquire)) {
-        int64_t t1, n1;
+        int64_t t1 = 0, n1 = 0;
         clock_pair(&t1, &n1);
         c.tick0 = clk_tick0;
         c.ns0 = clk_ns0;
@@ -222,7 +222,7 @@ void sl_rt_configure(int64_t max_calls, size_t arena_bytes)
     atomic_store(&cfg_arena_bytes, arena_bytes ? arena_bytes : DEFAULT_ARENA);
 }
 
-int64_t sl_rt_now_ns(void)
+__attribute__((noinline)) int64_t sl_rt_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -364,9 +364,8 @@ static inline void bump(_Atomic int64_t *a, int64_t by)
     atomic_store_explicit(a, atomic_load_explicit(a, RELAXED) + by, RELAXED);
 }
 
-int sl_rt_start(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
+static inline __attribute__((always_inline)) int start_at(sl_rt_entry *e, int64_t now)
 {
-    (void)t;
     bump(&e->starts, 1);
     if (UNLIKELY(atomic_load_explicit(&e->open, RELAXED))) {
         bump(&e->nested, 1);
@@ -375,6 +374,12 @@ int sl_rt_start(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
     e->open_start = now;
     atomic_store_explicit(&e->open, 1, RELAXED);
     return 0;
+}
+
+int sl_rt_start(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
+{
+    (void)t;
+    return start_at(e, now);
 }
 
 /* First sample of the thread: reserve address space only; pages are
@@ -396,15 +401,19 @@ static COLD void arena_map(sl_rt_thread *t)
     }
 }
 
+/* arena_cap is 0 until the arena is mapped: one test on the hot path. */
 static inline sample *arena_slot(sl_rt_thread *t)
 {
-    if (UNLIKELY(!t->arena) && !t->arena_tried)
-        arena_map(t);
     size_t n = atomic_load_explicit(&t->nsamples, RELAXED);
-    return LIKELY(n < t->arena_cap) ? &t->arena[n] : NULL;
+    if (LIKELY(n < t->arena_cap))
+        return &t->arena[n];
+    if (t->arena_tried)
+        return NULL;
+    arena_map(t);
+    return n < t->arena_cap ? &t->arena[n] : NULL;
 }
 
-static inline int stop_at(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
+static inline __attribute__((always_inline)) int stop_at(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
 {
     if (UNLIKELY(!atomic_load_explicit(&e->open, RELAXED))) {
         bump(&e->unmatched, 1);
@@ -443,9 +452,10 @@ int sl_rt_stop(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
 
 /* ---- the hot path: tag pointer -> entry through a per-thread cache ---- */
 
+/* Tags that collide just take the hash path. */
 static inline size_t hot_index(const char *tag)
 {
-    return (size_t)(((uintptr_t)tag * 0x9E3779B97F4A7C15ULL) >> 32) & (HOT_SLOTS - 1);
+    return ((uintptr_t)tag >> 3) & (HOT_SLOTS - 1);
 }
 
 /* Whether the chars at h->ptr are still the cached tag. Only aligned words
@@ -457,8 +467,11 @@ static inline size_t hot_index(const char *tag)
  * would object to the partial word, so it is not instrumented.) */
 __attribute__((no_sanitize_address)) static inline int hot_same(const hot *h)
 {
-    for (unsigned i = 0; i < h->nwords; i++)
-        if ((h->base[i] & h->mask[i]) != h->want[i])
+    const alias_u64 *w = (const alias_u64 *)(const void *)((uintptr_t)h->ptr & ~(uintptr_t)7);
+    if ((w[0] & h->mask[0]) != h->want[0])
+        return 0;
+    for (size_t i = 1; i < h->nwords; i++)
+        if ((w[i] & h->mask[i]) != h->want[i])
             return 0;
     return 1;
 }
@@ -475,8 +488,7 @@ static COLD void hot_fill(hot *h, const char *tag, sl_rt_entry *e)
     memset(mask + off, 0xff, e->len + 1);
     memcpy(h->want, want, sizeof want);
     memcpy(h->mask, mask, sizeof mask);
-    h->base = (const alias_u64 *)(const void *)(tag - off);
-    h->nwords = (unsigned)((n + 7) / 8);
+    h->nwords = (n + 7) / 8;
     h->e = e;
     h->ptr = tag;
 }
@@ -505,7 +517,7 @@ int sl_rt_start_now(const char *tag)
     sl_rt_entry *e = hot_lookup(t, tag, 1);
     if (UNLIKELY(!e))
         return -2;
-    return sl_rt_start(t, e, now_ticks(t));
+    return start_at(e, now_ticks(t));
 }
 
 int sl_rt_stop_now(const char *tag)
