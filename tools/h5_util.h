@@ -31,7 +31,6 @@ typedef struct sl_h5w {
     hid_t lcpl;         /* UTF-8 link names */
     hid_t gcpl;         /* no time stamps */
     hid_t gcpl_ordered; /* no time stamps, links and attrs in creation order */
-    hid_t dcpl_contig;  /* contiguous, no fill pass, no time stamps */
 } sl_h5w;
 
 int sl_h5w_open(sl_h5w *w, const char *file, sl_diag *diag);
