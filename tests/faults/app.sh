@@ -1,0 +1,88 @@
+#!/bin/sh
+# The application does what the marker API or the shim did not expect:
+#   app.sh MODE real|sim
+# MODE is a fault_app mode (fault_app.c says what each does); "real" runs
+# with the real LIKWID (no-count mode: the application's view of every call
+# must be unchanged), "sim" under the simulated likwid-perfctr -m (counting).
+# Same behaviour as without the shim, and the timing saved, in every case.
+. "$(dirname "$0")/flib.sh"
+need SL_SHIM SL_FAULT_APP SL_CHECKER SL_CLI
+pick_python
+mode=${1:-}
+kind=${2:-}
+[ "$kind" = sim ] && need SL_SIM_DIR SL_SIM_PERFCTR
+SIMLIKWID_STYLE=552
+export SIMLIKWID_STYLE
+
+counted() {     # the status and source of a counting run whose helpers work
+    check "$@" --source full_api --names --status "used full_api"
+}
+
+case $mode in
+fd-limit)
+    # 64 descriptors, all but 2 taken by the application at Close: too few
+    # for the helpers' pipes. The marker file is still read, the timing goes
+    # to the rescue file, and the shim gives back every descriptor it took.
+    sim a.base sh -c 'ulimit -n 64 && exec "$@"' sh "$SL_FAULT_APP" fd-limit
+    sim a.shim sh -c 'ulimit -n 64 && exec "$@"' sh env LD_PRELOAD="$SL_SHIM" "$SL_FAULT_APP" fd-limit
+    same_behaviour a.base a.shim
+    grep -q '2 of 2 descriptors free' "$T/a.shim.out" || fail "the shim kept descriptors: $(cat "$T/a.shim.out")"
+    expect_line a.shim 'Too many open files' "the warning to name EMFILE"
+    check_rescue a.shim --timing "work=1x3" --source marker_file \
+        --status "collector could not be started: Too many open files" --status "used marker_file" ;;
+many-tags)
+    # 10,000 tags. The writer needs longer for them than a short helper
+    # timeout (about 13 s here for the 20,000 HDF5 groups), so with
+    # SCOPE_LIKWID_TIMEOUT=3 either the file is written or the writer times
+    # out and the rescue file holds every tag; the application waits about
+    # the timeout, never more.
+    SCOPE_LIKWID_TIMEOUT=3
+    export SCOPE_LIKWID_TIMEOUT
+    start=$(date +%s)
+    pair a sim "$SL_FAULT_APP" many-tags
+    took=$(( $(date +%s) - start ))
+    [ "$took" -le 15 ] || fail "the two runs took $took s: expected the shim to give up after about 3 s per helper"
+    # The full checker needs a minute for 10,000 regions: count them instead.
+    f=$(result_file a.shim) || f=""
+    if [ -z "$f" ]; then
+        expect_line a.shim 'writer timed out after 3 s' "the warning to name the writer's timeout"
+        r=$(rescue_path a.shim)
+        f=$T/converted.h5
+        "$SL_CLI" convert "$r" -o "$f" >"$T/convert.log" 2>&1 || { fail "convert '$r' failed"; cat "$T/convert.log"; }
+    fi
+    n=$("$PY" -c 'import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+g = f["rank0"]
+tags = {g["timing/regions"][k].attrs["tag"] for k in g["timing/regions"]}
+lw = {g["likwid/regions"][k].attrs["tag"] for k in g["likwid/regions"]}
+st = g.attrs["likwid_status"]
+print(len(tags), len(lw), g["likwid"].attrs["source"], "used full_api" in (st if isinstance(st, str) else st.decode()))' "$f" 2>&1)
+    [ "$n" = "10000 10000 full_api True" ] ||
+        fail "$f: timing tags, likwid tags, source, status ok: '$n': expected '10000 10000 full_api True'" ;;
+*)
+    pair a "$kind" "$SL_FAULT_APP" "$mode"
+    if ! f=$(result_file a.shim); then
+        fail "no single scope-likwid-*.h5 in the application's cwd"
+        ls -la "$T/a.shim" | sed 's/^/    /'
+    else
+        case $mode in
+        no-close) work_timing "$f" --no-likwid --status "exited without likwid_markerClose" ;;
+        close-twice) work_timing "$f" --no-likwid --timing-tags work --status "not counting" ;;
+        unknown-tags) work_timing "$f" --no-likwid --status "not counting" ;;
+        close-threads-inside) counted "$f" --timing "busy=3x0" --open "busy=3" --timing-tags busy ;;
+        fork-markers) counted "$f" --timing "work=1x3" --timing "parent=1x2" --timing-tags work parent ;;
+        sigchld-ignore|sigchld-reap|block-signals) counted "$f" --timing "work=1x3" --likwid-region work=1x3 ;;
+        long-tags)
+            a=$(printf '%10240s' | tr ' ' a); b=$(printf '%10240s' | tr ' ' b); c=$(printf '%10240s' | tr ' ' c)
+            # LIKWID's own reader cuts lines at 2000 bytes: the collector
+            # refuses such a file, the shim's reader takes it.
+            check "$f" --timing "$a=1x2" --timing "$c=1x2" --timing-tags "$a" "$b" "$c" \
+                --likwid-region "$b=1x2" --source marker_file --no-names \
+                --status "expected at most 2000" --status "used marker_file" ;;
+        many-threads) counted "$f" --timing "par=16x5" ;;
+        *) echo "app.sh: unknown mode '$mode'" >&2; exit 2 ;;
+        esac
+    fi ;;
+esac
+[ "$FAILED" = 0 ] || show_run a.shim
+finish
