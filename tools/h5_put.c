@@ -68,6 +68,12 @@ int sl_h5w_open(sl_h5w *w, const char *file, sl_diag *diag)
          H5Pset_char_encoding(w->lcpl, H5T_CSET_UTF8) >= 0 &&
          H5Pset_obj_track_times(w->gcpl, 0) >= 0 &&
          H5Pset_attr_phase_change(w->gcpl, 32, 24) >= 0 &&
+         /* a header big enough for a region's links and attributes from the
+          * start: no continuation chunks added one attribute at a time
+          * (500 regions: -6.5% instructions, +0.8% file size; larger
+          * estimates gained little and grew the file by 4-10%) */
+         H5Pset_link_phase_change(w->gcpl, 32, 24) >= 0 &&
+         H5Pset_est_link_info(w->gcpl, 32, 16) >= 0 &&
          H5Pset_obj_track_times(w->gcpl_ordered, 0) >= 0 &&
          H5Pset_attr_phase_change(w->gcpl_ordered, 32, 24) >= 0 &&
          H5Pset_link_creation_order(w->gcpl_ordered,
