@@ -7,6 +7,9 @@
  *   N     pairs per thread (default 10000000)
  *   MODE  all   (default) 1 thread, 2 threads, rdtsc/rdtscp/clock_gettime pairs
  *         count only the 1-thread loop (for callgrind: nothing else runs)
+ *         close 20 regions x 4 threads, N calls each, then the time
+ *               likwid_markerClose takes (it returns with the result file
+ *               in place) and whether $SCOPE_LIKWID_OUTPUT exists then
  * Output: one "key value..." line per figure (ns per pair, or a count).
  *
  * It also counts malloc/calloc/realloc calls made while the pairs run (after
@@ -22,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
@@ -147,13 +151,54 @@ static void clocks(void)
     sink += (uint64_t)s;
 }
 
+/* ---- Close: 20 regions x 4 threads ---- */
+#define CLOSE_THREADS 4
+#define CLOSE_REGIONS 20
+
+static void *close_work(void *arg)
+{
+    (void)arg;
+    char tags[CLOSE_REGIONS][16];
+    likwid_markerThreadInit();
+    for (int r = 0; r < CLOSE_REGIONS; r++)
+        snprintf(tags[r], sizeof tags[r], "region%02d", r);
+    for (long i = 0; i < npairs; i++)
+        for (int r = 0; r < CLOSE_REGIONS; r++) {
+            likwid_markerStartRegion(tags[r]);
+            likwid_markerStopRegion(tags[r]);
+        }
+    return NULL;
+}
+
+static int close_run(void)
+{
+    likwid_markerInit();
+    pthread_t th[CLOSE_THREADS];
+    for (int i = 0; i < CLOSE_THREADS; i++)
+        if (pthread_create(&th[i], NULL, close_work, NULL) != 0) {
+            fprintf(stderr, "hotpath: pthread_create failed\n");
+            return 1;
+        }
+    for (int i = 0; i < CLOSE_THREADS; i++)
+        pthread_join(th[i], NULL);
+    int64_t t0 = now_ns();
+    likwid_markerClose();
+    int64_t t1 = now_ns();
+    const char *out = getenv("SCOPE_LIKWID_OUTPUT");
+    printf("close_ms %.3f\n", (double)(t1 - t0) / 1e6);
+    printf("result_in_place %d\n", out && access(out, F_OK) == 0);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && (npairs = strtol(argv[1], NULL, 10)) <= 0) {
-        fprintf(stderr, "usage: hotpath [N>0] [all|count]\n");
+        fprintf(stderr, "usage: hotpath [N>0] [all|count|close]\n");
         return 2;
     }
     int count_only = argc > 2 && strcmp(argv[2], "count") == 0;
+    if (argc > 2 && strcmp(argv[2], "close") == 0)
+        return close_run();
     likwid_markerInit();
     likwid_markerStartRegion(TAG);     /* warm-up: the tag's first use */
     likwid_markerStopRegion(TAG);
