@@ -3,8 +3,14 @@
 # executions done and whether it found anything. Usage:
 #   sh scripts/fuzz.sh BUILD_DIR SECONDS
 # BUILD_DIR is configured with CC=clang ... -Dfuzz=true (see tests/fuzz/meson.build).
-# Exit status: non-zero when a target crashed (its reproducer is kept in BUILD_DIR/fuzz-findings).
+# Exit status: non-zero when a target crashed, leaked or hung over 10 s on one
+# input (its reproducer is kept in BUILD_DIR/fuzz-findings, its log in
+# BUILD_DIR/fuzz-TARGET.log).
 set -eu
+# UBSan recovers by default under clang: make a finding a crash libFuzzer keeps.
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+ASAN_OPTIONS=detect_leaks=1
+export UBSAN_OPTIONS ASAN_OPTIONS
 build=${1:?usage: fuzz.sh BUILD_DIR SECONDS}
 secs=${2:-60}
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,17 +18,20 @@ mkdir -p "$build/fuzz-findings"
 status=0
 for t in markerfile wire; do
     corpus=$(mktemp -d)
-    cp "$src"/tests/fuzz/corpus/* "$corpus"/ 2>/dev/null || true
+    cp "$src"/tests/fuzz/corpus/* "$corpus"/
+    seeds=$(ls "$corpus" | wc -l)
     log="$build/fuzz-$t.log"
     if "$build/tests/fuzz/fuzz_$t" -max_total_time="$secs" -print_final_stats=1 \
-        -artifact_prefix="$build/fuzz-findings/$t-" -rss_limit_mb=2048 "$corpus" >"$log" 2>&1; then
+        -artifact_prefix="$build/fuzz-findings/$t-" -rss_limit_mb=2048 -timeout=10 "$corpus" >"$log" 2>&1; then
         result=ok
     else
         result=CRASH
         status=1
     fi
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
-    echo "fuzz $t: ${execs:-0} executions in ${secs}s: $result"
+    # the last status line: coverage (cov: edges, ft: features) and corpus size
+    cov=$(grep -E '^#[0-9]+' "$log" | tail -n1 | sed -n 's/.*\(cov: [0-9]* ft: [0-9]* corp: [0-9]*\/[0-9a-zA-Z]*\).*/\1/p')
+    echo "fuzz $t: ${execs:-0} executions in ${secs}s from $seeds seeds, $cov: $result"
     rm -rf "$corpus"
 done
 exit $status
