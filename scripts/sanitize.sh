@@ -3,7 +3,7 @@
 #   sh scripts/sanitize.sh asan [BUILD_DIR]   gcc, ASan+UBSan+LSan, -Werror, every meson test
 #   sh scripts/sanitize.sh tsan [BUILD_DIR]   gcc, TSan, the threaded tests that can run under it
 # BUILD_DIR defaults to build-asan / build-tsan (configured on first use).
-# Prints meson test's output and ends with "sanitize KIND: N passed, N failed, N skipped".
+# Prints meson test's output and ends with "sanitize KIND: ok N, fail N, skip N".
 # Exit status: meson test's (non-zero when a test failed).
 set -eu
 kind=${1:?usage: sanitize.sh asan|tsan [BUILD_DIR]}
@@ -66,5 +66,5 @@ count() {
     echo "${n:-0}"
 }
 fail=$(( $(count Fail) + $(count Timeout) + $(count 'Unexpected Pass') ))
-echo "sanitize $kind: $(count Ok) passed, $fail failed, $(count Skipped) skipped"
+echo "sanitize $kind: ok $(count Ok), fail $fail, skip $(count Skipped)"
 exit $rc
