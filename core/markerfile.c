@@ -1,8 +1,10 @@
 /* Reader of LIKWID's marker result file (spec: marker-file.md), every version
  * from 5.2 on. One pass over the lines: region lines fill a table indexed by
- * region id, value lines append a row (cpu, count, time) and their values to
- * one shared pool; regions are built from the rows at the end. Nothing is
- * allocated from the header's numbers, only from what the lines hold. */
+ * region id, value lines append a row (cpu, count, time, values) to their
+ * region's own arrays, which grow as lines come; each region is turned into
+ * the result model at the end and its arrays freed at once, so the values
+ * are never held twice for the whole file. Nothing is allocated from the
+ * header's numbers, only from what the lines hold. */
 #include "markerfile.h"
 
 #include "fileio.h"
@@ -280,7 +282,7 @@ static const char *skip_blanks(const char *p, const char *end)
 
 typedef struct mf_slot {
     int64_t cpu;
-    size_t row1;         /* row index + 1; 0 = empty */
+    size_t row1;         /* row index in the region + 1; 0 = empty */
 } mf_slot;
 
 typedef struct mf_region {
@@ -293,24 +295,15 @@ typedef struct mf_region {
     int has_nevents;
     size_t nevents;
     size_t nevents_line; /* first line that set nevents */
-    size_t nrows;
+    size_t nrows, caprows;
     int64_t maxcpu;      /* of its rows so far */
-    size_t last_row;     /* its rows form a list through mf_row.prev */
+    /* its rows, in value-line order; vals is row-major (nrows x nevents) */
+    int64_t *cpus, *counts;
+    double *times, *vals;
+    size_t *lines;
     struct mf_slot *set; /* cpu -> row, once its rows left cpu order */
     size_t setcap, setn;
-    size_t out_idx;
-    size_t fill;
 } mf_region;
-
-typedef struct mf_row {
-    size_t region;
-    size_t line;
-    int64_t cpu;
-    int64_t count;
-    double time;
-    size_t off;          /* first value in the pool */
-    size_t prev;         /* previous row of the same region, or SIZE_MAX */
-} mf_row;
 
 typedef struct mf_ctx {
     const char *name;
@@ -321,10 +314,8 @@ typedef struct mf_ctx {
     int regions_closed;  /* a value line was seen: no more region lines */
     mf_region *reg;
     size_t nreg, capreg;
-    mf_row *rows;
-    size_t nrows, caprows;
-    double *pool;
-    size_t npool, cappool;
+    double *vals;        /* the values of the line being read */
+    size_t capvals;
     scratch sc;
 } mf_ctx;
 
@@ -422,12 +413,13 @@ static int find_duplicate(mf_ctx *c, mf_region *r, int64_t cpu, size_t *first)
     *first = SIZE_MAX;
     if (r->nrows == 0 || (!r->set && cpu > r->maxcpu))
         return 0;
+    (void)c;
     if (!r->set) {
-        for (size_t i = r->last_row; i != SIZE_MAX; i = c->rows[i].prev)
+        for (size_t i = 0; i < r->nrows; i++)
             if (set_reserve(r) < 0)
                 return -ENOMEM;
             else
-                set_put(r, c->rows[i].cpu, i);
+                set_put(r, r->cpus[i], i);
     }
     size_t mask = r->setcap - 1;
     for (size_t i = hash_cpu(cpu) & mask; r->set[i].row1; i = (i + 1) & mask)
@@ -561,6 +553,48 @@ static int all_zero(const double *v, size_t n)
     return 1;
 }
 
+/* Room for one more row in r (its nevents is set). */
+static int add_row(mf_region *r)
+{
+    if (r->nrows < r->caprows)
+        return 0;
+    size_t cap = r->caprows ? r->caprows * 2 : 16;
+    if (r->nevents && cap > SIZE_MAX / sizeof(double) / r->nevents)
+        return -ENOMEM;
+    void *p;
+    if (!(p = realloc(r->cpus, cap * sizeof *r->cpus)))
+        return -ENOMEM;
+    r->cpus = p;
+    if (!(p = realloc(r->counts, cap * sizeof *r->counts)))
+        return -ENOMEM;
+    r->counts = p;
+    if (!(p = realloc(r->times, cap * sizeof *r->times)))
+        return -ENOMEM;
+    r->times = p;
+    if (!(p = realloc(r->lines, cap * sizeof *r->lines)))
+        return -ENOMEM;
+    r->lines = p;
+    if (!(p = realloc(r->vals, (r->nevents ? cap * r->nevents : 1) * sizeof *r->vals)))
+        return -ENOMEM;
+    r->vals = p;
+    r->caprows = cap;
+    return 0;
+}
+
+static void free_rows(mf_region *r)
+{
+    free(r->cpus);
+    free(r->counts);
+    free(r->times);
+    free(r->lines);
+    free(r->vals);
+    free(r->set);
+    r->cpus = r->counts = NULL;
+    r->times = r->vals = NULL;
+    r->lines = NULL;
+    r->set = NULL;
+}
+
 /* `<region> <group> <cpu> <count> <time> <nevents> <v1..vN>`. Syntax first,
  * then how the line fits its region. Returns 0 (kept or dropped as a
  * placeholder), 1 (skipped), or a negative errno. */
@@ -624,24 +658,24 @@ static int parse_value(mf_ctx *c, const char *l, size_t n, size_t line)
         p = skip_blanks(p, end);
     }
 
-    /* values go straight to the pool; a skipped line rolls the pool back.
-     * The line cannot hold more than (its length + 1) / 2 of them. */
-    size_t off = c->npool;
+    /* values go to the line's scratch array first; only a kept line copies
+     * them to its region. The line cannot hold more than (its length + 1) / 2
+     * of them. */
     size_t room = (size_t)(end - p) / 2 + 1;
-    if (grow((void **)&c->pool, &c->cappool, off + (nevents < room ? (size_t)nevents : room),
-             sizeof *c->pool) < 0)
+    if (grow((void **)&c->vals, &c->capvals, nevents < room ? (size_t)nevents : room,
+             sizeof *c->vals) < 0)
         return -ENOMEM;
     for (uint64_t e = 0; e < nevents; e++) {
         if (p == end)
             return SKIP(c, line, "short value line, %llu of %llu values: expected %llu values",
                         (unsigned long long)e, (unsigned long long)nevents,
                         (unsigned long long)nevents);
-        if (scan_e7(&p, end, &c->pool[off + e])) {
+        if (scan_e7(&p, end, &c->vals[e])) {
             while (p < end && is_blank(*p))
                 p++;
             continue;
         }
-        rc = scan_double(&p, end, &c->sc, &c->pool[off + e]);
+        rc = scan_double(&p, end, &c->sc, &c->vals[e]);
         if (rc == -ENOMEM)
             return rc;
         if (rc < 0)
@@ -652,16 +686,13 @@ static int parse_value(mf_ctx *c, const char *l, size_t n, size_t line)
     if (p != end)
         return SKIP(c, line, "extra tokens after the values: expected exactly %llu values (nevents)",
                     (unsigned long long)nevents);
-    c->npool = off + (size_t)nevents;
 
     if (rid >= c->nreg) {
-        c->npool = off;
         return SKIP(c, line, "value line for unknown region id %llu: expected an id below %zu",
                     (unsigned long long)rid, c->nreg);
     }
     mf_region *r = &c->reg[rid];
     if (r->bad) {
-        c->npool = off;
         if (!r->bad_reported) {
             r->bad_reported = 1;
             report(c, line,
@@ -671,29 +702,26 @@ static int parse_value(mf_ctx *c, const char *l, size_t n, size_t line)
         return 1; /* strict mode stopped at the region line already */
     }
     if ((int64_t)group != r->group) {
-        c->npool = off;
         return SKIP(c, line, "group id %llu differs from region %llu's: expected %lld",
                     (unsigned long long)group, (unsigned long long)rid, (long long)r->group);
     }
     if (r->has_nevents && r->nevents != nevents) {
-        c->npool = off;
         return SKIP(c, line, "nevents %llu differs from line %zu of the same region: expected %zu",
                     (unsigned long long)nevents, r->nevents_line, r->nevents);
     }
     /* 5.2-5.4: cpu -1 for CPUs that never ran the region; 5.5.0/5.5.1: cpu 0
      * with nothing at all for threads without data. A real CPU-0 line counts. */
     int placeholder = cpu == -1 || (cpu == 0 && ucount == 0 && time == 0.0 &&
-                                    (nevents == 0 || all_zero(c->pool + off, (size_t)nevents)));
+                                    (nevents == 0 || all_zero(c->vals, (size_t)nevents)));
     if (!placeholder) {
         size_t first;
         if (find_duplicate(c, r, cpu, &first) < 0)
             return -ENOMEM;
         if (first != SIZE_MAX) {
-            c->npool = off;
-            return SKIP(c, line,
+                return SKIP(c, line,
                         "second value line for region %llu, cpu %lld (first on line %zu): "
                         "expected one line per cpu",
-                        (unsigned long long)rid, (long long)cpu, c->rows[first].line);
+                        (unsigned long long)rid, (long long)cpu, r->lines[first]);
         }
     }
     if (!r->has_nevents) {
@@ -702,20 +730,20 @@ static int parse_value(mf_ctx *c, const char *l, size_t n, size_t line)
         r->nevents_line = line;
     }
     if (placeholder) {
-        c->npool = off;
         c->info->placeholder_lines++;
         return 0;
     }
-    if (grow((void **)&c->rows, &c->caprows, c->nrows + 1, sizeof *c->rows) < 0 ||
-        (r->set && set_reserve(r) < 0))
+    if (add_row(r) < 0 || (r->set && set_reserve(r) < 0))
         return -ENOMEM;
-    size_t row = c->nrows++;
-    c->rows[row] = (mf_row){.region = (size_t)rid, .line = line, .cpu = cpu,
-                            .count = (int64_t)ucount, .time = time, .off = off,
-                            .prev = r->nrows ? r->last_row : SIZE_MAX};
+    size_t row = r->nrows;
+    r->cpus[row] = cpu;
+    r->counts[row] = (int64_t)ucount;
+    r->times[row] = time;
+    r->lines[row] = line;
+    if (nevents)
+        memcpy(r->vals + row * (size_t)nevents, c->vals, (size_t)nevents * sizeof *c->vals);
     if (r->set)
         set_put(r, cpu, row);
-    r->last_row = row;
     if (r->nrows == 0 || cpu > r->maxcpu)
         r->maxcpu = cpu;
     r->nrows++;
@@ -774,28 +802,28 @@ static int parse_line(mf_ctx *c, const char *l, size_t n, size_t line, int cut)
     return parse_value(c, l, n, line);
 }
 
-/* Builds the regions from the rows: threads in value-line order. */
+/* Builds the regions from the rows: threads in value-line order. Each
+ * region's own arrays are freed as soon as it is built. */
 static int build(mf_ctx *c, sl_likwid *out)
 {
     for (size_t i = 0; i < c->nreg; i++) {
         mf_region *r = &c->reg[i];
         if (r->bad)
             continue;
-        r->out_idx = out->nregions;
-        if (!sl_likwid_add(out, r->tag, r->tag_len, r->group, "", SL_SOURCE_MARKER_FILE,
-                           r->nrows, r->has_nevents ? r->nevents : 0, 0, 0))
+        size_t T = r->nrows, E = r->has_nevents ? r->nevents : 0;
+        sl_region *o = sl_likwid_add(out, r->tag, r->tag_len, r->group, "",
+                                     SL_SOURCE_MARKER_FILE, T, E, 0, 0);
+        if (!o)
             return -ENOMEM;
-    }
-    for (size_t i = 0; i < c->nrows; i++) {
-        const mf_row *row = &c->rows[i];
-        mf_region *r = &c->reg[row->region];
-        sl_region *o = &out->regions[r->out_idx];
-        size_t t = r->fill++, T = o->nthreads;
-        o->cpus[t] = row->cpu;
-        o->times[t] = row->time;
-        o->call_counts[t] = row->count;
-        for (size_t e = 0; e < o->nevents; e++)
-            o->events[e * T + t] = c->pool[row->off + e];
+        if (T) {
+            memcpy(o->cpus, r->cpus, T * sizeof *o->cpus);
+            memcpy(o->times, r->times, T * sizeof *o->times);
+            memcpy(o->call_counts, r->counts, T * sizeof *o->call_counts);
+        }
+        for (size_t t = 0; t < T; t++)
+            for (size_t e = 0; e < E; e++)
+                o->events[e * T + t] = r->vals[t * E + e];
+        free_rows(r);
     }
     out->source = SL_SOURCE_MARKER_FILE;
     return 0;
@@ -853,10 +881,9 @@ int sl_markerfile_parse(const char *buf, size_t len, const char *name, int flags
                 .info = info};
     int rc = run(&c, buf ? buf : "", len, out);
     for (size_t i = 0; i < c.nreg; i++)
-        free(c.reg[i].set);
+        free_rows(&c.reg[i]);
     free(c.reg);
-    free(c.rows);
-    free(c.pool);
+    free(c.vals);
     free(c.sc.p);
     return rc;
 }
