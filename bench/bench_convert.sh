@@ -4,6 +4,10 @@
 #   BUILD_DIR: a configured and built meson build directory (default: build)
 #   RUNS:      runs per size (default 7)
 # Sizes (threads x regions x events) can be set with SIZES="32x250x8 ...".
+# SL=/path/to/scope-likwid times another binary (e.g. a copy of an older
+# build) on the same files; CALLGRIND=1 adds one run per size under
+# valgrind's callgrind and prints its instruction count, which does not
+# depend on the machine's load.
 # Prints the fixed cost (a header-only file), then per size: file size,
 # wall time median/min/max, CPU time (user+sys, median), peak RSS (median,
 # and as a multiple of the file size), and median wall time per value
@@ -13,18 +17,23 @@ set -eu
 BUILD=${1:-build}
 RUNS=${2:-7}
 SIZES=${SIZES:-"32x250x8 64x500x8 128x1000x8 128x1000x16"}
-SL=$BUILD/tools/scope-likwid
+SL=${SL:-$BUILD/tools/scope-likwid}
+CALLGRIND=${CALLGRIND:-0}
 GEN=$BUILD/bench/gen_markerfile
 TIME=/usr/bin/time
 for p in "$SL" "$GEN"; do
     [ -x "$p" ] || { echo "bench: $p missing: build first (meson setup $BUILD && ninja -C $BUILD)" >&2; exit 1; }
 done
+if [ "$CALLGRIND" = 1 ] && ! command -v valgrind >/dev/null; then
+    echo "bench: valgrind missing: apt-get install valgrind, or leave CALLGRIND unset" >&2
+    exit 1
+fi
 [ -x "$TIME" ] || { echo "bench: $TIME missing: apt-get install time (scripts/install-deps.sh)" >&2; exit 1; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sl-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 
-echo "scope-likwid convert, $RUNS runs per size, $(nproc) CPUs, $(date -u +%Y-%m-%d)"
+echo "scope-likwid convert ($SL), $RUNS runs per size, $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg), $(date -u +%Y-%m-%d)"
 # median wall time (us) of RUNS converts of $1
 median_us() {
     : >"$TMP/times0"
@@ -79,4 +88,12 @@ for s in $SIZES; do
             printf "%-13s %8.1f %8.1f %8.1f %8.1f %8.0f %8.1f %6.2f %9.1f\n", s, bytes / 1e6, med / 1000,
                 wall[1] / 1000, wall[n] / 1000, mcpu, mrss / 1024, mrss * 1024 / bytes, med * 1000 / (T * R * E)
         }'
+    if [ "$CALLGRIND" = 1 ]; then
+        rm -f "$TMP/out.h5"
+        valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" "$SL" convert "$in" -o "$TMP/out.h5" \
+            >/dev/null 2>"$TMP/cg.log"
+        ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$TMP/cg.log")
+        awk -v s="$s" -v ir="$ir" -v v="$((T * R * E))" -v r="$R" \
+            'BEGIN { printf "%-13s instructions %.0f M (%.0f per value, %.0f k per region)\n", s, ir / 1e6, ir / v, ir / r / 1e3 }'
+    fi
 done
