@@ -5,8 +5,18 @@
 # For each BUILD_DIR: the tests of its last `meson test` (meson-logs/testlog.json)
 # by result and by suite, and its sanitizer setting; for a fuzz build
 # (fuzz-*.log from scripts/fuzz.sh): executions, coverage, findings.
+#   sh scripts/reliability-figures.sh --faults-table
+# prints tests/faults/cases.tsv (the fault-injection suite's own list) as the
+# Markdown table of docs/RELIABILITY.md.
 set -eu
-[ $# -gt 0 ] || { echo "usage: reliability-figures.sh BUILD_DIR..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: reliability-figures.sh BUILD_DIR... | --faults-table" >&2; exit 2; }
+if [ "$1" = --faults-table ]; then
+    tsv=$(cd "$(dirname "$0")/.." && pwd)/tests/faults/cases.tsv
+    [ -f "$tsv" ] || { echo "no $tsv" >&2; exit 1; }
+    awk -F'\t' '{ gsub(/\|/, "\\|"); printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5
+                   if (NR == 1) print "|---|---|---|---|---|" }' "$tsv"
+    exit 0
+fi
 for b in "$@"; do
     san=$(meson configure "$b" 2>/dev/null | awk '$1 == "b_sanitize" { print $2 }')
     echo "== $b (b_sanitize=${san:-?})"
