@@ -9,5 +9,6 @@ apt-get install -y --no-install-recommends \
     likwid libhdf5-dev hdf5-tools libcriterion-dev \
     gfortran openmpi-bin libopenmpi-dev \
     clang libclang-rt-14-dev \
-    python3 python3-h5py python3-numpy \
+    python3 python3-h5py python3-numpy python3-pandas \
+    chromium \
     valgrind time

@@ -13,8 +13,17 @@ static const char usage[] =
     "commands:\n"
     "  convert INPUT [-o OUT.h5] [--rank R] [--strict] [--into FILE.h5]\n"
     "                 LIKWID marker file (or scope-likwid rescue file) -> result file\n"
-    "  show FILE.h5 [--csv | --json]\n"
+    "  show FILE.h5 [--csv | --json] [--rank R] [--region PATTERN] [--group G]\n"
+    "               [--metric NAME] [--threads sum|mean|max|all]\n"
     "                 print a result file as tables, CSV or JSON\n"
+    "  export FILE.h5 --format csv|json [-o OUT]\n"
+    "                 one row per (rank, region, group, thread) with every value\n"
+    "  diff BASE.h5 NEW.h5 [--threshold 10%] [--metric NAME]\n"
+    "                 compare region runtimes; exit 1 when a region got slower\n"
+    "  merge -o JOB.h5 RANK_FILES...\n"
+    "                 one file with the rank groups of every input\n"
+    "  plot FILE.h5 [-o report.html|report.svg]\n"
+    "                 a self-contained HTML (or SVG) report\n"
     "  run [likwid-perfctr options] -- APP [ARGS]\n"
     "                 run APP with the scope-likwid shim (under likwid-perfctr -m\n"
     "                 when LIKWID can count on this host)\n"
@@ -23,7 +32,7 @@ static const char usage[] =
     "  scope-likwid --version        print the version\n"
     "\n"
     "exit codes: 0 ok, 1 bad input or failed write, 2 usage error\n"
-    "(run: the application's exit status)\n";
+    "(run: the application's exit status; diff: 1 also when a region got slower)\n";
 
 int sl_usage_error(const char *fmt, ...)
 {
@@ -68,6 +77,14 @@ int main(int argc, char **argv)
         return sl_cmd_show(argc - 1, argv + 1);
     if (!strcmp(cmd, "run"))
         return sl_cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "export"))
+        return sl_cmd_export(argc - 1, argv + 1);
+    if (!strcmp(cmd, "diff"))
+        return sl_cmd_diff(argc - 1, argv + 1);
+    if (!strcmp(cmd, "merge"))
+        return sl_cmd_merge(argc - 1, argv + 1);
+    if (!strcmp(cmd, "plot"))
+        return sl_cmd_plot(argc - 1, argv + 1);
     if (cmd[0] == '-')
         return sl_usage_error("unknown option '%s'", cmd);
     return sl_usage_error("unknown command '%s'", cmd);

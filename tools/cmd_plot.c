@@ -1,0 +1,12 @@
+/* scope-likwid plot: being written (placeholder until its owner lands it). */
+#include <stdio.h>
+
+#include "cmds.h"
+
+int sl_cmd_plot(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fputs("scope-likwid: plot: not available yet\n", stderr);
+    return SL_EXIT_FAIL;
+}
