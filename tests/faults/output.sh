@@ -8,6 +8,7 @@
 #   output.sh fsize-writer  ulimit -f 4: the rescue file fits, the HDF5 file not
 #   output.sh exists        a file is already there: a new name, the old untouched
 #   output.sh race          two processes aim at the same name at the same time
+#   output.sh symlinks      symlinks planted at the result and rescue names
 # The real LIKWID (no-count mode): the output path is what is under test.
 # Where nothing can be written at the target, the rescue file goes to
 # $TMPDIR and the warning says how to convert it.
@@ -110,6 +111,26 @@ race)
     fi
     n=$(ls "$T/o" | wc -l)
     [ "$n" = 2 ] || { fail "$n files in $T/o: expected the two results, nothing else"; ls -la "$T/o"; } ;;
+symlinks)
+    # A shared directory where someone planted symlinks at the names the
+    # shim will use (the result and its rescue file) and at the writer's
+    # first temporary name pattern: nothing may be written through them.
+    mkdir -p "$T/o"
+    printf 'victim\n' >"$T/victim"
+    ln -s "$T/victim" "$T/o/out.h5"
+    ln -s "$T/victim" "$T/o/out.h5.rescue"
+    SCOPE_LIKWID_OUTPUT=$T/o/out.h5
+    export SCOPE_LIKWID_OUTPUT
+    pair o real "$SL_FAULT_APP" basic
+    [ "$(cat "$T/victim")" = victim ] || fail "$T/victim was changed through a symlink"
+    [ -L "$T/o/out.h5" ] && [ -L "$T/o/out.h5.rescue" ] || fail "a planted symlink was replaced: expected both left alone"
+    w=$(wrote_path o.shim)
+    if [ -z "$w" ] || [ "$w" = "$T/o/out.h5" ] || [ -L "$w" ] || [ ! -f "$w" ]; then
+        fail "the shim wrote '$w': expected a new regular file next to $T/o/out.h5"
+        shim_lines o.shim | sed 's/^/    /'
+    else
+        work_timing "$w" --no-likwid
+    fi ;;
 *) echo "output.sh: unknown case '${1:-}'" >&2; exit 2 ;;
 esac
 [ "$FAILED" = 0 ] || { show_run o.shim 2>/dev/null; }
