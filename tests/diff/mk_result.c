@@ -1,0 +1,169 @@
+/* mk_result OUT.h5 < SPEC: writes a result file with chosen timings, for the
+ * diff and merge tests. SPEC, one directive per line (tags without blanks):
+ *   rank R                       a new rank group (mpi_rank R)
+ *   t TAG D1 D2 ...              timing region, one thread, per-call samples
+ *                                of D1, D2, ... ns (calls, total, min, max
+ *                                follow from them)
+ *   m TAG CALLS TOTAL_NS         timing region without per-call samples
+ *   l TAG GID GNAME T1,T2,... [C1,C2,...] [NAME=V1,V2,...]...
+ *                                LIKWID region (full_api): seconds per
+ *                                thread, calls per thread (default 1 each),
+ *                                metrics per thread
+ * Prints the name written. Exit 0, or 1 with a message. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "h5write.h"
+#include "run.h"
+
+#define MAX_RUNS 64
+#define MAX_VALS 4096
+
+static int fail(const char *what, size_t line)
+{
+    fprintf(stderr, "mk_result: stdin:%zu: %s\n", line, what);
+    return 1;
+}
+
+/* "1,2.5,3" -> values; returns the count, 0 on a bad list. */
+static size_t list(const char *s, double *v)
+{
+    size_t n = 0;
+    char *end;
+    while (n < MAX_VALS) {
+        v[n++] = strtod(s, &end);
+        if (end == s)
+            return 0;
+        if (!*end)
+            return n;
+        if (*end != ',')
+            return 0;
+        s = end + 1;
+    }
+    return 0;
+}
+
+static int timing(sl_run *run, char *tag, char **words, size_t nw, int samples)
+{
+    size_t ncalls = samples ? nw : 0;
+    sl_timing_region *r = sl_timing_add(&run->timing, tag, strlen(tag), 1, ncalls);
+    if (!r || (!samples && nw != 2) || (samples && !nw))
+        return -EINVAL;
+    r->threads[0] = 4242;
+    if (!samples) {
+        r->call_counts[0] = strtoll(words[0], NULL, 10);
+        r->total_ns[0] = strtoll(words[1], NULL, 10);
+        r->min_ns[0] = r->max_ns[0] = r->call_counts[0] ? r->total_ns[0] / r->call_counts[0] : 0;
+        return 0;
+    }
+    int64_t t = 1000;
+    for (size_t i = 0; i < nw; i++) {
+        int64_t d = strtoll(words[i], NULL, 10);
+        r->call_threads[i] = 4242;
+        r->start_times[i] = t;
+        r->end_times[i] = t + d;
+        t += d + 10;
+        r->total_ns[0] += d;
+        if (!i || d < r->min_ns[0])
+            r->min_ns[0] = d;
+        if (!i || d > r->max_ns[0])
+            r->max_ns[0] = d;
+    }
+    r->call_counts[0] = (int64_t)nw;
+    return 0;
+}
+
+static int likwid(sl_run *run, char **w, size_t nw)
+{
+    static double times[MAX_VALS], calls[MAX_VALS], vals[MAX_VALS];
+    if (nw < 4)
+        return -EINVAL;
+    size_t T = list(w[3], times), nm = 0, first_metric = 4;
+    if (!T)
+        return -EINVAL;
+    for (size_t i = 0; i < T; i++)
+        calls[i] = 1;
+    if (nw > 4 && !strchr(w[4], '=')) {
+        if (list(w[4], calls) != T)
+            return -EINVAL;
+        first_metric = 5;
+    }
+    nm = nw - first_metric;
+    run->likwid.source = SL_SOURCE_FULL_API;
+    sl_region *r = sl_likwid_add(&run->likwid, w[0], strlen(w[0]), strtoll(w[1], NULL, 10), w[2],
+                                 SL_SOURCE_FULL_API, T, 0, nm, 1);
+    if (!r)
+        return -ENOMEM;
+    for (size_t t = 0; t < T; t++) {
+        r->cpus[t] = (int64_t)t;
+        r->times[t] = times[t];
+        r->call_counts[t] = (int64_t)calls[t];
+    }
+    for (size_t m = 0; m < nm; m++) {
+        char *eq = strchr(w[first_metric + m], '=');
+        if (!eq)
+            return -EINVAL;
+        *eq = '\0';
+        if (sl_set_string(&r->metric_names[m], w[first_metric + m]) || list(eq + 1, vals) != T)
+            return -EINVAL;
+        for (size_t t = 0; t < T; t++)
+            r->metrics[m * T + t] = vals[t];
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fputs("usage: mk_result OUT.h5 < SPEC\n", stderr);
+        return 2;
+    }
+    static sl_run runs[MAX_RUNS];
+    size_t nruns = 0, lineno = 0;
+    char line[65536];
+    char *words[MAX_VALS];
+    while (fgets(line, sizeof line, stdin)) {
+        lineno++;
+        size_t nw = 0;
+        for (char *tok = strtok(line, " \t\n"); tok && nw < MAX_VALS; tok = strtok(NULL, " \t\n"))
+            words[nw++] = tok;
+        if (!nw || words[0][0] == '#')
+            continue;
+        if (!strcmp(words[0], "rank") && nw == 2 && nruns < MAX_RUNS) {
+            if (sl_run_init(&runs[nruns]))
+                return fail("out of memory", lineno);
+            runs[nruns].rank = runs[nruns].mpi_rank = strtoll(words[1], NULL, 10);
+            sl_set_string(&runs[nruns].timing.clock, "CLOCK_MONOTONIC");
+            nruns++;
+            continue;
+        }
+        if (!nruns)
+            return fail("expected 'rank R' first", lineno);
+        sl_run *run = &runs[nruns - 1];
+        int rc = -EINVAL;
+        if (!strcmp(words[0], "t") && nw >= 3)
+            rc = timing(run, words[1], words + 2, nw - 2, 1);
+        else if (!strcmp(words[0], "m") && nw == 4)
+            rc = timing(run, words[1], words + 2, 2, 0);
+        else if (!strcmp(words[0], "l"))
+            rc = likwid(run, words + 1, nw - 1);
+        if (rc)
+            return fail("bad directive: expected rank, t, m or l (see mk_result.c)", lineno);
+    }
+    sl_diag diag;
+    sl_diag_init(&diag);
+    char *written = NULL;
+    int rc = sl_h5_write(argv[1], runs, nruns, &written, &diag);
+    for (size_t i = 0; i < diag.kept; i++)
+        fprintf(stderr, "%s\n", diag.lines[i]);
+    if (!rc)
+        printf("%s\n", written ? written : argv[1]);
+    free(written);
+    sl_diag_free(&diag);
+    for (size_t i = 0; i < nruns; i++)
+        sl_run_free(&runs[i]);
+    return rc ? 1 : 0;
+}

@@ -1,0 +1,369 @@
+/* The comparison behind `scope-likwid diff`: ranks matched by number (the
+ * k-th group of rank R in one file with the k-th in the other, for merged
+ * files holding rank<R>.<k>), timing regions by exact tag bytes, LIKWID
+ * regions by (tag bytes, group_id). */
+#include "diff.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "labels.h"
+#include "names.h"
+
+const char *sl_verdict_name(sl_verdict v)
+{
+    switch (v) {
+    case SL_V_SAME: return "same";
+    case SL_V_SLOWER: return "slower";
+    case SL_V_FASTER: return "faster";
+    case SL_V_HIGHER: return "higher";
+    case SL_V_LOWER: return "lower";
+    case SL_V_ONLY_BASE: return "only in base";
+    case SL_V_ONLY_NEW: return "only in new";
+    case SL_V_NO_DATA: return "no data";
+    }
+    return "?";
+}
+
+void sl_diff_free(sl_diff *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        free(d->rows[i].rank);
+        free(d->rows[i].region);
+        free(d->rows[i].group_name);
+        free(d->rows[i].quantity);
+    }
+    free(d->rows);
+    memset(d, 0, sizeof *d);
+}
+
+/* A new row with everything absent; NULL on ENOMEM. */
+static sl_diff_row *add_row(sl_diff *d, const char *rank, const char *tag, size_t tag_len,
+                            int64_t group_id, const char *group_name, const char *quantity)
+{
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 32;
+        sl_diff_row *rows = realloc(d->rows, cap * sizeof *rows);
+        if (!rows)
+            return NULL;
+        d->rows = rows;
+        d->cap = cap;
+    }
+    sl_diff_row *r = &d->rows[d->n];
+    memset(r, 0, sizeof *r);
+    r->group_id = group_id;
+    r->base = r->new_ = r->base_min = r->new_min = r->change_pct = NAN;
+    r->statistic = "";
+    r->unit = "";
+    r->rank = strdup(rank);
+    r->region = tag ? sl_tag_display(tag, tag_len) : strdup("(whole rank)");
+    r->group_name = sl_tag_display(group_name, strlen(group_name));
+    r->quantity = strdup(quantity);
+    d->n++;
+    if (!r->rank || !r->region || !r->group_name || !r->quantity)
+        return NULL; /* freed with the others by sl_diff_free */
+    return r;
+}
+
+/* Change in percent and its verdict; times go up as "slower". */
+static void judge(sl_diff_row *r, double threshold, int is_time)
+{
+    if (isnan(r->base) || isnan(r->new_)) {
+        r->verdict = SL_V_NO_DATA;
+        return;
+    }
+    double chg;
+    if (r->base == 0)
+        chg = r->new_ == 0 ? 0 : (r->new_ > 0 ? INFINITY : -INFINITY);
+    else
+        chg = (r->new_ - r->base) / fabs(r->base) * 100.0;
+    /* to 1e-6 %: what is shown is what is judged (5.000000000000004 is 5) */
+    if (isfinite(chg))
+        chg = round(chg * 1e6) / 1e6;
+    r->change_pct = isfinite(chg) ? chg : NAN;
+    if (chg > threshold)
+        r->verdict = is_time ? SL_V_SLOWER : SL_V_HIGHER;
+    else if (chg < -threshold)
+        r->verdict = is_time ? SL_V_FASTER : SL_V_LOWER;
+    else
+        r->verdict = SL_V_SAME;
+}
+
+/* ---- the shim's timing ---------------------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median and minimum of the recorded per-call durations, in ms. */
+static int median_ms(const sl_timing_region *r, double *median, double *min)
+{
+    int64_t *d = malloc(r->ncalls * sizeof *d);
+    if (!d)
+        return -ENOMEM;
+    for (size_t i = 0; i < r->ncalls; i++)
+        d[i] = r->end_times[i] - r->start_times[i];
+    qsort(d, r->ncalls, sizeof *d, cmp_i64);
+    size_t n = r->ncalls;
+    double m = n % 2 ? (double)d[n / 2] : ((double)d[n / 2 - 1] + (double)d[n / 2]) / 2.0;
+    *median = m / 1e6;
+    *min = (double)d[0] / 1e6;
+    free(d);
+    return 0;
+}
+
+/* total_ns / calls over all threads, in ms; NAN without calls. */
+static double mean_ms(const sl_timing_region *r)
+{
+    double total = 0, calls = 0;
+    for (size_t t = 0; t < r->nthreads; t++) {
+        total += (double)r->total_ns[t];
+        calls += (double)r->call_counts[t];
+    }
+    return calls > 0 ? total / calls / 1e6 : NAN;
+}
+
+/* One side's value with the statistic chosen for the row. */
+static int timing_value(const sl_timing_region *r, int use_median, double *v, double *min)
+{
+    *min = NAN;
+    if (use_median)
+        return median_ms(r, v, min);
+    *v = mean_ms(r);
+    return 0;
+}
+
+static const sl_timing_region *find_timing(const sl_timing *t, const char *tag, size_t len)
+{
+    for (size_t i = 0; i < t->nregions; i++)
+        if (t->regions[i].tag_len == len && !memcmp(t->regions[i].tag, tag, len))
+            return &t->regions[i];
+    return NULL;
+}
+
+static int timing_row(sl_diff *d, const char *rank, const sl_timing_region *b,
+                      const sl_timing_region *n, double threshold)
+{
+    const sl_timing_region *any = b ? b : n;
+    /* median needs per-call samples on both sides (or the one side there is) */
+    int use_median = (!b || b->ncalls > 0) && (!n || n->ncalls > 0);
+    sl_diff_row *r = add_row(d, rank, any->tag, any->tag_len, -1, "", "time/call");
+    if (!r)
+        return -ENOMEM;
+    r->statistic = use_median ? "median" : "mean";
+    r->unit = "ms";
+    int rc = 0;
+    if (b)
+        rc = timing_value(b, use_median, &r->base, &r->base_min);
+    if (!rc && n)
+        rc = timing_value(n, use_median, &r->new_, &r->new_min);
+    if (!b)
+        r->verdict = SL_V_ONLY_NEW;
+    else if (!n)
+        r->verdict = SL_V_ONLY_BASE;
+    else
+        judge(r, threshold, 1);
+    return rc;
+}
+
+static int compare_timing(sl_diff *d, const char *rank, const sl_timing *b, const sl_timing *n,
+                          double threshold)
+{
+    int rc = 0;
+    for (size_t i = 0; !rc && i < b->nregions; i++) {
+        const sl_timing_region *br = &b->regions[i];
+        rc = timing_row(d, rank, br, find_timing(n, br->tag, br->tag_len), threshold);
+    }
+    for (size_t i = 0; !rc && i < n->nregions; i++) {
+        const sl_timing_region *nr = &n->regions[i];
+        if (!find_timing(b, nr->tag, nr->tag_len))
+            rc = timing_row(d, rank, NULL, nr, threshold);
+    }
+    return rc;
+}
+
+/* ---- LIKWID's data -------------------------------------------------------- */
+
+/* The region's runtime: the slowest thread's seconds per call (the region
+ * is done when its last thread is). NAN when no thread has calls. */
+static double runtime_per_call(const sl_region *r)
+{
+    double best = NAN;
+    for (size_t t = 0; t < r->nthreads; t++) {
+        if (r->call_counts[t] <= 0 || !isfinite(r->times[t]))
+            continue;
+        double v = r->times[t] / (double)r->call_counts[t];
+        if (isnan(best) || v > best)
+            best = v;
+    }
+    return best;
+}
+
+/* Mean over threads (finite values) of a metric, or else of an event with
+ * that label; NAN when the region has neither. */
+static int metric_mean(const sl_region *r, const char *name, double *out)
+{
+    *out = NAN;
+    const double *row = NULL;
+    for (size_t m = 0; m < r->nmetrics && !row; m++)
+        if (r->metric_names[m] && !strcmp(r->metric_names[m], name))
+            row = r->metrics + m * r->nthreads;
+    if (!row && r->nevents) {
+        char **labels = sl_event_labels(r);
+        if (!labels)
+            return -ENOMEM;
+        for (size_t e = 0; e < r->nevents && !row; e++)
+            if (!strcmp(labels[e], name))
+                row = r->events + e * r->nthreads;
+        sl_labels_free(labels, r->nevents);
+    }
+    if (!row)
+        return 0;
+    double s = 0;
+    size_t k = 0;
+    for (size_t t = 0; t < r->nthreads; t++)
+        if (isfinite(row[t])) {
+            s += row[t];
+            k++;
+        }
+    if (k)
+        *out = s / (double)k;
+    return 0;
+}
+
+static const sl_region *find_region(const sl_likwid *lw, const sl_region *like)
+{
+    for (size_t i = 0; i < lw->nregions; i++) {
+        const sl_region *r = &lw->regions[i];
+        if (r->group_id == like->group_id && r->tag_len == like->tag_len &&
+            !memcmp(r->tag, like->tag, like->tag_len))
+            return r;
+    }
+    return NULL;
+}
+
+static int likwid_rows(sl_diff *d, const char *rank, const sl_region *b, const sl_region *n,
+                       double threshold, char *const *metrics, size_t nmetrics)
+{
+    const sl_region *any = b ? b : n;
+    const char *gname = any->group_name && *any->group_name
+                            ? any->group_name
+                            : (b && n && n->group_name ? n->group_name : "");
+    sl_diff_row *r = add_row(d, rank, any->tag, any->tag_len, any->group_id, gname,
+                             "runtime/call");
+    if (!r)
+        return -ENOMEM;
+    r->statistic = "max thread";
+    r->unit = "s";
+    if (b)
+        r->base = runtime_per_call(b);
+    if (n)
+        r->new_ = runtime_per_call(n);
+    if (!b || !n) {
+        r->verdict = b ? SL_V_ONLY_BASE : SL_V_ONLY_NEW;
+        return 0; /* metrics only where both sides can be compared */
+    }
+    judge(r, threshold, 1);
+    for (size_t m = 0; m < nmetrics; m++) {
+        double bv, nv;
+        int rc = metric_mean(b, metrics[m], &bv);
+        if (!rc)
+            rc = metric_mean(n, metrics[m], &nv);
+        if (rc)
+            return rc;
+        if (isnan(bv) && isnan(nv))
+            continue; /* not this group's metric */
+        if (!(r = add_row(d, rank, any->tag, any->tag_len, any->group_id, gname, metrics[m])))
+            return -ENOMEM;
+        r->statistic = "thread mean";
+        r->base = bv;
+        r->new_ = nv;
+        judge(r, threshold, 0);
+    }
+    return 0;
+}
+
+static int compare_likwid(sl_diff *d, const char *rank, const sl_likwid *b, const sl_likwid *n,
+                          double threshold, char *const *metrics, size_t nmetrics)
+{
+    int rc = 0;
+    for (size_t i = 0; !rc && i < b->nregions; i++)
+        rc = likwid_rows(d, rank, &b->regions[i], find_region(n, &b->regions[i]), threshold,
+                         metrics, nmetrics);
+    for (size_t i = 0; !rc && i < n->nregions; i++)
+        if (!find_region(b, &n->regions[i]))
+            rc = likwid_rows(d, rank, NULL, &n->regions[i], threshold, metrics, nmetrics);
+    return rc;
+}
+
+/* ---- ranks ---------------------------------------------------------------- */
+
+/* The k-th run of rank R (runs are sorted by rank); NULL when none. */
+static const sl_run *find_run(const sl_runset *s, int64_t rank, size_t k)
+{
+    for (size_t i = 0; i < s->nruns; i++)
+        if (s->runs[i].rank == rank && k-- == 0)
+            return &s->runs[i];
+    return NULL;
+}
+
+/* Which occurrence of its rank run i is (0 for the first). */
+static size_t occurrence(const sl_runset *s, size_t i)
+{
+    size_t k = 0;
+    while (k < i && s->runs[i - k - 1].rank == s->runs[i].rank)
+        k++;
+    return k;
+}
+
+static void rank_text(char *buf, size_t len, int64_t rank, size_t k)
+{
+    if (k)
+        snprintf(buf, len, "%lld.%zu", (long long)rank, k);
+    else
+        snprintf(buf, len, "%lld", (long long)rank);
+}
+
+int sl_diff_build(const sl_runset *base, const sl_runset *new_, double threshold,
+                  char *const *metrics, size_t nmetrics, sl_diff *out)
+{
+    memset(out, 0, sizeof *out);
+    char rank[48];
+    int rc = 0;
+    for (size_t i = 0; !rc && i < base->nruns; i++) {
+        const sl_run *b = &base->runs[i];
+        size_t k = occurrence(base, i);
+        const sl_run *n = find_run(new_, b->rank, k);
+        rank_text(rank, sizeof rank, b->rank, k);
+        if (!n) {
+            sl_diff_row *r = add_row(out, rank, NULL, 0, -1, "", "");
+            if (!r)
+                rc = -ENOMEM;
+            else
+                r->verdict = SL_V_ONLY_BASE;
+            continue;
+        }
+        rc = compare_timing(out, rank, &b->timing, &n->timing, threshold);
+        if (!rc)
+            rc = compare_likwid(out, rank, &b->likwid, &n->likwid, threshold, metrics, nmetrics);
+    }
+    for (size_t i = 0; !rc && i < new_->nruns; i++) {
+        size_t k = occurrence(new_, i);
+        if (find_run(base, new_->runs[i].rank, k))
+            continue;
+        rank_text(rank, sizeof rank, new_->runs[i].rank, k);
+        sl_diff_row *r = add_row(out, rank, NULL, 0, -1, "", "");
+        if (!r)
+            rc = -ENOMEM;
+        else
+            r->verdict = SL_V_ONLY_NEW;
+    }
+    if (rc)
+        sl_diff_free(out);
+    return rc;
+}
