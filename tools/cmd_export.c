@@ -1,12 +1,198 @@
-/* scope-likwid export: being written (placeholder until its owner lands it). */
-#include <stdio.h>
-
+/* scope-likwid export: a result file as one flat table (CSV or JSON) for
+ * pandas, R, spreadsheets. The rows are built in export_rows.c; this file
+ * parses the options and writes the output (stdout, or a file replaced
+ * atomically). */
 #include "cmds.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "export_rows.h"
+#include "h5read.h"
+
+static const char usage[] =
+    "usage: scope-likwid export FILE.h5 [--format csv|json] [-o OUT]\n"
+    "\n"
+    "Writes every value of a result file as one flat table: one row per\n"
+    "(rank, LIKWID region, event group, thread), plus one row per timing\n"
+    "region that has no LIKWID data (so a run without counters exports its\n"
+    "timing). Columns, always in this order:\n"
+    "  rank, mpi_rank, hostname, tag, region, group_id, group_name, source,\n"
+    "  thread_index, cpu, call_count, time_s,\n"
+    "  event:LABEL ...   one per event label in the file,\n"
+    "  metric:NAME ...   one per metric name in the file,\n"
+    "  timing_threads, timing_calls, timing_total_ns, timing_min_ns,\n"
+    "  timing_max_ns, timing_dropped_calls\n"
+    "region is the HDF5 group name under rank<R>/likwid/regions (for a\n"
+    "timing-only row: under rank<R>/timing/regions); tag is the tag as\n"
+    "displayed (stray bytes as \\xHH); thread_index is the position on the\n"
+    "file's thread axis, cpu the hardware thread. Event and metric columns\n"
+    "are the union over all regions, in order of first appearance with the\n"
+    "regions sorted by group id (then rank, then file order); a metric name\n"
+    "given twice in one region gets \"#INDEX\" appended. A cell is empty (JSON\n"
+    "null) where a region has no such value. The timing columns describe the\n"
+    "shim's timing region with the same tag, over all its threads (threads:\n"
+    "how many OS threads; calls and total_ns summed; min_ns and max_ns over\n"
+    "the threads that completed a call): OS thread ids cannot be matched to\n"
+    "LIKWID's CPUs, so they are the same on every row of a region and must\n"
+    "not be summed over rows. Rows: ranks in order; per rank the LIKWID\n"
+    "regions by group id, then file order, threads in order; then the\n"
+    "timing-only regions in file order (group_id ... time_s empty).\n"
+    "\n"
+    "  --format csv   RFC 4180 quoting, a header row, LF line ends; integers\n"
+    "                 as integers, other numbers in the shortest form that\n"
+    "                 reads back as the same double; nan, inf, -inf as such\n"
+    "  --format json  an array of objects with the column names as keys, in\n"
+    "                 column order; nan, inf and missing values are null\n"
+    "                 (without --format: from OUT's extension .csv/.json)\n"
+    "  -o OUT         write to OUT instead of stdout (\"-\": stdout). OUT is\n"
+    "                 written to a temporary file in its directory and renamed\n"
+    "                 over OUT: an existing OUT is replaced (never the input),\n"
+    "                 a failed export leaves OUT as it was.\n"
+    "  -h, --help     this help\n"
+    "\n"
+    "Exit codes: 0 ok, 1 unreadable input or failed write, 2 usage error.\n";
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && !strcmp(s + n - m, suffix);
+}
+
+/* OUT names the input file (a hard link or the same path). */
+static int same_file(const char *a, const char *b)
+{
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* Writes the export to a temporary file next to out and renames it over
+ * out. 0 or negative errno; the temporary file never stays behind. */
+static int write_file(const char *out, const sl_runset *set, enum sl_export_format fmt)
+{
+    char *d = strdup(out), *b = strdup(out);
+    char *tmp = NULL;
+    int rc = d && b ? 0 : -ENOMEM;
+    if (!rc) {
+        const char *dir = dirname(d), *base = basename(b);
+        size_t len = strlen(dir) + strlen(base) + 16;
+        if (!(tmp = malloc(len)))
+            rc = -ENOMEM;
+        else
+            snprintf(tmp, len, "%s/.%s.tmpXXXXXX", dir, base);
+    }
+    int fd = rc ? -1 : mkstemp(tmp);
+    if (!rc && fd < 0)
+        rc = -errno;
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (fd >= 0 && !f) {
+        rc = -errno;
+        close(fd);
+    }
+    if (f) {
+        /* a normal file: mode 0666 less the umask, like any redirect */
+        mode_t um = umask(0);
+        umask(um);
+        if (fchmod(fd, 0666 & ~um))
+            rc = -errno;
+        if (!rc)
+            rc = sl_export_write(f, set, fmt);
+        if (!rc && (fflush(f) || ferror(f) || fsync(fd)))
+            rc = -(errno ? errno : EIO);
+        if (fclose(f) && !rc)
+            rc = -(errno ? errno : EIO);
+        if (!rc && rename(tmp, out))
+            rc = -errno;
+        if (rc)
+            unlink(tmp);
+    }
+    free(tmp);
+    free(d);
+    free(b);
+    return rc;
+}
 
 int sl_cmd_export(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("scope-likwid: export: not available yet\n", stderr);
-    return SL_EXIT_FAIL;
+    const char *path = NULL, *out = NULL, *format = NULL;
+    int only_positional = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_positional || a[0] != '-' || !a[1]) {
+            if (path)
+                return sl_usage_error("export: more than one FILE ('%s')", a);
+            path = a;
+        } else if (!strcmp(a, "--")) {
+            only_positional = 1;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return SL_EXIT_OK;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--format")) {
+            if (i + 1 >= argc)
+                return sl_usage_error("export: %s needs a value", a);
+            *(a[2] == 'f' ? &format : &out) = argv[++i];
+        } else if (!strncmp(a, "--format=", 9)) {
+            format = a + 9;
+        } else if (!strncmp(a, "--output=", 9)) {
+            out = a + 9;
+        } else {
+            return sl_usage_error("export: unknown option '%s'", a);
+        }
+    }
+    if (!path)
+        return sl_usage_error("export: missing FILE");
+    if (out && !*out)
+        return sl_usage_error("export: -o needs a file name");
+    if (out && !strcmp(out, "-"))
+        out = NULL;
+    if (!format && out && (has_suffix(out, ".csv") || has_suffix(out, ".json")))
+        format = has_suffix(out, ".csv") ? "csv" : "json";
+    if (!format)
+        return sl_usage_error("export: missing --format csv|json");
+    if (strcmp(format, "csv") && strcmp(format, "json"))
+        return sl_usage_error("export: --format '%s': expected csv or json", format);
+    enum sl_export_format fmt = format[0] == 'c' ? SL_EXPORT_CSV : SL_EXPORT_JSON;
+
+    sl_diag diag;
+    sl_diag_init(&diag);
+    sl_runset set = {0};
+    int rc = sl_h5_read(path, &set, &diag);
+    if (rc < 0) {
+        for (size_t i = 0; i < diag.kept; i++)
+            fprintf(stderr, "%s\n", diag.lines[i]);
+        if (!diag.kept)
+            fprintf(stderr, "%s: cannot read: %s: expected a scope-likwid result file\n", path,
+                    strerror(-rc));
+        sl_diag_free(&diag);
+        return SL_EXIT_FAIL;
+    }
+    sl_diag_free(&diag);
+    if (out && same_file(out, path)) {
+        fprintf(stderr, "scope-likwid: export: -o %s is the input file: expected another file name\n", out);
+        sl_runset_free(&set);
+        return SL_EXIT_FAIL;
+    }
+    if (out) {
+        rc = write_file(out, &set, fmt);
+    } else {
+        rc = sl_export_write(stdout, &set, fmt);
+        if (!rc && (fflush(stdout) || ferror(stdout)))
+            rc = -EIO;
+    }
+    sl_runset_free(&set);
+    if (rc < 0) {
+        fprintf(stderr, "scope-likwid: export %s: cannot write %s: %s\n", path, out ? out : "stdout",
+                strerror(-rc));
+        return SL_EXIT_FAIL;
+    }
+    if (out)
+        printf("wrote %s\n", out);
+    return SL_EXIT_OK;
 }

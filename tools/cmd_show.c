@@ -15,16 +15,42 @@
 #include "labels.h"
 #include "names.h"
 #include "run.h"
+#include "show_filter.h"
 #include "table.h"
 
 static const char usage[] =
-    "usage: scope-likwid show FILE.h5 [--csv | --json]\n"
+    "usage: scope-likwid show FILE.h5 [--csv | --json] [--rank R[,R...]] [--region PATTERN]\n"
+    "                         [--group G] [--metric NAME] [--threads sum|mean|max|all]\n"
     "\n"
     "Prints a scope-likwid result file. Per rank and LIKWID event group a\n"
     "table like likwid-perfctr's: one column per region (costliest first) and\n"
     "thread (\"tag@cpuN\" when the region ran on several CPUs), rows call count,\n"
     "runtime, events and metrics (\"-\": no value). Then the shim's timing per\n"
     "region: calls, total, mean, min, max, and problems counted at close.\n"
+    "\n"
+    "Filters (the same for the table, --csv and --json; repeat an option to\n"
+    "give several values, any of which may match):\n"
+    "  --rank R     only these ranks (also a comma list: --rank 0,2)\n"
+    "  --region PATTERN  only regions whose tag (as displayed) matches the\n"
+    "               shell glob PATTERN (fnmatch: * ? [...]); LIKWID and timing\n"
+    "  --group G    only LIKWID regions of event group G (its id or its name);\n"
+    "               the timing table has no groups and is not filtered by it\n"
+    "  --metric NAME  only this row of the LIKWID tables: an event label, a\n"
+    "               metric name, \"call count\" or \"runtime [s]\"\n"
+    "  --threads MODE  all (default): one column per thread; sum, mean, max:\n"
+    "               one column per region (\"tag [sum]\", CSV thread = the mode,\n"
+    "               cpu empty; JSON: thread_aggregate, value arrays of one\n"
+    "               element, cpus = the CPUs aggregated). Call count, runtime\n"
+    "               and events are summed, averaged or maxed over threads;\n"
+    "               metrics likewise for mean and max, but for sum they are the\n"
+    "               MEAN: LIKWID's metrics are per-thread results (CPI, clock,\n"
+    "               ratios) whose formulas the file does not carry, so a sum\n"
+    "               is not a metric (sum a rate yourself from the export).\n"
+    "               Threads without a value (nan) are left out. The timing\n"
+    "               table is per region already and stays as it is.\n"
+    "A value that matches nothing in the file (no such rank, no region\n"
+    "matching, no such group, event or metric) is an error (exit 1) whose\n"
+    "one-line message lists what the file has.\n"
     "\n"
     "  --csv    one CSV table (RFC 4180), columns\n"
     "           rank,section,group_id,group_name,tag,thread,cpu,row,value\n"
@@ -50,8 +76,12 @@ static const char usage[] =
     "           nan and inf are written as null; a missing value as null.\n"
     "  -h, --help  this help\n"
     "\n"
-    "Tags that are not valid UTF-8 show their stray bytes as \\xHH.\n"
-    "Exit codes: 0 ok, 1 unreadable or not a result file, 2 usage error.\n";
+    "For one row per (rank, region, group, thread) with every value, see\n"
+    "'scope-likwid export'. Tags that are not valid UTF-8 show their stray\n"
+    "bytes as \\xHH.\n"
+    "Exit codes: 0 ok, 1 unreadable or not a result file, or a filter value\n"
+    "that matches nothing; 2 usage error (unknown option, missing value, a\n"
+    "rank that is not an integer >= 0, an unknown --threads mode).\n";
 
 enum show_format { FMT_TABLE, FMT_CSV, FMT_JSON };
 
@@ -210,17 +240,25 @@ static void region_labels_free(const sl_likwid *lw, char ***l)
     free(l);
 }
 
+static const char *metric_name(const sl_region *r, size_t m)
+{
+    return r->metric_names[m] ? r->metric_names[m] : "";
+}
+
 static int group_rows_build(const sl_likwid *lw, char ***labels, const size_t *order,
-                            size_t from, size_t to, struct group_rows *g)
+                            size_t from, size_t to, const sl_show_filter *flt,
+                            struct group_rows *g)
 {
     memset(g, 0, sizeof *g);
     for (size_t k = from; k < to; k++) {
         const sl_region *r = &lw->regions[order[k]];
         for (size_t e = 0; e < r->nevents; e++)
-            if (add_name(&g->labels, &g->nlabels, labels[order[k]][e], e))
+            if (sl_filter_row(flt, labels[order[k]][e]) &&
+                add_name(&g->labels, &g->nlabels, labels[order[k]][e], e))
                 return -ENOMEM;
         for (size_t m = 0; m < r->nmetrics; m++)
-            if (add_name(&g->metrics, &g->nmetrics, r->metric_names[m] ? r->metric_names[m] : "", m))
+            if (sl_filter_row(flt, metric_name(r, m)) &&
+                add_name(&g->metrics, &g->nmetrics, metric_name(r, m), m))
                 return -ENOMEM;
     }
     return 0;
@@ -310,24 +348,15 @@ static void json_double_array(FILE *f, const double *v, size_t n)
     fputc(']', f);
 }
 
-static void json_string_array(FILE *f, char *const *v, size_t n)
-{
-    fputc('[', f);
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            fputc(',', f);
-        json_bytes(f, v && v[i] ? v[i] : "");
-    }
-    fputc(']', f);
-}
-
 /* ---- table output --------------------------------------------------------- */
 
-static int show_group_table(FILE *f, const sl_likwid *lw, char ***labels, const size_t *order,
-                            size_t from, size_t to)
+static int show_group_table(FILE *f, const sl_show_filter *flt, const sl_show_view *v,
+                            char ***labels, const size_t *order, size_t from, size_t to)
 {
+    const sl_likwid *lw = &v->lw;
+    int agg = flt->threads != SL_THREADS_ALL;
     struct group_rows g;
-    int rc = group_rows_build(lw, labels, order, from, to, &g);
+    int rc = group_rows_build(lw, labels, order, from, to, flt, &g);
     if (rc)
         goto out;
     size_t ncols = 1;
@@ -335,19 +364,25 @@ static int show_group_table(FILE *f, const sl_likwid *lw, char ***labels, const 
         ncols += lw->regions[order[k]].nthreads;
     sl_table t;
     sl_table_init(&t, ncols);
-    size_t nrows = 3 + g.nlabels + g.nmetrics;
+    /* rows: header, [call count], [runtime], labels, metrics (--metric) */
+    int calls_row = sl_filter_row(flt, "call count");
+    int time_row = sl_filter_row(flt, "runtime [s]");
+    size_t first = 1 + (size_t)calls_row + (size_t)time_row;
+    size_t nrows = first + g.nlabels + g.nmetrics;
     for (size_t i = 0; i < nrows; i++)
         if (sl_table_add_row(&t) < 0) {
             rc = -ENOMEM;
             goto table_out;
         }
     rc = sl_table_set(&t, 0, 0, "Region");
-    rc |= sl_table_set(&t, 1, 0, "call count");
-    rc |= sl_table_set(&t, 2, 0, "runtime [s]");
+    if (calls_row)
+        rc |= sl_table_set(&t, 1, 0, "call count");
+    if (time_row)
+        rc |= sl_table_set(&t, 1 + (size_t)calls_row, 0, "runtime [s]");
     for (size_t e = 0; e < g.nlabels; e++)
-        rc |= sl_table_set(&t, 3 + e, 0, g.labels[e]);
+        rc |= sl_table_set(&t, first + e, 0, g.labels[e]);
     for (size_t m = 0; m < g.nmetrics; m++)
-        rc |= sl_table_set(&t, 3 + g.nlabels + m, 0, g.metrics[m]);
+        rc |= sl_table_set(&t, first + g.nlabels + m, 0, g.metrics[m]);
     size_t col = 1;
     char num[SL_NUM_BUF];
     for (size_t k = from; k < to && !rc; k++) {
@@ -359,21 +394,29 @@ static int show_group_table(FILE *f, const sl_likwid *lw, char ***labels, const 
         }
         /* where each of the group's rows sits in this region */
         for (size_t th = 0; th < r->nthreads; th++, col++) {
-            if (r->nthreads > 1)
+            if (agg)
+                rc |= sl_table_setf(&t, 0, col, "%s [%s]", tag, sl_threads_name(flt->threads));
+            else if (r->nthreads > 1)
                 rc |= sl_table_setf(&t, 0, col, "%s@cpu%lld", tag, (long long)r->cpus[th]);
             else
                 rc |= sl_table_set(&t, 0, col, tag);
-            rc |= sl_table_setf(&t, 1, col, "%lld", (long long)r->call_counts[th]);
-            rc |= sl_table_set(&t, 2, col, sl_fmt_value(r->times[th], num));
+            if (calls_row && agg)
+                rc |= sl_table_set(&t, 1, col, sl_fmt_value(v->calls[order[k]], num));
+            else if (calls_row)
+                rc |= sl_table_setf(&t, 1, col, "%lld", (long long)r->call_counts[th]);
+            if (time_row)
+                rc |= sl_table_set(&t, 1 + (size_t)calls_row, col, sl_fmt_value(r->times[th], num));
             for (size_t e = 0; e < r->nevents; e++) {
                 long row = find_name(g.labels, g.nlabels, labels[order[k]][e], e);
-                double v = r->events[e * r->nthreads + th];
-                rc |= sl_table_set(&t, 3 + (size_t)row, col, sl_fmt_value(v, num));
+                double x = r->events[e * r->nthreads + th];
+                if (row >= 0)
+                    rc |= sl_table_set(&t, first + (size_t)row, col, sl_fmt_value(x, num));
             }
             for (size_t m = 0; m < r->nmetrics; m++) {
-                long row = find_name(g.metrics, g.nmetrics, r->metric_names[m] ? r->metric_names[m] : "", m);
-                double v = r->metrics[m * r->nthreads + th];
-                rc |= sl_table_set(&t, 3 + g.nlabels + (size_t)row, col, sl_fmt_value(v, num));
+                long row = find_name(g.metrics, g.nmetrics, metric_name(r, m), m);
+                double x = r->metrics[m * r->nthreads + th];
+                if (row >= 0)
+                    rc |= sl_table_set(&t, first + g.nlabels + (size_t)row, col, sl_fmt_value(x, num));
             }
         }
         free(tag);
@@ -481,7 +524,7 @@ out:
     return rc;
 }
 
-static int show_run_table(FILE *f, const sl_run *run)
+static int show_run_table(FILE *f, const sl_run *run, const sl_show_filter *flt, const sl_show_view *v)
 {
     char *status = tag_text(run->likwid_status, strlen(run->likwid_status), 1);
     fprintf(f, "Rank %lld (mpi_rank %lld, pid %lld%s%s%s%s)\n", (long long)run->rank,
@@ -490,7 +533,7 @@ static int show_run_table(FILE *f, const sl_run *run)
     fprintf(f, "LIKWID status: %s\n", status ? status : "");
     free(status);
     int rc = 0;
-    const sl_likwid *lw = &run->likwid;
+    const sl_likwid *lw = &v->lw;
     if (lw->source == SL_SOURCE_NONE) {
         fputs("LIKWID: no counter data\n", f);
     } else {
@@ -510,14 +553,19 @@ static int show_run_table(FILE *f, const sl_run *run)
             if (first->group_name && *first->group_name)
                 fprintf(f, ": %s", first->group_name);
             fputc('\n', f);
-            rc = show_group_table(f, lw, labels, order, k, end);
+            rc = show_group_table(f, flt, v, labels, order, k, end);
             k = end;
         }
+        int metrics = 0;
+        for (size_t i = 0; i < lw->nregions; i++)
+            metrics |= lw->regions[i].nmetrics != 0;
+        if (!rc && metrics && flt->threads == SL_THREADS_SUM)
+            fputs("(--threads sum: metrics are the mean over threads)\n", f);
         region_labels_free(lw, labels);
         free(order);
     }
     if (!rc)
-        rc = show_timing_table(f, &run->timing);
+        rc = show_timing_table(f, &v->tm);
     return rc;
 }
 
@@ -547,7 +595,7 @@ static void csv_run_attr(FILE *f, const sl_run *run, const char *name, const cha
     free(v);
 }
 
-static int show_run_csv(FILE *f, const sl_run *run)
+static int show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const sl_show_view *v)
 {
     char b[SL_NUM_BUF], th[32], cpu[32], gid[32];
     long long rank = run->rank;
@@ -569,7 +617,8 @@ static int show_run_csv(FILE *f, const sl_run *run)
     snprintf(b, sizeof b, "%lld", (long long)run->timing.origin_unix_ns);
     csv_run_attr(f, run, "origin_unix_ns", b);
 
-    const sl_likwid *lw = &run->likwid;
+    const sl_likwid *lw = &v->lw;
+    int agg = flt->threads != SL_THREADS_ALL;
     size_t *order = likwid_order(lw);
     char ***labels = region_labels(lw);
     if (!order || !labels) {
@@ -583,18 +632,29 @@ static int show_run_csv(FILE *f, const sl_run *run)
         char *gname = sl_tag_display(r->group_name, strlen(r->group_name));
         snprintf(gid, sizeof gid, "%lld", (long long)r->group_id);
         for (size_t t = 0; t < r->nthreads && tag && gname; t++) {
-            snprintf(th, sizeof th, "%zu", t);
-            snprintf(cpu, sizeof cpu, "%lld", (long long)r->cpus[t]);
-            snprintf(b, sizeof b, "%lld", (long long)r->call_counts[t]);
-            csv_line(f, rank, "likwid", gid, gname, tag, th, cpu, "call count", b);
-            csv_line(f, rank, "likwid", gid, gname, tag, th, cpu, "runtime [s]", sl_fmt_exact(r->times[t], b));
+            /* aggregated: thread = sum|mean|max, no single cpu */
+            snprintf(th, sizeof th, "%s", agg ? sl_threads_name(flt->threads) : "");
+            if (!agg)
+                snprintf(th, sizeof th, "%zu", t);
+            cpu[0] = '\0';
+            if (!agg)
+                snprintf(cpu, sizeof cpu, "%lld", (long long)r->cpus[t]);
+            if (agg)
+                sl_fmt_exact(v->calls[order[k]], b);
+            else
+                snprintf(b, sizeof b, "%lld", (long long)r->call_counts[t]);
+            if (sl_filter_row(flt, "call count"))
+                csv_line(f, rank, "likwid", gid, gname, tag, th, cpu, "call count", b);
+            if (sl_filter_row(flt, "runtime [s]"))
+                csv_line(f, rank, "likwid", gid, gname, tag, th, cpu, "runtime [s]", sl_fmt_exact(r->times[t], b));
             for (size_t e = 0; e < r->nevents; e++)
-                csv_line(f, rank, "likwid", gid, gname, tag, th, cpu, labels[order[k]][e],
-                         sl_fmt_exact(r->events[e * r->nthreads + t], b));
+                if (sl_filter_row(flt, labels[order[k]][e]))
+                    csv_line(f, rank, "likwid", gid, gname, tag, th, cpu, labels[order[k]][e],
+                             sl_fmt_exact(r->events[e * r->nthreads + t], b));
             for (size_t m = 0; m < r->nmetrics; m++)
-                csv_line(f, rank, "likwid", gid, gname, tag, th, cpu,
-                         r->metric_names[m] ? r->metric_names[m] : "",
-                         sl_fmt_exact(r->metrics[m * r->nthreads + t], b));
+                if (sl_filter_row(flt, metric_name(r, m)))
+                    csv_line(f, rank, "likwid", gid, gname, tag, th, cpu, metric_name(r, m),
+                             sl_fmt_exact(r->metrics[m * r->nthreads + t], b));
         }
         free(tag);
         free(gname);
@@ -602,7 +662,7 @@ static int show_run_csv(FILE *f, const sl_run *run)
     region_labels_free(lw, labels);
     free(order);
 
-    const sl_timing *tm = &run->timing;
+    const sl_timing *tm = &v->tm;
     struct tm_sum *s = timing_order(tm);
     if (!s)
         return -ENOMEM;
@@ -651,40 +711,62 @@ static int show_run_csv(FILE *f, const sl_run *run)
 
 /* ---- JSON output ---------------------------------------------------------- */
 
-static void json_region(FILE *f, const sl_region *r, char **labels)
+/* A region of the view; orig = the file's region (its CPUs when aggregated). */
+static void json_region(FILE *f, const sl_show_filter *flt, const sl_region *r, char **labels,
+                        const sl_region *orig, double calls)
 {
+    int agg = flt->threads != SL_THREADS_ALL;
     fputs("{\"tag\":", f);
     char *tag = sl_tag_display(r->tag, r->tag_len);
     json_string(f, tag ? tag : "");
     free(tag);
     fprintf(f, ",\"group_id\":%lld,\"group_name\":", (long long)r->group_id);
     json_bytes(f, r->group_name);
-    fprintf(f, ",\"source\":\"%s\",\"cpus\":", sl_source_name(r->source));
-    json_i64_array(f, r->cpus, r->nthreads);
+    fprintf(f, ",\"source\":\"%s\",", sl_source_name(r->source));
+    if (agg)
+        fprintf(f, "\"thread_aggregate\":\"%s\",", sl_threads_name(flt->threads));
+    fputs("\"cpus\":", f);
+    json_i64_array(f, orig->cpus, orig->nthreads);
     fputs(",\"call_counts\":", f);
-    json_i64_array(f, r->call_counts, r->nthreads);
+    if (agg)
+        json_double_array(f, &calls, 1);
+    else
+        json_i64_array(f, r->call_counts, r->nthreads);
     fputs(",\"times\":", f);
     json_double_array(f, r->times, r->nthreads);
-    fputs(",\"event_labels\":", f);
-    json_string_array(f, labels, r->nevents);
-    fputs(",\"events\":[", f);
-    for (size_t e = 0; e < r->nevents; e++) {
-        if (e)
-            fputc(',', f);
-        json_double_array(f, r->events + e * r->nthreads, r->nthreads);
-    }
-    fputs("],\"metric_names\":", f);
-    json_string_array(f, r->metric_names, r->nmetrics);
-    fputs(",\"metrics\":[", f);
-    for (size_t m = 0; m < r->nmetrics; m++) {
-        if (m)
-            fputc(',', f);
-        json_double_array(f, r->metrics + m * r->nthreads, r->nthreads);
-    }
+    /* --metric: only the named rows */
+    size_t n = 0;
+    fputs(",\"event_labels\":[", f);
+    for (size_t e = 0; e < r->nevents; e++)
+        if (sl_filter_row(flt, labels[e])) {
+            fputs(n++ ? "," : "", f);
+            json_bytes(f, labels[e]);
+        }
+    fputs("],\"events\":[", f);
+    n = 0;
+    for (size_t e = 0; e < r->nevents; e++)
+        if (sl_filter_row(flt, labels[e])) {
+            fputs(n++ ? "," : "", f);
+            json_double_array(f, r->events + e * r->nthreads, r->nthreads);
+        }
+    fputs("],\"metric_names\":[", f);
+    n = 0;
+    for (size_t m = 0; m < r->nmetrics; m++)
+        if (sl_filter_row(flt, metric_name(r, m))) {
+            fputs(n++ ? "," : "", f);
+            json_bytes(f, metric_name(r, m));
+        }
+    fputs("],\"metrics\":[", f);
+    n = 0;
+    for (size_t m = 0; m < r->nmetrics; m++)
+        if (sl_filter_row(flt, metric_name(r, m))) {
+            fputs(n++ ? "," : "", f);
+            json_double_array(f, r->metrics + m * r->nthreads, r->nthreads);
+        }
     fputs("]}", f);
 }
 
-static int show_run_json(FILE *f, const sl_run *run)
+static int show_run_json(FILE *f, const sl_run *run, const sl_show_filter *flt, const sl_show_view *v)
 {
     fprintf(f, "{\"rank\":%lld,\"mpi_rank\":%lld,\"pid\":%lld,\"hostname\":", (long long)run->rank,
             (long long)run->mpi_rank, (long long)run->pid);
@@ -704,7 +786,7 @@ static int show_run_json(FILE *f, const sl_run *run)
         json_bytes(f, run->env[i].value);
     }
     fputs("},\n \"likwid\":", f);
-    const sl_likwid *lw = &run->likwid;
+    const sl_likwid *lw = &v->lw;
     if (lw->source == SL_SOURCE_NONE) {
         fputs("null", f);
     } else {
@@ -724,7 +806,8 @@ static int show_run_json(FILE *f, const sl_run *run)
             size_t end = k;
             for (; end < lw->nregions && lw->regions[order[end]].group_id == first->group_id; end++) {
                 fputs(end > k ? ",\n   " : "\n   ", f);
-                json_region(f, &lw->regions[order[end]], labels[order[end]]);
+                json_region(f, flt, &lw->regions[order[end]], labels[order[end]],
+                            &run->likwid.regions[v->src[order[end]]], v->calls[order[end]]);
             }
             fputs("]}", f);
             k = end;
@@ -733,7 +816,7 @@ static int show_run_json(FILE *f, const sl_run *run)
         region_labels_free(lw, labels);
         free(order);
     }
-    const sl_timing *tm = &run->timing;
+    const sl_timing *tm = &v->tm;
     fputs(",\n \"timing\":{\"clock\":", f);
     json_bytes(f, tm->clock ? tm->clock : "");
     fprintf(f, ",\"origin_unix_ns\":%lld,\"regions\":[", (long long)tm->origin_unix_ns);
@@ -775,34 +858,118 @@ static int show_run_json(FILE *f, const sl_run *run)
 
 /* ---- command -------------------------------------------------------------- */
 
+/* "--name VALUE" or "--name=VALUE": the value, or NULL when a is not
+ * that option; *bad when the value is missing. */
+static const char *opt_value(const char *a, const char *name, int argc, char **argv, int *i, int *bad)
+{
+    size_t n = strlen(name);
+    if (strncmp(a, name, n))
+        return NULL;
+    if (a[n] == '=')
+        return a + n + 1;
+    if (a[n])
+        return NULL;
+    if (*i + 1 >= argc) {
+        *bad = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int parse_filter(const char *a, int argc, char **argv, int *i, sl_show_filter *flt)
+{
+    int bad = 0;
+    const char *v;
+    static const char *const names[] = {"--rank", "--region", "--group", "--metric", "--threads"};
+    for (int k = 0; k < 5; k++) {
+        if (!(v = opt_value(a, names[k], argc, argv, i, &bad))) {
+            if (bad)
+                return sl_usage_error("show: %s needs a value", names[k]);
+            continue;
+        }
+        int rc = 0;
+        switch (k) {
+        case 0:
+            rc = sl_filter_add_ranks(flt, v);
+            if (rc == -EINVAL)
+                return sl_usage_error("show: --rank '%s': expected ranks (integers >= 0, comma list)", v);
+            break;
+        case 1:
+            rc = sl_filter_add(&flt->regions, &flt->nregions, v);
+            break;
+        case 2:
+            rc = sl_filter_add(&flt->groups, &flt->ngroups, v);
+            break;
+        case 3:
+            rc = sl_filter_add(&flt->metrics, &flt->nmetrics, v);
+            break;
+        default:
+            if (sl_threads_parse(v, &flt->threads))
+                return sl_usage_error("show: --threads '%s': expected sum, mean, max or all", v);
+        }
+        return rc ? SL_EXIT_FAIL : -1;
+    }
+    return sl_usage_error("show: unknown option '%s'", a);
+}
+
+static int show_run(FILE *f, enum show_format fmt, size_t i, const sl_run *run, const sl_show_filter *flt)
+{
+    sl_show_view v;
+    int rc = sl_show_view_build(flt, run, &v);
+    if (rc == 0 && fmt == FMT_TABLE) {
+        if (i)
+            fputc('\n', f);
+        rc = show_run_table(f, run, flt, &v);
+    } else if (rc == 0 && fmt == FMT_CSV) {
+        rc = show_run_csv(f, run, flt, &v);
+    } else if (rc == 0) {
+        fputs(i ? ",\n" : "\n", f);
+        rc = show_run_json(f, run, flt, &v);
+    }
+    sl_show_view_free(&v);
+    return rc;
+}
+
 int sl_cmd_show(int argc, char **argv)
 {
     const char *path = NULL;
     enum show_format fmt = FMT_TABLE;
     int fmt_set = 0, only_positional = 0;
+    sl_show_filter flt = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (only_positional || a[0] != '-' || !a[1]) {
-            if (path)
+            if (path) {
+                sl_show_filter_free(&flt);
                 return sl_usage_error("show: more than one FILE ('%s')", a);
+            }
             path = a;
         } else if (!strcmp(a, "--")) {
             only_positional = 1;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            sl_show_filter_free(&flt);
             fputs(usage, stdout);
             return SL_EXIT_OK;
         } else if (!strcmp(a, "--csv") || !strcmp(a, "--json")) {
             enum show_format want = a[2] == 'c' ? FMT_CSV : FMT_JSON;
-            if (fmt_set && want != fmt)
+            if (fmt_set && want != fmt) {
+                sl_show_filter_free(&flt);
                 return sl_usage_error("show: --csv and --json exclude each other");
+            }
             fmt = want;
             fmt_set = 1;
         } else {
-            return sl_usage_error("show: unknown option '%s'", a);
+            int rc = parse_filter(a, argc, argv, &i, &flt);
+            if (rc >= 0) {
+                sl_show_filter_free(&flt);
+                return rc;
+            }
         }
     }
-    if (!path)
+    if (!path) {
+        sl_show_filter_free(&flt);
         return sl_usage_error("show: missing FILE");
+    }
 
     sl_diag diag;
     sl_diag_init(&diag);
@@ -815,6 +982,13 @@ int sl_cmd_show(int argc, char **argv)
             fprintf(stderr, "%s: cannot read: %s: expected a scope-likwid result file\n", path,
                     strerror(-rc));
         sl_diag_free(&diag);
+        sl_show_filter_free(&flt);
+        return SL_EXIT_FAIL;
+    }
+    if (sl_filter_check(&flt, &set, path)) {
+        sl_runset_free(&set);
+        sl_diag_free(&diag);
+        sl_show_filter_free(&flt);
         return SL_EXIT_FAIL;
     }
     FILE *f = stdout;
@@ -825,18 +999,10 @@ int sl_cmd_show(int argc, char **argv)
         json_bytes(f, path);
         fputs(",\"ranks\":[", f);
     }
-    for (size_t i = 0; i < set.nruns && rc == 0; i++) {
-        if (fmt == FMT_TABLE) {
-            if (i)
-                fputc('\n', f);
-            rc = show_run_table(f, &set.runs[i]);
-        } else if (fmt == FMT_CSV) {
-            rc = show_run_csv(f, &set.runs[i]);
-        } else {
-            fputs(i ? ",\n" : "\n", f);
-            rc = show_run_json(f, &set.runs[i]);
-        }
-    }
+    size_t shown = 0;
+    for (size_t i = 0; i < set.nruns && rc == 0; i++)
+        if (sl_filter_rank(&flt, set.runs[i].rank))
+            rc = show_run(f, fmt, shown++, &set.runs[i], &flt);
     if (fmt == FMT_JSON)
         fputs("]}\n", f);
     if (rc == 0 && (fflush(f) || ferror(f)))
@@ -845,5 +1011,6 @@ int sl_cmd_show(int argc, char **argv)
         fprintf(stderr, "scope-likwid: show %s: %s\n", path, strerror(-rc));
     sl_runset_free(&set);
     sl_diag_free(&diag);
+    sl_show_filter_free(&flt);
     return rc < 0 ? SL_EXIT_FAIL : SL_EXIT_OK;
 }

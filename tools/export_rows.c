@@ -1,0 +1,443 @@
+/* The rows of `scope-likwid export`. Columns: fixed ones, then one per event
+ * label ("event:LABEL") and one per metric ("metric:NAME") over the whole
+ * file, then the matching timing region's figures. Rows: per rank, LIKWID
+ * regions by group id (file order within a group), one per thread; then the
+ * timing regions that have no LIKWID region with the same tag. */
+#include "export_rows.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "labels.h"
+#include "names.h"
+#include "table.h"
+
+static const char *const fixed_cols[] = {
+    "rank", "mpi_rank", "hostname", "tag", "region", "group_id", "group_name", "source",
+    "thread_index", "cpu", "call_count", "time_s",
+};
+#define NFIXED (sizeof fixed_cols / sizeof fixed_cols[0])
+static const char *const timing_cols[] = {
+    "timing_threads", "timing_calls", "timing_total_ns", "timing_min_ns", "timing_max_ns",
+    "timing_dropped_calls",
+};
+#define NTIMING (sizeof timing_cols / sizeof timing_cols[0])
+
+enum cell_kind { C_EMPTY, C_INT, C_DBL, C_STR };
+typedef struct cell {
+    enum cell_kind kind;
+    long long i;
+    double d;
+    const char *s;
+} cell;
+
+struct cols {
+    size_t n;
+    char **v;
+};
+
+static long cols_find(const struct cols *c, const char *s)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (!strcmp(c->v[i], s))
+            return (long)i;
+    return -1;
+}
+
+/* Index of s, added when new; -ENOMEM. */
+static long cols_add(struct cols *c, const char *s)
+{
+    long i = cols_find(c, s);
+    if (i >= 0)
+        return i;
+    char **grown = realloc(c->v, (c->n + 1) * sizeof *grown);
+    if (!grown)
+        return -ENOMEM;
+    c->v = grown;
+    if (!(grown[c->n] = strdup(s)))
+        return -ENOMEM;
+    return (long)c->n++;
+}
+
+static void cols_free(struct cols *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->v[i]);
+    free(c->v);
+}
+
+/* "prefix" + name, or + name + "#" + idx when name is not unique in the
+ * region's list (a metric name given twice). */
+static char *column_name(const char *prefix, char *const *names, size_t n, size_t idx)
+{
+    const char *name = names && names[idx] ? names[idx] : "";
+    int dup = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i != idx && !strcmp(names && names[i] ? names[i] : "", name))
+            dup = 1;
+    size_t len = strlen(prefix) + strlen(name) + 24;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    if (dup)
+        snprintf(s, len, "%s%s#%zu", prefix, name, idx);
+    else
+        snprintf(s, len, "%s%s", prefix, name);
+    return s;
+}
+
+/* A region of the file and where its events and metrics go. */
+struct reg {
+    size_t run;
+    size_t idx;             /* in run's likwid regions */
+    int64_t group_id;
+    long *ev_col;           /* [E] index among the event columns */
+    long *met_col;          /* [M] */
+};
+
+static int reg_cmp(const void *a, const void *b)
+{
+    const struct reg *x = a, *y = b;
+    if (x->group_id != y->group_id)
+        return x->group_id < y->group_id ? -1 : 1;
+    if (x->run != y->run)
+        return x->run < y->run ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int map_region(const sl_region *r, struct reg *g, struct cols *ev, struct cols *met)
+{
+    g->ev_col = calloc(r->nevents ? r->nevents : 1, sizeof *g->ev_col);
+    g->met_col = calloc(r->nmetrics ? r->nmetrics : 1, sizeof *g->met_col);
+    char **labels = r->nevents ? sl_event_labels(r) : NULL;
+    int rc = (!g->ev_col || !g->met_col || (r->nevents && !labels)) ? -ENOMEM : 0;
+    for (size_t e = 0; e < r->nevents && !rc; e++) {
+        /* labels are unique within a region (FORMAT.md, "Event labels") */
+        char *name = column_name("event:", labels, r->nevents, e);
+        long c = name ? cols_add(ev, name) : -ENOMEM;
+        free(name);
+        if (c < 0)
+            rc = -ENOMEM;
+        else
+            g->ev_col[e] = c;
+    }
+    for (size_t m = 0; m < r->nmetrics && !rc; m++) {
+        char *name = column_name("metric:", r->metric_names, r->nmetrics, m);
+        long c = name ? cols_add(met, name) : -ENOMEM;
+        free(name);
+        if (c < 0)
+            rc = -ENOMEM;
+        else
+            g->met_col[m] = c;
+    }
+    sl_labels_free(labels, r->nevents);
+    return rc;
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+static void csv_text(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void json_text(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p == '\t')
+            fputs("\\t", f);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void put_cell(FILE *f, const cell *c, int json)
+{
+    char b[SL_NUM_BUF];
+    switch (c->kind) {
+    case C_EMPTY:
+        if (json)
+            fputs("null", f);
+        break;
+    case C_INT:
+        fprintf(f, "%lld", c->i);
+        break;
+    case C_DBL:
+        if (json && !isfinite(c->d))
+            fputs("null", f);
+        else
+            fputs(sl_fmt_exact(c->d, b), f);
+        break;
+    case C_STR:
+        if (json)
+            json_text(f, c->s);
+        else
+            csv_text(f, c->s);
+        break;
+    }
+}
+
+struct out {
+    FILE *f;
+    int json;
+    size_t ncols;
+    char **names;           /* every column, in order */
+    cell *cells;
+    size_t nrows;
+};
+
+static void put_row(struct out *o)
+{
+    FILE *f = o->f;
+    if (o->json)
+        fputs(o->nrows ? ",\n{" : "\n{", f);
+    for (size_t i = 0; i < o->ncols; i++) {
+        if (o->json) {
+            if (i)
+                fputc(',', f);
+            json_text(f, o->names[i]);
+            fputc(':', f);
+        } else if (i) {
+            fputc(',', f);
+        }
+        put_cell(f, &o->cells[i], o->json);
+    }
+    fputs(o->json ? "}" : "\n", f);
+    o->nrows++;
+}
+
+/* ---- rows ------------------------------------------------------------------ */
+
+static const sl_timing_region *timing_of(const sl_run *run, const char *tag, size_t len)
+{
+    for (size_t i = 0; i < run->timing.nregions; i++) {
+        const sl_timing_region *t = &run->timing.regions[i];
+        if (t->tag_len == len && !memcmp(t->tag, tag, len))
+            return t;
+    }
+    return NULL;
+}
+
+static int has_likwid(const sl_run *run, const char *tag, size_t len)
+{
+    for (size_t i = 0; i < run->likwid.nregions; i++) {
+        const sl_region *r = &run->likwid.regions[i];
+        if (r->tag_len == len && !memcmp(r->tag, tag, len))
+            return 1;
+    }
+    return 0;
+}
+
+/* The timing columns: per region, over its threads (OS thread ids cannot be
+ * matched to LIKWID's CPUs): threads, summed calls and total, min and max
+ * over the threads that completed a call. */
+static void timing_cells(cell *c, const sl_timing_region *t)
+{
+    for (size_t i = 0; i < NTIMING; i++)
+        c[i] = (cell){.kind = C_EMPTY};
+    if (!t)
+        return;
+    long long calls = 0, total = 0, mn = 0, mx = 0;
+    int have = 0;
+    for (size_t i = 0; i < t->nthreads; i++) {
+        calls += t->call_counts[i];
+        total += t->total_ns[i];
+        if (t->call_counts[i] <= 0)
+            continue;
+        if (!have || t->min_ns[i] < mn)
+            mn = t->min_ns[i];
+        if (!have || t->max_ns[i] > mx)
+            mx = t->max_ns[i];
+        have = 1;
+    }
+    c[0] = (cell){.kind = C_INT, .i = (long long)t->nthreads};
+    c[1] = (cell){.kind = C_INT, .i = calls};
+    c[2] = (cell){.kind = C_INT, .i = total};
+    if (have) {
+        c[3] = (cell){.kind = C_INT, .i = mn};
+        c[4] = (cell){.kind = C_INT, .i = mx};
+    }
+    c[5] = (cell){.kind = C_INT, .i = t->dropped_calls};
+}
+
+/* rank, mpi_rank, hostname, tag, region: the cells every row has. */
+static void run_cells(cell *c, const sl_run *run, const char *host, const char *tag, const char *name)
+{
+    for (size_t i = 0; i < NFIXED; i++)
+        c[i] = (cell){.kind = C_EMPTY};
+    c[0] = (cell){.kind = C_INT, .i = run->rank};
+    c[1] = (cell){.kind = C_INT, .i = run->mpi_rank};
+    c[2] = (cell){.kind = C_STR, .s = host};
+    c[3] = (cell){.kind = C_STR, .s = tag};
+    c[4] = (cell){.kind = C_STR, .s = name};
+}
+
+/* multi: the tag occurs with another group id in this run (FORMAT.md names). */
+static int multi_group(const sl_likwid *lw, const sl_region *r)
+{
+    for (size_t i = 0; i < lw->nregions; i++) {
+        const sl_region *o = &lw->regions[i];
+        if (o->group_id != r->group_id && o->tag_len == r->tag_len && !memcmp(o->tag, r->tag, r->tag_len))
+            return 1;
+    }
+    return 0;
+}
+
+static int likwid_rows(struct out *o, const sl_run *run, const char *host, const struct reg *g,
+                       size_t nev)
+{
+    const sl_region *r = &run->likwid.regions[g->idx];
+    char *tag = sl_tag_display(r->tag, r->tag_len);
+    char *name = sl_name_encode(r->tag, r->tag_len, r->group_id, multi_group(&run->likwid, r));
+    char *gname = sl_tag_display(r->group_name, strlen(r->group_name));
+    int rc = tag && name && gname ? 0 : -ENOMEM;
+    const sl_timing_region *tr = timing_of(run, r->tag, r->tag_len);
+    cell *c = o->cells;
+    for (size_t t = 0; t < r->nthreads && !rc; t++) {
+        run_cells(c, run, host, tag, name);
+        c[5] = (cell){.kind = C_INT, .i = r->group_id};
+        c[6] = (cell){.kind = C_STR, .s = gname};
+        c[7] = (cell){.kind = C_STR, .s = sl_source_name(r->source)};
+        c[8] = (cell){.kind = C_INT, .i = (long long)t};
+        c[9] = (cell){.kind = C_INT, .i = r->cpus[t]};
+        c[10] = (cell){.kind = C_INT, .i = r->call_counts[t]};
+        c[11] = (cell){.kind = C_DBL, .d = r->times[t]};
+        for (size_t i = NFIXED; i < o->ncols - NTIMING; i++)
+            c[i] = (cell){.kind = C_EMPTY};
+        for (size_t e = 0; e < r->nevents; e++)
+            c[NFIXED + (size_t)g->ev_col[e]] = (cell){.kind = C_DBL, .d = r->events[e * r->nthreads + t]};
+        for (size_t m = 0; m < r->nmetrics; m++)
+            c[NFIXED + nev + (size_t)g->met_col[m]] =
+                (cell){.kind = C_DBL, .d = r->metrics[m * r->nthreads + t]};
+        timing_cells(c + o->ncols - NTIMING, tr);
+        put_row(o);
+    }
+    free(tag);
+    free(name);
+    free(gname);
+    return rc;
+}
+
+static int timing_rows(struct out *o, const sl_run *run, const char *host)
+{
+    for (size_t i = 0; i < run->timing.nregions; i++) {
+        const sl_timing_region *t = &run->timing.regions[i];
+        if (has_likwid(run, t->tag, t->tag_len))
+            continue;
+        char *tag = sl_tag_display(t->tag, t->tag_len);
+        char *name = sl_name_encode(t->tag, t->tag_len, -1, 0);
+        if (!tag || !name) {
+            free(tag);
+            free(name);
+            return -ENOMEM;
+        }
+        run_cells(o->cells, run, host, tag, name);
+        for (size_t k = NFIXED; k < o->ncols - NTIMING; k++)
+            o->cells[k] = (cell){.kind = C_EMPTY};
+        timing_cells(o->cells + o->ncols - NTIMING, t);
+        put_row(o);
+        free(tag);
+        free(name);
+    }
+    return 0;
+}
+
+static int write_rows(struct out *o, const sl_runset *set, const struct reg *regs, size_t nregs,
+                      size_t nev)
+{
+    int rc = 0;
+    for (size_t ri = 0; ri < set->nruns && !rc; ri++) {
+        const sl_run *run = &set->runs[ri];
+        char *host = sl_tag_display(run->hostname, strlen(run->hostname));
+        if (!host)
+            return -ENOMEM;
+        /* regs is sorted by group id, then run: this run's share in that order */
+        for (size_t k = 0; k < nregs && !rc; k++)
+            if (regs[k].run == ri)
+                rc = likwid_rows(o, run, host, &regs[k], nev);
+        if (!rc)
+            rc = timing_rows(o, run, host);
+        free(host);
+    }
+    return rc;
+}
+
+int sl_export_write(FILE *f, const sl_runset *set, enum sl_export_format fmt)
+{
+    size_t nregs = 0;
+    for (size_t i = 0; i < set->nruns; i++)
+        nregs += set->runs[i].likwid.nregions;
+    struct reg *regs = calloc(nregs ? nregs : 1, sizeof *regs);
+    struct cols ev = {0}, met = {0};
+    struct out o = {.f = f, .json = fmt == SL_EXPORT_JSON};
+    int rc = regs ? 0 : -ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < set->nruns && !rc; i++)
+        for (size_t j = 0; j < set->runs[i].likwid.nregions; j++, k++)
+            regs[k] = (struct reg){.run = i, .idx = j, .group_id = set->runs[i].likwid.regions[j].group_id};
+    if (!rc)
+        qsort(regs, nregs, sizeof *regs, reg_cmp);
+    for (k = 0; k < nregs && !rc; k++)
+        rc = map_region(&set->runs[regs[k].run].likwid.regions[regs[k].idx], &regs[k], &ev, &met);
+    if (!rc) {
+        o.ncols = NFIXED + ev.n + met.n + NTIMING;
+        o.names = calloc(o.ncols, sizeof *o.names);
+        o.cells = calloc(o.ncols, sizeof *o.cells);
+        rc = o.names && o.cells ? 0 : -ENOMEM;
+    }
+    if (!rc) {
+        size_t c = 0;
+        for (size_t i = 0; i < NFIXED; i++)
+            o.names[c++] = (char *)fixed_cols[i];
+        for (size_t i = 0; i < ev.n; i++)
+            o.names[c++] = ev.v[i];
+        for (size_t i = 0; i < met.n; i++)
+            o.names[c++] = met.v[i];
+        for (size_t i = 0; i < NTIMING; i++)
+            o.names[c++] = (char *)timing_cols[i];
+        if (o.json) {
+            fputc('[', f);
+        } else {
+            for (size_t i = 0; i < o.ncols; i++) {
+                if (i)
+                    fputc(',', f);
+                csv_text(f, o.names[i]);
+            }
+            fputc('\n', f);
+        }
+        rc = write_rows(&o, set, regs, nregs, ev.n);
+        if (o.json)
+            fputs(o.nrows ? "\n]\n" : "]\n", f);
+    }
+    for (k = 0; k < nregs && regs; k++) {
+        free(regs[k].ev_col);
+        free(regs[k].met_col);
+    }
+    free(regs);
+    free(o.names);
+    free(o.cells);
+    cols_free(&ev);
+    cols_free(&met);
+    return rc;
+}

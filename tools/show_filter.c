@@ -1,0 +1,451 @@
+/* Filters of `scope-likwid show` and the filtered view of a run. The view
+ * holds copies so the emitters stay simple: they print whatever regions the
+ * view has, aggregated or not. */
+#include "show_filter.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "labels.h"
+#include "names.h"
+
+void sl_show_filter_free(sl_show_filter *f)
+{
+    free(f->ranks);
+    for (size_t i = 0; i < f->nregions; i++)
+        free(f->regions[i]);
+    free(f->regions);
+    for (size_t i = 0; i < f->ngroups; i++)
+        free(f->groups[i]);
+    free(f->groups);
+    for (size_t i = 0; i < f->nmetrics; i++)
+        free(f->metrics[i]);
+    free(f->metrics);
+    memset(f, 0, sizeof *f);
+}
+
+static const char *const threads_names[] = {"all", "sum", "mean", "max"};
+
+int sl_threads_parse(const char *s, sl_threads_mode *out)
+{
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(s, threads_names[i])) {
+            *out = (sl_threads_mode)i;
+            return 0;
+        }
+    return -EINVAL;
+}
+
+const char *sl_threads_name(sl_threads_mode m)
+{
+    return threads_names[m];
+}
+
+int sl_filter_add(char ***v, size_t *n, const char *s)
+{
+    char **grown = realloc(*v, (*n + 1) * sizeof *grown);
+    if (!grown)
+        return -ENOMEM;
+    *v = grown;
+    if (!(grown[*n] = strdup(s)))
+        return -ENOMEM;
+    (*n)++;
+    return 0;
+}
+
+int sl_filter_add_ranks(sl_show_filter *f, const char *list)
+{
+    char *copy = strdup(list);
+    if (!copy)
+        return -ENOMEM;
+    int rc = 0;
+    /* strtok_r would skip empty items: "1,,2" is a usage error */
+    char *p = copy;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        long long r;
+        if (sl_parse_i64(p, &r) || r < 0) {
+            rc = -EINVAL;
+            break;
+        }
+        long long *grown = realloc(f->ranks, (f->nranks + 1) * sizeof *grown);
+        if (!grown) {
+            rc = -ENOMEM;
+            break;
+        }
+        f->ranks = grown;
+        f->ranks[f->nranks++] = r;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    free(copy);
+    return rc;
+}
+
+int sl_filter_rank(const sl_show_filter *f, long long rank)
+{
+    if (!f->nranks)
+        return 1;
+    for (size_t i = 0; i < f->nranks; i++)
+        if (f->ranks[i] == rank)
+            return 1;
+    return 0;
+}
+
+static int match_pattern(const sl_show_filter *f, size_t i, const char *tag, size_t len)
+{
+    char *d = sl_tag_display(tag, len);
+    int m = d && fnmatch(f->regions[i], d, 0) == 0;
+    free(d);
+    return m;
+}
+
+static int filter_region(const sl_show_filter *f, const char *tag, size_t len)
+{
+    if (!f->nregions)
+        return 1;
+    for (size_t i = 0; i < f->nregions; i++)
+        if (match_pattern(f, i, tag, len))
+            return 1;
+    return 0;
+}
+
+static int match_group(const char *want, const sl_region *r)
+{
+    long long id;
+    if (!sl_parse_i64(want, &id) && id == r->group_id)
+        return 1;
+    return !strcmp(want, r->group_name);
+}
+
+static int filter_group(const sl_show_filter *f, const sl_region *r)
+{
+    if (!f->ngroups)
+        return 1;
+    for (size_t i = 0; i < f->ngroups; i++)
+        if (match_group(f->groups[i], r))
+            return 1;
+    return 0;
+}
+
+int sl_filter_row(const sl_show_filter *f, const char *name)
+{
+    if (!f->nmetrics)
+        return 1;
+    for (size_t i = 0; i < f->nmetrics; i++)
+        if (!strcmp(f->metrics[i], name))
+            return 1;
+    return 0;
+}
+
+/* ---- checking the values against the file --------------------------------- */
+
+struct names {
+    size_t n;
+    char **v;
+};
+
+static int names_add(struct names *s, const char *x)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i], x))
+            return 0;
+    return sl_filter_add(&s->v, &s->n, x);
+}
+
+static void names_free(struct names *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+/* "PATH: no WHAT 'X': the file has A, B, C" on one line (long lists cut). */
+static void no_such(const char *path, const char *what, const char *x, const struct names *have)
+{
+    fprintf(stderr, "%s: no %s '%s': the file has ", path, what, x);
+    if (!have->n)
+        fputs("none", stderr);
+    size_t shown = have->n < 40 ? have->n : 40;
+    for (size_t i = 0; i < shown; i++) {
+        /* control bytes would break the one-line message */
+        fputs(i ? ", " : "", stderr);
+        for (const char *p = have->v[i]; *p; p++)
+            fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+    }
+    if (shown < have->n)
+        fprintf(stderr, ", ... (%zu more)", have->n - shown);
+    fputc('\n', stderr);
+}
+
+static int check_ranks(const sl_show_filter *f, const sl_runset *set, const char *path)
+{
+    for (size_t i = 0; i < f->nranks; i++) {
+        int found = 0;
+        for (size_t r = 0; r < set->nruns; r++)
+            found |= set->runs[r].rank == f->ranks[i];
+        if (found)
+            continue;
+        struct names have = {0};
+        char b[32];
+        for (size_t r = 0; r < set->nruns; r++) {
+            snprintf(b, sizeof b, "%lld", (long long)set->runs[r].rank);
+            names_add(&have, b);
+        }
+        snprintf(b, sizeof b, "%lld", f->ranks[i]);
+        no_such(path, "rank", b, &have);
+        names_free(&have);
+        return -ENOENT;
+    }
+    return 0;
+}
+
+static int check_regions(const sl_show_filter *f, const sl_runset *set, const char *path)
+{
+    for (size_t i = 0; i < f->nregions; i++) {
+        struct names have = {0};
+        int found = 0;
+        for (size_t r = 0; r < set->nruns; r++) {
+            const sl_run *run = &set->runs[r];
+            for (size_t k = 0; k < run->likwid.nregions; k++) {
+                const sl_region *g = &run->likwid.regions[k];
+                found |= match_pattern(f, i, g->tag, g->tag_len);
+                char *d = sl_tag_display(g->tag, g->tag_len);
+                if (d)
+                    names_add(&have, d);
+                free(d);
+            }
+            for (size_t k = 0; k < run->timing.nregions; k++) {
+                const sl_timing_region *t = &run->timing.regions[k];
+                found |= match_pattern(f, i, t->tag, t->tag_len);
+                char *d = sl_tag_display(t->tag, t->tag_len);
+                if (d)
+                    names_add(&have, d);
+                free(d);
+            }
+        }
+        if (!found)
+            no_such(path, "region matching", f->regions[i], &have);
+        names_free(&have);
+        if (!found)
+            return -ENOENT;
+    }
+    return 0;
+}
+
+static int check_groups(const sl_show_filter *f, const sl_runset *set, const char *path)
+{
+    for (size_t i = 0; i < f->ngroups; i++) {
+        struct names have = {0};
+        int found = 0;
+        char b[64];
+        for (size_t r = 0; r < set->nruns; r++)
+            for (size_t k = 0; k < set->runs[r].likwid.nregions; k++) {
+                const sl_region *g = &set->runs[r].likwid.regions[k];
+                found |= match_group(f->groups[i], g);
+                snprintf(b, sizeof b, "%lld", (long long)g->group_id);
+                char *s = malloc(strlen(b) + strlen(g->group_name) + 4);
+                if (s) {
+                    sprintf(s, *g->group_name ? "%s (%s)" : "%s", b, g->group_name);
+                    names_add(&have, s);
+                }
+                free(s);
+            }
+        if (!found)
+            no_such(path, "group", f->groups[i], &have);
+        names_free(&have);
+        if (!found)
+            return -ENOENT;
+    }
+    return 0;
+}
+
+static int check_metrics(const sl_show_filter *f, const sl_runset *set, const char *path)
+{
+    if (!f->nmetrics)
+        return 0;
+    struct names have = {0};
+    int rc = names_add(&have, "call count");
+    rc |= names_add(&have, "runtime [s]");
+    for (size_t r = 0; r < set->nruns && !rc; r++)
+        for (size_t k = 0; k < set->runs[r].likwid.nregions && !rc; k++) {
+            const sl_region *g = &set->runs[r].likwid.regions[k];
+            char **labels = g->nevents ? sl_event_labels(g) : NULL;
+            if (g->nevents && !labels) {
+                rc = -ENOMEM;
+                break;
+            }
+            for (size_t e = 0; e < g->nevents; e++)
+                rc |= names_add(&have, labels[e]);
+            for (size_t m = 0; m < g->nmetrics; m++)
+                rc |= names_add(&have, g->metric_names[m] ? g->metric_names[m] : "");
+            sl_labels_free(labels, g->nevents);
+        }
+    for (size_t i = 0; i < f->nmetrics && !rc; i++) {
+        int found = 0;
+        for (size_t k = 0; k < have.n; k++)
+            found |= !strcmp(have.v[k], f->metrics[i]);
+        if (!found) {
+            no_such(path, "event or metric", f->metrics[i], &have);
+            rc = -ENOENT;
+        }
+    }
+    names_free(&have);
+    return rc;
+}
+
+int sl_filter_check(const sl_show_filter *f, const sl_runset *set, const char *path)
+{
+    int rc = check_ranks(f, set, path);
+    if (!rc)
+        rc = check_regions(f, set, path);
+    if (!rc)
+        rc = check_groups(f, set, path);
+    if (!rc)
+        rc = check_metrics(f, set, path);
+    return rc;
+}
+
+/* ---- the view ------------------------------------------------------------- */
+
+/* Aggregate of n values at stride: NaN values are left out (a thread without
+ * a value does not count, not even in the mean's denominator); all NaN: NaN. */
+static double aggregate(sl_threads_mode m, const double *v, size_t n)
+{
+    double acc = 0;
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(v[i]))
+            continue;
+        if (m == SL_THREADS_MAX)
+            acc = used ? fmax(acc, v[i]) : v[i];
+        else
+            acc += v[i];
+        used++;
+    }
+    if (!used)
+        return NAN;
+    return m == SL_THREADS_MEAN ? acc / (double)used : acc;
+}
+
+static int copy_names(char **dst, char *const *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (sl_set_string(&dst[i], src && src[i] ? src[i] : ""))
+            return -ENOMEM;
+    return 0;
+}
+
+static int view_region(const sl_show_filter *f, const sl_region *r, sl_show_view *v, size_t idx)
+{
+    int agg = f->threads != SL_THREADS_ALL;
+    size_t T = agg ? 1 : r->nthreads;
+    sl_region *c = sl_likwid_add(&v->lw, r->tag, r->tag_len, r->group_id, r->group_name, r->source,
+                                 T, r->nevents, r->nmetrics, r->has_names);
+    if (!c)
+        return -ENOMEM;
+    size_t i = v->lw.nregions - 1;
+    v->src[i] = idx;
+    if (copy_names(c->metric_names, r->metric_names, r->nmetrics))
+        return -ENOMEM;
+    if (r->has_names && (copy_names(c->event_names, r->event_names, r->nevents) ||
+                         copy_names(c->counter_names, r->counter_names, r->nevents)))
+        return -ENOMEM;
+    if (!agg) {
+        memcpy(c->cpus, r->cpus, T * sizeof *c->cpus);
+        memcpy(c->times, r->times, T * sizeof *c->times);
+        memcpy(c->call_counts, r->call_counts, T * sizeof *c->call_counts);
+        memcpy(c->events, r->events, r->nevents * T * sizeof *c->events);
+        memcpy(c->metrics, r->metrics, r->nmetrics * T * sizeof *c->metrics);
+        v->calls[i] = NAN;
+        return 0;
+    }
+    size_t n = r->nthreads;
+    double *calls = malloc((n ? n : 1) * sizeof *calls);
+    if (!calls)
+        return -ENOMEM;
+    for (size_t t = 0; t < n; t++)
+        calls[t] = (double)r->call_counts[t];
+    v->calls[i] = n ? aggregate(f->threads, calls, n) : 0;
+    free(calls);
+    c->cpus[0] = -1;
+    c->call_counts[0] = isfinite(v->calls[i]) ? (int64_t)llround(v->calls[i]) : 0;
+    c->times[0] = n ? aggregate(f->threads, r->times, n) : NAN;
+    for (size_t e = 0; e < r->nevents; e++)
+        c->events[e] = n ? aggregate(f->threads, r->events + e * n, n) : NAN;
+    /* Metrics are LIKWID's per-thread results (CPI, clock, ratios, rates):
+     * the file has their values, not their formulas, so a sum over threads
+     * is not a metric of the region. Under sum they are the mean. */
+    sl_threads_mode mm = f->threads == SL_THREADS_SUM ? SL_THREADS_MEAN : f->threads;
+    for (size_t m = 0; m < r->nmetrics; m++)
+        c->metrics[m] = n ? aggregate(mm, r->metrics + m * n, n) : NAN;
+    return 0;
+}
+
+static int view_timing(const sl_timing_region *r, sl_timing *tm)
+{
+    sl_timing_region *c = sl_timing_add(tm, r->tag, r->tag_len, r->nthreads, r->ncalls);
+    if (!c)
+        return -ENOMEM;
+    c->dropped_calls = r->dropped_calls;
+    c->open_at_close = r->open_at_close;
+    c->unmatched_stops = r->unmatched_stops;
+    c->nested_starts = r->nested_starts;
+    size_t T = r->nthreads, C = r->ncalls;
+    memcpy(c->threads, r->threads, T * sizeof *c->threads);
+    memcpy(c->call_counts, r->call_counts, T * sizeof *c->call_counts);
+    memcpy(c->total_ns, r->total_ns, T * sizeof *c->total_ns);
+    memcpy(c->min_ns, r->min_ns, T * sizeof *c->min_ns);
+    memcpy(c->max_ns, r->max_ns, T * sizeof *c->max_ns);
+    memcpy(c->call_threads, r->call_threads, C * sizeof *c->call_threads);
+    memcpy(c->start_times, r->start_times, C * sizeof *c->start_times);
+    memcpy(c->end_times, r->end_times, C * sizeof *c->end_times);
+    return 0;
+}
+
+int sl_show_view_build(const sl_show_filter *f, const sl_run *run, sl_show_view *v)
+{
+    memset(v, 0, sizeof *v);
+    sl_likwid_init(&v->lw);
+    sl_timing_init(&v->tm);
+    v->lw.source = run->likwid.source;
+    size_t n = run->likwid.nregions;
+    v->src = calloc(n ? n : 1, sizeof *v->src);
+    v->calls = calloc(n ? n : 1, sizeof *v->calls);
+    if (!v->src || !v->calls)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const sl_region *r = &run->likwid.regions[i];
+        if (!filter_region(f, r->tag, r->tag_len) || !filter_group(f, r))
+            continue;
+        if (view_region(f, r, v, i))
+            return -ENOMEM;
+    }
+    if (sl_set_string(&v->tm.clock, run->timing.clock ? run->timing.clock : ""))
+        return -ENOMEM;
+    v->tm.origin_unix_ns = run->timing.origin_unix_ns;
+    for (size_t i = 0; i < run->timing.nregions; i++) {
+        const sl_timing_region *r = &run->timing.regions[i];
+        if (filter_region(f, r->tag, r->tag_len) && view_timing(r, &v->tm))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+void sl_show_view_free(sl_show_view *v)
+{
+    sl_likwid_free(&v->lw);
+    sl_timing_free(&v->tm);
+    free(v->src);
+    free(v->calls);
+    memset(v, 0, sizeof *v);
+}

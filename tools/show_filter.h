@@ -1,0 +1,61 @@
+/* Internal header: not installed. The filters of `scope-likwid show`
+ * (--rank, --region, --group, --metric, --threads) and the filtered view of
+ * one run that the table, CSV and JSON emitters print. */
+#ifndef SL_SHOW_FILTER_H
+#define SL_SHOW_FILTER_H
+
+#include <stddef.h>
+#include "h5read.h"
+#include "run.h"
+
+typedef enum sl_threads_mode {
+    SL_THREADS_ALL = 0,     /* one column per thread (no aggregation) */
+    SL_THREADS_SUM,
+    SL_THREADS_MEAN,
+    SL_THREADS_MAX,
+} sl_threads_mode;
+
+typedef struct sl_show_filter {
+    size_t nranks;
+    long long *ranks;
+    size_t nregions;
+    char **regions;         /* fnmatch patterns against the displayed tag */
+    size_t ngroups;
+    char **groups;          /* group id or group name */
+    size_t nmetrics;
+    char **metrics;         /* event labels, metric names, "call count", "runtime [s]" */
+    sl_threads_mode threads;
+} sl_show_filter;
+
+/* A run's LIKWID regions and timing regions after the filters. lw holds
+ * copies (aggregated to one thread unless threads == all); src[i] is the
+ * index in run->likwid of lw.regions[i]; calls[i] the aggregated call count
+ * (a mean need not be whole). */
+typedef struct sl_show_view {
+    sl_likwid lw;
+    size_t *src;
+    double *calls;
+    sl_timing tm;
+} sl_show_view;
+
+void sl_show_filter_free(sl_show_filter *f);
+/* Parses "sum|mean|max|all". 0 or -EINVAL. */
+int sl_threads_parse(const char *s, sl_threads_mode *out);
+const char *sl_threads_name(sl_threads_mode m);
+/* Adds the values of one option (comma list for ranks). 0, -EINVAL, -ENOMEM. */
+int sl_filter_add_ranks(sl_show_filter *f, const char *list);
+int sl_filter_add(char ***v, size_t *n, const char *s);
+
+/* Every filter value must match something in the file; otherwise prints one
+ * line "PATH: no ... 'X': the file has A, B, C" and returns -ENOENT. */
+int sl_filter_check(const sl_show_filter *f, const sl_runset *set, const char *path);
+
+int sl_filter_rank(const sl_show_filter *f, long long rank);
+/* 1 when the event/metric row of that name is to be printed. */
+int sl_filter_row(const sl_show_filter *f, const char *name);
+
+/* Builds the view of one run. 0 or -ENOMEM. */
+int sl_show_view_build(const sl_show_filter *f, const sl_run *run, sl_show_view *v);
+void sl_show_view_free(sl_show_view *v);
+
+#endif
