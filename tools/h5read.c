@@ -375,30 +375,39 @@ static int read_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *
     return rc;
 }
 
-/* "rank<R>" with R a decimal number without leading zeros. */
-static int rank_of(const char *name, int64_t *rank)
+/* "rank<R>" with R a decimal number without leading zeros, or
+ * "rank<R>.<k>" (k >= 1, same form): the k-th further rank-R group that
+ * `scope-likwid merge` keeps when inputs clash (docs/FORMAT.md). */
+static int rank_of(const char *name, int64_t *rank, int64_t *copy)
 {
     if (strncmp(name, "rank", 4) != 0 || name[4] < '0' || name[4] > '9' ||
-        (name[4] == '0' && name[5]))
+        (name[4] == '0' && name[5] >= '0' && name[5] <= '9'))
         return 0;
     char *end;
     errno = 0;
     long long v = strtoll(name + 4, &end, 10);
+    long long k = 0;
+    if (!errno && *end == '.' && end[1] >= '1' && end[1] <= '9')
+        k = strtoll(end + 1, &end, 10);
     if (errno || *end)
         return 0;
     *rank = v;
+    *copy = k;
     return 1;
 }
 
 typedef struct rank_ref {
     int64_t rank;
+    int64_t copy;
     const char *name;
 } rank_ref;
 
 static int cmp_rank(const void *a, const void *b)
 {
     const rank_ref *x = a, *y = b;
-    return (x->rank > y->rank) - (x->rank < y->rank);
+    if (x->rank != y->rank)
+        return (x->rank > y->rank) - (x->rank < y->rank);
+    return (x->copy > y->copy) - (x->copy < y->copy);
 }
 
 static int check_format(sl_h5r *r, hid_t f)
@@ -433,7 +442,7 @@ static int read_file(sl_h5r *r, hid_t f, sl_runset *out)
         rc = -ENOMEM;
     size_t nr = 0;
     for (size_t i = 0; !rc && i < n; i++)
-        if (rank_of(names[i], &refs[nr].rank))
+        if (rank_of(names[i], &refs[nr].rank, &refs[nr].copy))
             refs[nr++].name = names[i];
     if (!rc) {
         qsort(refs, nr, sizeof *refs, cmp_rank);

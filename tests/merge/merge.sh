@@ -1,0 +1,137 @@
+#!/bin/sh
+# scope-likwid merge: three rank files (two of them rank 0) into one; groups
+# copied unchanged (h5diff against their sources), root attributes, clashes
+# kept under rank<R>.<k> and said, inputs untouched, no overwrite, merged
+# files merged again, and bad inputs leave no file behind.
+# usage: merge.sh SCOPE_LIKWID SAMPLES_DIR MK_RESULT MK_OTHER_H5
+. "$(dirname "$0")/../cli/lib.sh"
+MK=$3
+OTHER=$4
+case $MK in /*) ;; *) MK=$START/$MK ;; esac
+case $OTHER in /*) ;; *) OTHER=$START/$OTHER ;; esac
+H5DIFF=$(command -v h5diff || true)
+[ -n "$H5DIFF" ] || { echo "h5diff missing (hdf5-tools): skipped"; exit 77; }
+
+mk() { "$MK" "$1" >/dev/null || fail "mk_result $1"; }
+
+# check_h5diff A OBJ_A B OBJ_B WANT WHAT: h5diff's exit code (0 same, 1 differ)
+check_h5diff() {
+    CHECKS=$((CHECKS + 1))
+    _rc=0
+    "$H5DIFF" "$1" "$3" "$2" "$4" >"$TMP/h5diff.out" 2>&1 || _rc=$?
+    [ "$_rc" -eq "$5" ] || fail "$6: h5diff $1 $3 $2 $4 exited $_rc, expected $5: $(head -c 400 "$TMP/h5diff.out")"
+}
+
+mkdir in
+mk in/a.h5 <<'SPEC'
+rank 0
+t solve 1000000 1100000
+l solve 0 FLOPS_DP 1.0,2.0 MFLOP/s=1,2
+SPEC
+mk in/b.h5 <<'SPEC'
+rank 0
+t other 5 6 7
+SPEC
+mk in/c.h5 <<'SPEC'
+rank 1
+m solve 3 3000
+SPEC
+(cd in && sha256sum a.h5 b.h5 c.h5) >sums.before
+
+# 1. three files, two of them rank 0
+sl m1 merge -o job.h5 in/a.h5 in/b.h5 in/c.h5
+check_rc 0 "merge three"
+check_grep m1.out "wrote job.h5" "merge three: says where"
+check_grep m1.err "scope-likwid: merge: in/b.h5: /rank0 clashes with /rank0 of in/a.h5: written as /rank0.1" "clash said"
+CHECKS=$((CHECKS + 1))
+[ "$(wc -l <"$TMP/m1.err")" -eq 1 ] || fail "merge three: one stderr line expected: $(cat "$TMP/m1.err")"
+CHECKS=$((CHECKS + 1))
+groups=$(h5ls job.h5 | awk '{print $1}' | tr '\n' ' ')
+[ "$groups" = "rank0 rank0.1 rank1 " ] || fail "merged groups: '$groups'"
+# every group identical to its source; and h5diff does see a difference
+check_h5diff in/a.h5 /rank0 job.h5 /rank0 0 "rank0 from a.h5"
+check_h5diff in/b.h5 /rank0 job.h5 /rank0.1 0 "rank0.1 from b.h5"
+check_h5diff in/c.h5 /rank1 job.h5 /rank1 0 "rank1 from c.h5"
+check_h5diff in/a.h5 /rank0 job.h5 /rank0.1 1 "h5diff sees different groups"
+# root attributes
+CHECKS=$((CHECKS + 1))
+h5dump -a /format job.h5 | grep -q '"scope-likwid"' || fail "root attr format"
+h5dump -a /format_version job.h5 | grep -q '(0): 1$' || fail "root attr format_version"
+h5dump -a /created_by job.h5 | grep -q '"scope-likwid ' || fail "root attr created_by"
+# inputs untouched
+CHECKS=$((CHECKS + 1))
+(cd in && sha256sum a.h5 b.h5 c.h5) >sums.after
+cmp -s sums.before sums.after || fail "inputs changed"
+check_files in "a.h5 b.h5 c.h5" "nothing new next to the inputs"
+CHECKS=$((CHECKS + 1))
+leftover=$(ls -A | grep '^\.' || true)
+[ -z "$leftover" ] && [ ! -e job.1.h5 ] || fail "temporary files left: $leftover"
+
+# 2. the merged file reads back: show lists all three, diff matches rank0.1
+sl show1 show job.h5
+check_rc 0 "show merged"
+CHECKS=$((CHECKS + 1))
+[ "$(grep -c '^Rank ' "$TMP/show1.out")" -eq 3 ] || fail "show merged: 3 ranks expected: $(grep '^Rank ' "$TMP/show1.out")"
+check_grep show1.out "other" "show merged: rank0.1's region"
+sl d1 diff job.h5 job.h5 --csv
+check_rc 0 "diff merged with itself"
+check_grep d1.out "0.1,other,timing," "diff: rank 0.1 matched"
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+    CHECKS=$((CHECKS + 1))
+    /usr/bin/python3 - job.h5 <<'PY' || fail "h5py view of the merged file"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+assert sorted(f.keys()) == ["rank0", "rank0.1", "rank1"], list(f.keys())
+assert f.attrs["format"] == "scope-likwid" and f.attrs["format_version"] == 1
+assert f.attrs["created_by"].startswith("scope-likwid ")
+assert list(f["rank0.1/timing/regions/other/end_times"][:] - f["rank0.1/timing/regions/other/start_times"][:]) == [5, 6, 7]
+assert f["rank0/likwid/regions/solve"].attrs["group_name"] == "FLOPS_DP"
+PY
+fi
+
+# 3. an existing output is never overwritten
+cp job.h5 job.copy
+sl m2 merge -o job.h5 in/c.h5
+check_rc 0 "merge onto existing name"
+check_grep m2.out "wrote job.1.h5" "new name used"
+check_same job.h5 job.copy "existing output untouched"
+check_h5diff in/c.h5 /rank1 job.1.h5 /rank1 0 "job.1.h5 content"
+
+# 4. a merged file merged again: its own rank0.1 is no clash; a's rank 0 is
+sl m3 merge -o again.h5 job.h5 in/a.h5
+check_rc 0 "merge a merged file"
+check_grep m3.err "in/a.h5: /rank0 clashes with /rank0 of job.h5: written as /rank0.2" "second clash said"
+CHECKS=$((CHECKS + 1))
+[ "$(wc -l <"$TMP/m3.err")" -eq 1 ] || fail "merge merged: one clash line expected: $(cat "$TMP/m3.err")"
+check_h5diff job.h5 /rank0.1 again.h5 /rank0.1 0 "merged again: rank0.1 kept"
+check_h5diff in/a.h5 /rank0 again.h5 /rank0.2 0 "merged again: a as rank0.2"
+
+# 5. bad inputs: exit 1, no output, no temporary file left
+mkdir bad
+echo "not hdf5" >bad/text.h5
+"$OTHER" bad/other.h5 || fail "mk_other_h5"
+for input in bad/text.h5 bad/other.h5 bad/missing.h5; do
+    sl bad merge -o bad/out.h5 in/a.h5 "$input"
+    check_rc 1 "bad input $input"
+    check_grep bad.err "$input" "bad input $input: named"
+    check_grep bad.err "scope-likwid: merge: nothing written" "bad input $input: nothing written"
+    check_files bad "other.h5 text.h5" "bad input $input: no output left"
+done
+check_files in "a.h5 b.h5 c.h5" "inputs still alone"
+
+# 6. usage errors
+sl u1 merge in/a.h5
+check_rc 2 "no -o"
+sl u2 merge -o x.h5
+check_rc 2 "no inputs"
+sl u3 merge -o x.h5 -o y.h5 in/a.h5
+check_rc 2 "-o twice"
+sl u4 merge --bogus -o x.h5 in/a.h5
+check_rc 2 "unknown option"
+sl help merge --help
+check_rc 0 "--help"
+check_grep help.out "usage: scope-likwid merge" "help text"
+CHECKS=$((CHECKS + 1))
+[ -e x.h5 ] && fail "usage error wrote a file"
+
+finish
