@@ -64,7 +64,7 @@ SCOPE_LIKWID_VERBOSE=1 sim shim env LD_PRELOAD="$SHIM" "$SL_SOLVER"
 [ "$(rc_of shim)" = 0 ] || fail "solver under the installed shim exited $(rc_of shim): expected 0"
 if f=$(result_file shim); then
     solver_timing "$f" --source full_api --names --metrics --status "^used full_api$" \
-        --likwid-region solve-step=2x20 >/dev/null
+        --likwid-region solve-step=2x20
 else
     fail "no single scope-likwid-*.h5 from the installed shim: expected its installed writer to write it"
 fi
@@ -93,7 +93,7 @@ if f=$(result_file cli); then
     esac
     grep -q "^scope-likwid: result in $f\$" "$T/cli.err" ||
         fail "installed scope-likwid run did not print 'scope-likwid: result in $f'"
-    solver_timing "$f" --no-likwid --status "not counting" >/dev/null
+    solver_timing "$f" --no-likwid --status "not counting"
     run show "$CLI" show "$f"
     [ "$(rc_of show)" = 0 ] && grep -q "solve-step" "$T/show.out" ||
         { fail "installed scope-likwid show $f failed or lacks solve-step"; show_run show; }
