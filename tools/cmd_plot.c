@@ -1,12 +1,216 @@
-/* scope-likwid plot: being written (placeholder until its owner lands it). */
-#include <stdio.h>
-
+/* scope-likwid plot: a result file as a self-contained report: HTML with
+ * inline SVG and CSS (no script, no external resource), or one SVG. */
 #include "cmds.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "h5read.h"
+#include "plot_buf.h"
+#include "plot_report.h"
+
+#define DEFAULT_MAX_CALLS 20000
+
+static const char usage[] =
+    "usage: scope-likwid plot FILE.h5 [-o OUT.html | -o OUT.svg] [--metric NAME]\n"
+    "                         [--max-calls N]\n"
+    "\n"
+    "Writes a self-contained report of a result file: one HTML file with\n"
+    "inline SVG charts and inline CSS (no JavaScript, nothing loaded from the\n"
+    "network), per rank:\n"
+    "  - a header: rank, pid, host, executable, command line, likwid_status,\n"
+    "    clock, the run's LIKWID_* variables;\n"
+    "  - region time per thread: the shim's total time per region and thread\n"
+    "    as horizontal bars, regions costliest first;\n"
+    "  - a timeline of the recorded calls: one row per thread, one box per\n"
+    "    call, time in ms from the rank's earliest start, a legend of the\n"
+    "    region colours;\n"
+    "  - one counter value per region and hardware thread as bars.\n"
+    "\n"
+    "  -o OUT         where to write; OUT ending in .svg writes one standalone\n"
+    "                 SVG (the charts stacked) instead of HTML (.html, .htm,\n"
+    "                 .xhtml). Default: FILE's name with .h5 replaced by .html,\n"
+    "                 in the current directory. An existing OUT is replaced\n"
+    "                 (the report is written to a temporary file first and\n"
+    "                 renamed into place: never a half report).\n"
+    "  --metric NAME  the counter value to chart: a metric name (\"DP [MFLOP/s]\"),\n"
+    "                 an event label, \"runtime\" (LIKWID's seconds) or \"call count\".\n"
+    "                 Default: the first metric of the first region, or \"runtime\"\n"
+    "                 when no region has metrics.\n"
+    "  --max-calls N  draw at most N calls in the timelines of the whole report\n"
+    "                 (the N longest; default 20000); the report says how many\n"
+    "                 were drawn and left out.\n"
+    "  -h, --help     this help\n"
+    "\n"
+    "Tags and strings that are not valid UTF-8 show their stray bytes as \\xHH.\n"
+    "Prints \"wrote OUT\" on success. Exit codes: 0 written, 1 unreadable input,\n"
+    "unknown metric or failed write, 2 usage error.\n";
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcasecmp(s + n - k, suffix);
+}
+
+/* FILE's base name with .h5 replaced by .html (appended when absent). */
+static char *default_output(const char *in)
+{
+    char *copy = strdup(in);
+    if (!copy)
+        return NULL;
+    const char *base = basename(copy);
+    size_t n = strlen(base);
+    if (ends_with(base, ".h5"))
+        n -= 3;
+    char *out = malloc(n + 6);
+    if (out)
+        snprintf(out, n + 6, "%.*s.html", (int)n, base);
+    free(copy);
+    return out;
+}
+
+/* Writes data to path through a temporary file in the same directory,
+ * renamed over path when complete. 0 or negative errno. */
+static int write_replace(const char *path, const char *data, size_t len)
+{
+    char *copy = strdup(path), *tmp = NULL;
+    if (!copy)
+        return -ENOMEM;
+    const char *dir = dirname(copy);
+    char *pcopy = strdup(path);
+    size_t n = strlen(dir) + strlen(path) + 32;
+    tmp = malloc(n);
+    int rc = 0, fd = -1;
+    if (!pcopy || !tmp) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    snprintf(tmp, n, "%s/.%s.tmpXXXXXX", dir, basename(pcopy));
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+        rc = -errno;
+        goto out;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) < 0)
+        rc = -errno;
+    for (size_t off = 0; !rc && off < len;) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            rc = -errno;
+        else
+            off += (size_t)w;
+    }
+    if (close(fd) < 0 && !rc)
+        rc = -errno;
+    fd = -1;
+    if (!rc && rename(tmp, path) < 0)
+        rc = -errno;
+    if (rc)
+        unlink(tmp);
+out:
+    free(copy);
+    free(pcopy);
+    free(tmp);
+    return rc;
+}
 
 int sl_cmd_plot(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("scope-likwid: plot: not available yet\n", stderr);
-    return SL_EXIT_FAIL;
+    const char *path = NULL, *out = NULL;
+    sl_plot_opts opts = {.max_rects = DEFAULT_MAX_CALLS};
+    int only_positional = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_positional || a[0] != '-' || !a[1]) {
+            if (path)
+                return sl_usage_error("plot: more than one FILE ('%s')", a);
+            path = a;
+        } else if (!strcmp(a, "--")) {
+            only_positional = 1;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return SL_EXIT_OK;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--metric") || !strcmp(a, "--max-calls")) {
+            if (i + 1 >= argc)
+                return sl_usage_error("plot: %s needs an argument", a);
+            const char *v = argv[++i];
+            if (a[1] == 'o') {
+                if (out)
+                    return sl_usage_error("plot: -o given twice");
+                if (!*v)
+                    return sl_usage_error("plot: -o '': expected a file name");
+                out = v;
+            } else if (a[3] == 'e') {
+                if (opts.metric)
+                    return sl_usage_error("plot: --metric given twice");
+                opts.metric = v;
+            } else {
+                long long n;
+                if (sl_parse_i64(v, &n) || n < 0)
+                    return sl_usage_error("plot: --max-calls '%s': expected a number >= 0", v);
+                opts.max_rects = (size_t)n;
+            }
+        } else {
+            return sl_usage_error("plot: unknown option '%s'", a);
+        }
+    }
+    if (!path)
+        return sl_usage_error("plot: missing FILE");
+    if (out) {
+        if (ends_with(out, ".svg"))
+            opts.svg = 1;
+        else if (!ends_with(out, ".html") && !ends_with(out, ".htm") && !ends_with(out, ".xhtml"))
+            return sl_usage_error("plot: -o '%s': expected a name ending in .html or .svg", out);
+    }
+    char *out_owned = out ? NULL : default_output(path);
+    if (!out && !out_owned) {
+        fputs("scope-likwid: plot: out of memory\n", stderr);
+        return SL_EXIT_FAIL;
+    }
+    if (!out)
+        out = out_owned;
+    opts.title = path;
+
+    sl_diag diag;
+    sl_diag_init(&diag);
+    sl_runset set = {0};
+    int rc = sl_h5_read(path, &set, &diag);
+    if (rc < 0) {
+        for (size_t i = 0; i < diag.kept; i++)
+            fprintf(stderr, "%s\n", diag.lines[i]);
+        if (!diag.kept)
+            fprintf(stderr, "%s: cannot read: %s: expected a scope-likwid result file\n", path,
+                    strerror(-rc));
+        sl_diag_free(&diag);
+        free(out_owned);
+        return SL_EXIT_FAIL;
+    }
+    sl_buf b;
+    sl_buf_init(&b);
+    rc = sl_plot_report(&b, &set, &opts);
+    if (!rc) {
+        rc = write_replace(out, b.data, b.len);
+        if (rc)
+            fprintf(stderr, "scope-likwid: plot: cannot write %s: %s\n", out, strerror(-rc));
+        else
+            printf("wrote %s\n", out);
+    } else if (rc != -ENOENT) {
+        fprintf(stderr, "scope-likwid: plot %s: %s\n", path, strerror(-rc));
+    }
+    sl_buf_free(&b);
+    sl_runset_free(&set);
+    sl_diag_free(&diag);
+    free(out_owned);
+    return rc ? SL_EXIT_FAIL : SL_EXIT_OK;
 }
