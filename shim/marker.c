@@ -24,6 +24,9 @@ _Atomic int sl_in_real_init;
 _Atomic int sl_next_group_calls;
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+/* LIKWID's Start and Stop for the hot path, set before the mode becomes
+ * ACTIVE (a release): whoever sees ACTIVE (acquire) sees these. */
+static sl_rt_fwd real_start, real_stop;
 
 static int mode(void)
 {
@@ -128,6 +131,8 @@ static void do_init(void)
     pthread_atfork(NULL, NULL, atfork_child);
     /* Before LIKWID's Init: it may exit() the process (failed access daemon). */
     atexit(sl_close_at_exit);
+    real_start = sl_real()->start;
+    real_stop = sl_real()->stop;
     sl_log_debug("active: output %s; clock %s; LIKWID %s%s", sl_g.output,
                  on_tsc ? "TSC, converted to CLOCK_MONOTONIC" : "CLOCK_MONOTONIC",
                  sl_g.counting ? "counting" : "not counting: ",
@@ -183,39 +188,44 @@ int sl_shim_register(const char *tag)
     return r->register_region ? r->register_region(tag) : 0;
 }
 
-/* Start and Stop are the hot path: a few loads and the region table's
- * cached lookup; the rare cases (not active, NULL tag, no table) are cold
- * branches. */
-int sl_shim_start(const char *tag)
+/* Start and Stop are the hot path: one load and two tests here, then one
+ * function in the region table (LIKWID's call included); the rare cases
+ * (not active, NULL tag) are cold functions. */
+static __attribute__((cold, noinline)) int start_rare(const char *tag)
 {
     const sl_real_api *r = sl_real();
-    if (__builtin_expect(mode() != SL_MODE_ACTIVE || !tag, 0)) {
-        if (mode() == SL_MODE_CLOSED || !tag)
-            return -EFAULT;
-        return r->start ? r->start(tag) : -EFAULT;
-    }
-    /* LIKWID first, our clock last: the timing leaves LIKWID's reads out. */
-    int rc = r->start ? r->start(tag) : 0;
-    sl_rt_start_now(tag);
-    return rc;
+    if (mode() == SL_MODE_CLOSED || !tag)
+        return -EFAULT;
+    return r->start ? r->start(tag) : -EFAULT;
+}
+
+static __attribute__((cold, noinline)) int stop_rare(const char *tag)
+{
+    const sl_real_api *r = sl_real();
+    if (mode() == SL_MODE_CLOSED || !tag)
+        return -EFAULT;
+    return r->stop ? r->stop(tag) : -EFAULT;
+}
+
+int sl_shim_start(const char *tag)
+{
+    if (__builtin_expect(atomic_load_explicit(&sl_mode, memory_order_acquire) == SL_MODE_ACTIVE &&
+                             tag != NULL, 1))
+        /* LIKWID first, our clock last: the timing leaves LIKWID's reads out. */
+        return sl_rt_start_fwd(tag, real_start);
+    return start_rare(tag);
 }
 
 int sl_shim_stop(const char *tag)
 {
-    const sl_real_api *r = sl_real();
-    if (__builtin_expect(mode() != SL_MODE_ACTIVE || !tag, 0)) {
-        if (mode() == SL_MODE_CLOSED || !tag)
-            return -EFAULT;
-        return r->stop ? r->stop(tag) : -EFAULT;
-    }
-    /* Our clock first (inside sl_rt_stop_now). -1: never started here or
-     * not open; LIKWID would deadlock (5.2) or crash (5.5+) on the first,
-     * and -EFAULT is what it returns for a region that is not running.
-     * -2: no memory for a table: cannot judge, leave it to LIKWID. */
-    int rc = sl_rt_stop_now(tag);
-    if (rc == -1)
-        return -EFAULT;
-    return r->stop ? r->stop(tag) : (rc == 0 ? 0 : -EFAULT);
+    if (__builtin_expect(atomic_load_explicit(&sl_mode, memory_order_acquire) == SL_MODE_ACTIVE &&
+                             tag != NULL, 1))
+        /* Our clock first, then LIKWID, unless the region is not open or
+         * was never started here: LIKWID would deadlock (5.2) or crash
+         * (5.5+) on the latter, and -EFAULT is what it returns for a region
+         * that is not running. */
+        return sl_rt_stop_fwd(tag, real_stop);
+    return stop_rare(tag);
 }
 
 int sl_shim_reset(const char *tag)

@@ -31,19 +31,22 @@
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define COLD __attribute__((cold, noinline))
 
+/* Calls, total, min and max of a region in a thread are not counted per
+ * call: a kept call is its sample (Close sums the samples), and only the
+ * calls beyond the cap (or a full arena) go to the dropped_* fields. That
+ * keeps Stop to the sample's three stores; the figures stay exact. */
 struct sl_rt_entry {
     /* Immutable once published. */
     char *tag;
     size_t len;
     uint64_t hash;
+    int64_t cap;                        /* samples kept at most (the cap at creation) */
     _Atomic(sl_rt_entry *) next;        /* creation order within the thread */
     /* Written by the owner, read by Close. */
-    _Atomic int64_t calls, total_ns, min_ns, max_ns;
-    _Atomic int64_t starts, nested, unmatched, dropped;
-    _Atomic int open;
-    /* Owner only. */
-    int64_t open_start;
-    int64_t recorded;
+    _Atomic int64_t open_start;         /* start of the open call; -1: not open */
+    _Atomic int64_t dropped, dropped_total, dropped_min, dropped_max;
+    _Atomic int64_t nested, unmatched;
+    _Atomic int64_t left;               /* samples still to keep (cap - kept) */
     /* Close only (set to SIZE_MAX by the owner before publication). */
     size_t close_index;
 };
@@ -63,7 +66,8 @@ typedef struct hot {
     sl_rt_entry *e;
     size_t nwords;
     uint64_t want[HOT_WORDS], mask[HOT_WORDS];
-    char pad[128 - 3 * 8 - 2 * 8 * HOT_WORDS];   /* a power of two: cheap indexing */
+    uint8_t idx[HOT_WORDS];             /* word read for word i: min(i, nwords - 1) */
+    char pad[128 - 3 * 8 - 2 * 8 * HOT_WORDS - HOT_WORDS];  /* a power of two: cheap indexing */
 } hot;
 
 typedef struct table {
@@ -79,11 +83,11 @@ struct sl_rt_thread {
     size_t count;                       /* owner only */
     _Atomic(sl_rt_entry *) first;
     sl_rt_entry *last;                  /* owner only */
-    sample *arena;                      /* owner maps it; Close reads below nsamples */
-    size_t arena_cap;                   /* samples */
-    int arena_tried;
     int tsc;                            /* times are TSC ticks (fixed at creation) */
-    _Atomic size_t nsamples;
+    int arena_tried;
+    sample *arena;                      /* owner maps it; Close reads below snext */
+    _Atomic(sample *) snext;            /* the next free sample (NULL: no arena yet) */
+    sample *end;                        /* end of the arena (NULL: none) */
     hot cache[HOT_SLOTS];               /* owner only */
 };
 
@@ -256,7 +260,7 @@ sl_rt_thread *sl_rt_self(void)
     t->tsc = atomic_load_explicit(&clk_tsc, memory_order_acquire);
     atomic_init(&t->tbl, tb);
     atomic_init(&t->first, NULL);
-    atomic_init(&t->nsamples, 0);
+    atomic_init(&t->snext, NULL);
     /* Lock-free push; the release publishes everything above. */
     sl_rt_thread *head = atomic_load_explicit(&all_threads, RELAXED);
     do
@@ -318,9 +322,12 @@ static sl_rt_entry *entry_new(const char *tag, size_t len, uint64_t hash)
     e->len = len;
     e->hash = hash;
     e->close_index = SIZE_MAX;
-    /* So that Stop needs no "first call?" test. */
-    atomic_init(&e->min_ns, INT64_MAX);
-    atomic_init(&e->max_ns, INT64_MIN);
+    e->cap = atomic_load_explicit(&cfg_max_calls, RELAXED);
+    atomic_init(&e->left, e->cap);
+    atomic_init(&e->open_start, -1);
+    /* So that a dropped call needs no "first?" test. */
+    atomic_init(&e->dropped_min, INT64_MAX);
+    atomic_init(&e->dropped_max, INT64_MIN);
     return e;
 }
 
@@ -366,13 +373,11 @@ static inline void bump(_Atomic int64_t *a, int64_t by)
 
 static inline __attribute__((always_inline)) int start_at(sl_rt_entry *e, int64_t now)
 {
-    bump(&e->starts, 1);
-    if (UNLIKELY(atomic_load_explicit(&e->open, RELAXED))) {
+    if (UNLIKELY(atomic_load_explicit(&e->open_start, RELAXED) >= 0)) {
         bump(&e->nested, 1);
         return 1;
     }
-    e->open_start = now;
-    atomic_store_explicit(&e->open, 1, RELAXED);
+    atomic_store_explicit(&e->open_start, now, RELAXED);
     return 0;
 }
 
@@ -393,7 +398,8 @@ static COLD void arena_map(sl_rt_thread *t)
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p != MAP_FAILED) {
             t->arena = p;
-            t->arena_cap = bytes / sizeof(sample);
+            t->end = t->arena + bytes / sizeof(sample);
+            atomic_store_explicit(&t->snext, t->arena, memory_order_release);
             break;
         }
         if (bytes <= MIN_ARENA)
@@ -401,47 +407,58 @@ static COLD void arena_map(sl_rt_thread *t)
     }
 }
 
-/* arena_cap is 0 until the arena is mapped: one test on the hot path. */
-static inline sample *arena_slot(sl_rt_thread *t)
+static inline __attribute__((always_inline)) void keep(sl_rt_thread *t, sample *s, sl_rt_entry *e,
+                                                      int64_t start, int64_t end)
 {
-    size_t n = atomic_load_explicit(&t->nsamples, RELAXED);
-    if (LIKELY(n < t->arena_cap))
-        return &t->arena[n];
-    if (t->arena_tried)
-        return NULL;
-    arena_map(t);
-    return n < t->arena_cap ? &t->arena[n] : NULL;
+    s->e = e;
+    s->start = start;
+    s->end = end;
+    bump(&e->left, -1);
+    /* Publishes the sample to Close. */
+    atomic_store_explicit(&t->snext, s + 1, memory_order_release);
+}
+
+/* A call that is not kept as a sample: beyond the cap (the common case of
+ * a region called more often than the cap), or no arena room. */
+static inline __attribute__((always_inline)) void drop(sl_rt_entry *e, int64_t d)
+{
+    if (d < atomic_load_explicit(&e->dropped_min, RELAXED))
+        atomic_store_explicit(&e->dropped_min, d, RELAXED);
+    if (d > atomic_load_explicit(&e->dropped_max, RELAXED))
+        atomic_store_explicit(&e->dropped_max, d, RELAXED);
+    bump(&e->dropped_total, d);
+    bump(&e->dropped, 1);
+}
+
+/* Not the common case: the cap reached, the arena not mapped yet or full. */
+static COLD void record_slow(sl_rt_thread *t, sl_rt_entry *e, int64_t start, int64_t end)
+{
+    int64_t left = atomic_load_explicit(&e->left, RELAXED);
+    if (left > 0 && !t->arena_tried)
+        arena_map(t);
+    sample *s = atomic_load_explicit(&t->snext, RELAXED);
+    if (left > 0 && s && s < t->end)
+        keep(t, s, e, start, end);
+    else
+        drop(e, end - start);
 }
 
 static inline __attribute__((always_inline)) int stop_at(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
 {
-    if (UNLIKELY(!atomic_load_explicit(&e->open, RELAXED))) {
+    int64_t start = atomic_load_explicit(&e->open_start, RELAXED);
+    if (UNLIKELY(start < 0)) {
         bump(&e->unmatched, 1);
         return -1;
     }
-    int64_t d = now - e->open_start;
-    if (d < atomic_load_explicit(&e->min_ns, RELAXED))
-        atomic_store_explicit(&e->min_ns, d, RELAXED);
-    if (d > atomic_load_explicit(&e->max_ns, RELAXED))
-        atomic_store_explicit(&e->max_ns, d, RELAXED);
-    bump(&e->total_ns, d);
-    bump(&e->calls, 1);
-    atomic_store_explicit(&e->open, 0, RELAXED);
-
-    sample *s = NULL;
-    if (LIKELY(e->recorded < atomic_load_explicit(&cfg_max_calls, RELAXED)))
-        s = arena_slot(t);
-    if (LIKELY(s != NULL)) {
-        s->e = e;
-        s->start = e->open_start;
-        s->end = now;
-        e->recorded++;
-        /* Publishes the sample to Close. */
-        atomic_store_explicit(&t->nsamples, atomic_load_explicit(&t->nsamples, RELAXED) + 1,
-                              memory_order_release);
-    } else {
-        bump(&e->dropped, 1);
-    }
+    atomic_store_explicit(&e->open_start, -1, RELAXED);
+    sample *s = atomic_load_explicit(&t->snext, RELAXED);
+    int64_t left = atomic_load_explicit(&e->left, RELAXED);
+    if (LIKELY(left > 0) && LIKELY(s < t->end))
+        keep(t, s, e, start, now);
+    else if (left <= 0)
+        drop(e, now - start);
+    else
+        record_slow(t, e, start, now);
     return 0;
 }
 
@@ -468,12 +485,16 @@ static inline size_t hot_index(const char *tag)
 __attribute__((no_sanitize_address)) static inline int hot_same(const hot *h)
 {
     const alias_u64 *w = (const alias_u64 *)(const void *)((uintptr_t)h->ptr & ~(uintptr_t)7);
-    if ((w[0] & h->mask[0]) != h->want[0])
-        return 0;
-    for (size_t i = 1; i < h->nwords; i++)
-        if ((w[i] & h->mask[i]) != h->want[i])
-            return 0;
-    return 1;
+    uint64_t diff = (w[0] & h->mask[0]) ^ h->want[0];
+    if (h->nwords > 1) {
+        diff |= (w[1] & h->mask[1]) ^ h->want[1];
+        /* Words 2 and 3 together: a word the tag does not reach is read as
+         * the tag's last word again (idx), with mask and want 0. */
+        if (h->nwords > 2)
+            diff |= ((w[2] & h->mask[2]) ^ h->want[2]) |
+                    ((w[h->idx[3]] & h->mask[3]) ^ h->want[3]);
+    }
+    return diff == 0;
 }
 
 static COLD void hot_fill(hot *h, const char *tag, sl_rt_entry *e)
@@ -489,6 +510,8 @@ static COLD void hot_fill(hot *h, const char *tag, sl_rt_entry *e)
     memcpy(h->want, want, sizeof want);
     memcpy(h->mask, mask, sizeof mask);
     h->nwords = (n + 7) / 8;
+    for (size_t i = 0; i < HOT_WORDS; i++)
+        h->idx[i] = (uint8_t)(i < h->nwords ? i : h->nwords - 1);
     h->e = e;
     h->ptr = tag;
 }
@@ -501,12 +524,55 @@ static COLD sl_rt_entry *hot_miss(sl_rt_thread *t, hot *h, const char *tag, int 
     return e;
 }
 
-static inline sl_rt_entry *hot_lookup(sl_rt_thread *t, const char *tag, int create)
+static inline __attribute__((always_inline)) sl_rt_entry *hot_lookup(sl_rt_thread *t, const char *tag,
+                                                                     int create)
 {
     hot *h = &t->cache[hot_index(tag)];
     if (LIKELY(h->ptr == tag) && LIKELY(hot_same(h)))
         return h->e;
     return hot_miss(t, h, tag, create);
+}
+
+/* The thread's first Start or Stop (no table yet): the table, then as
+ * usual. NULL when there is no memory for it. */
+static COLD sl_rt_thread *self_slow(void)
+{
+    return sl_rt_self();
+}
+
+static COLD int stop_unknown(sl_rt_thread *t, const char *tag)
+{
+    sl_rt_unmatched(t, tag);
+    return -1;
+}
+
+/* One function per entry point, LIKWID's call included, so that the
+ * common case is one straight path: LIKWID, then the thread's table (one
+ * TLS load), the cached entry, the clock, two stores. */
+int sl_rt_start_fwd(const char *tag, sl_rt_fwd real)
+{
+    int rc = real ? real(tag) : 0;
+    sl_rt_thread *t = tls_self;
+    if (UNLIKELY(!t) && !(t = self_slow()))
+        return rc;
+    sl_rt_entry *e = hot_lookup(t, tag, 1);
+    if (LIKELY(e != NULL))
+        start_at(e, now_ticks(t));
+    return rc;
+}
+
+int sl_rt_stop_fwd(const char *tag, sl_rt_fwd real)
+{
+    sl_rt_thread *t = tls_self;
+    if (UNLIKELY(!t) && !(t = self_slow()))
+        return real ? real(tag) : -EFAULT;      /* no table: cannot judge */
+    int64_t now = now_ticks(t);
+    sl_rt_entry *e = hot_lookup(t, tag, 0);
+    if (UNLIKELY(!e))
+        return stop_unknown(t, tag) ? -EFAULT : 0;
+    if (UNLIKELY(stop_at(t, e, now) != 0))
+        return -EFAULT;
+    return real ? real(tag) : 0;
 }
 
 int sl_rt_start_now(const char *tag)
@@ -534,14 +600,18 @@ int sl_rt_stop_now(const char *tag)
     return stop_at(t, e, now);
 }
 
+/* Every Start leaves the region open, or (when it was open) counts as
+ * nested; every Stop of an open region keeps a sample or counts a drop. */
 int sl_rt_started(const sl_rt_entry *e)
 {
-    return atomic_load_explicit(&((sl_rt_entry *)e)->starts, RELAXED) > 0;
+    return sl_rt_is_open(e) ||
+           atomic_load_explicit(&((sl_rt_entry *)e)->left, RELAXED) != e->cap ||
+           atomic_load_explicit(&((sl_rt_entry *)e)->dropped, RELAXED) > 0;
 }
 
 int sl_rt_is_open(const sl_rt_entry *e)
 {
-    return atomic_load_explicit(&((sl_rt_entry *)e)->open, RELAXED) != 0;
+    return atomic_load_explicit(&((sl_rt_entry *)e)->open_start, RELAXED) >= 0;
 }
 
 void sl_rt_unmatched(sl_rt_thread *t, const char *tag)
@@ -564,7 +634,7 @@ void sl_rt_each_started(sl_rt_thread *t, void (*fn)(void *ctx, const char *tag),
 typedef struct rec {
     sl_rt_entry *e;
     int64_t tid, calls, total, min, max, nested, unmatched, dropped;
-    int open;
+    int open, tsc;
     size_t region, tslot;
 } rec;
 
@@ -617,27 +687,23 @@ static int gather(collect_ctx *c)
         sl_rt_thread *t = c->threads[i];
         for (sl_rt_entry *e = atomic_load_explicit(&t->first, memory_order_acquire); e;
              e = atomic_load_explicit(&e->next, memory_order_acquire)) {
-            rec r = {.e = e, .tid = t->tid};
-            r.calls = atomic_load_explicit(&e->calls, RELAXED);
-            r.total = atomic_load_explicit(&e->total_ns, RELAXED);
-            r.min = atomic_load_explicit(&e->min_ns, RELAXED);
-            r.max = atomic_load_explicit(&e->max_ns, RELAXED);
+            /* The dropped calls here; the kept ones are added from the
+             * samples (calls, total, min, max), in ticks, converted last. */
+            rec r = {.e = e, .tid = t->tid, .tsc = t->tsc};
+            r.dropped = atomic_load_explicit(&e->dropped, RELAXED);
+            r.total = atomic_load_explicit(&e->dropped_total, RELAXED);
+            r.min = atomic_load_explicit(&e->dropped_min, RELAXED);
+            r.max = atomic_load_explicit(&e->dropped_max, RELAXED);
+            r.calls = r.dropped;
             r.nested = atomic_load_explicit(&e->nested, RELAXED);
             r.unmatched = atomic_load_explicit(&e->unmatched, RELAXED);
-            r.dropped = atomic_load_explicit(&e->dropped, RELAXED);
-            r.open = atomic_load_explicit(&e->open, RELAXED);
-            /* A Stop seen half-way (calls counted, min/max not yet). */
-            if (r.min == INT64_MAX || r.max == INT64_MIN)
-                r.min = r.max = 0;
-            if (t->tsc) {
-                r.total = conv_dur(&c->tsc, r.total);
-                r.min = conv_dur(&c->tsc, r.min);
-                r.max = conv_dur(&c->tsc, r.max);
-            }
-            int64_t starts = atomic_load_explicit(&e->starts, RELAXED);
+            r.open = atomic_load_explicit(&e->open_start, RELAXED) >= 0;
             e->close_index = SIZE_MAX;
-            if (!(r.calls > 0 || r.open || r.unmatched > 0 || starts > 0))
-                continue;   /* only registered */
+            /* Only registered (a kept call is seen in the samples later:
+             * close_index must be set for those too). */
+            if (!(r.calls > 0 || r.open || r.unmatched > 0 || r.nested > 0 ||
+                  atomic_load_explicit(&e->left, RELAXED) != e->cap))
+                continue;
             if (c->nrecs == c->rcap) {
                 size_t cap = c->rcap ? c->rcap * 2 : 64;
                 rec *g = realloc(c->recs, cap * sizeof *g);
@@ -703,14 +769,36 @@ int sl_rt_collect(sl_timing *out)
         collect_free(&c);
         return rc;
     }
-    /* Count the samples each region gets, against one snapshot per thread. */
+    /* Count the samples each region gets, against one snapshot per thread,
+     * and add them to their record's calls, total, min and max. */
     for (size_t ti = 0; ti < c.nthreads; ti++) {
         sl_rt_thread *t = c.threads[ti];
-        c.nsnap[ti] = atomic_load_explicit(&t->nsamples, memory_order_acquire);
+        sample *next = atomic_load_explicit(&t->snext, memory_order_acquire);
+        c.nsnap[ti] = next ? (size_t)(next - t->arena) : 0;
         for (size_t i = 0; i < c.nsnap[ti]; i++) {
             size_t r = sample_rec(&c, &t->arena[i]);
-            if (r != SIZE_MAX)
-                c.aggs[c.recs[r].region].ncalls++;
+            if (r == SIZE_MAX)
+                continue;
+            rec *x = &c.recs[r];
+            int64_t d = t->arena[i].end - t->arena[i].start;
+            c.aggs[x->region].ncalls++;
+            x->calls++;
+            x->total += d;
+            if (d < x->min)
+                x->min = d;
+            if (d > x->max)
+                x->max = d;
+        }
+    }
+    for (size_t r = 0; r < c.nrecs; r++) {
+        rec *x = &c.recs[r];
+        /* No call, or a drop seen half-way (counted, min/max not yet). */
+        if (x->min == INT64_MAX || x->max == INT64_MIN)
+            x->min = x->max = 0;
+        if (x->tsc) {
+            x->total = conv_dur(&c.tsc, x->total);
+            x->min = conv_dur(&c.tsc, x->min);
+            x->max = conv_dur(&c.tsc, x->max);
         }
     }
     size_t base = out->nregions;
