@@ -14,7 +14,6 @@
 
 #include "diag.h"
 #include "h5_util.h"
-#include "h5read.h"
 
 static const char usage[] =
     "usage: scope-likwid merge -o OUT.h5 RANK_FILE.h5...\n"
@@ -69,6 +68,7 @@ typedef struct placed {
 
 typedef struct merge {
     const char *out;
+    hid_t in_fapl;      /* inputs read whole into memory: no small reads */
     sl_diag *diag;
     size_t n, cap;
     placed *groups;
@@ -140,19 +140,47 @@ static herr_t collect(hid_t g, const char *name, const H5L_info_t *info, void *u
     return 0;
 }
 
+/* format = "scope-likwid", format_version = 1, as the reader wants them. */
+static int check_format(merge *m, hid_t f, const char *path)
+{
+    sl_h5r r = {path, m->diag};
+    char *fmt = NULL;
+    int64_t version = 0;
+    int rc = sl_h5r_str(&r, f, "", "format", &fmt);
+    if (!rc && strcmp(fmt, SL_H5_FORMAT) != 0) {
+        sl_diag_add(m->diag, path, 0, "/format: is \"%s\": expected \"" SL_H5_FORMAT "\"", fmt);
+        rc = -EINVAL;
+    }
+    if (!rc)
+        rc = sl_h5r_i64(&r, f, "", "format_version", &version);
+    if (!rc && version != SL_H5_FORMAT_VERSION) {
+        sl_diag_add(m->diag, path, 0, "/format_version: is %" PRId64 ": expected %d", version,
+                    SL_H5_FORMAT_VERSION);
+        rc = -EINVAL;
+    }
+    free(fmt);
+    return rc;
+}
+
 /* Copies every rank group of one input into the output. */
 static int merge_one(merge *m, hid_t dst, hid_t lcpl, const char *path)
 {
-    /* the whole file must read as a result file: nothing unreadable goes in */
-    sl_runset set;
-    int rc = sl_h5_read(path, &set, m->diag);
-    if (rc)
-        return rc;
-    sl_runset_free(&set);
-    hid_t src = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    /* ours: the root attributes say so; the groups are copied, not read
+     * (reading every region would cost more than the copy: `show` and
+     * `diff` check them when they read the merged file) */
+    hid_t src = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, m->in_fapl) : -1;
     if (src < 0) {
-        sl_diag_add(m->diag, path, 0, "cannot open as HDF5: expected a scope-likwid result file");
+        H5Eclear2(H5E_DEFAULT);
+        if (access(path, R_OK) < 0)
+            sl_diag_add(m->diag, path, 0, "cannot open: %s", strerror(errno));
+        else
+            sl_diag_add(m->diag, path, 0, "not an HDF5 file: expected a scope-likwid result file");
         return -EINVAL;
+    }
+    int rc = check_format(m, src, path);
+    if (rc) {
+        H5Fclose(src);
+        return rc;
     }
     names ns = {0};
     hsize_t idx = 0;
@@ -166,6 +194,23 @@ static int merge_one(merge *m, hid_t dst, hid_t lcpl, const char *path)
         char *name = free_name(m, rank, &clash);
         if (!name) {
             rc = -ENOMEM;
+            break;
+        }
+        /* a rank group without timing/ is not one of ours (FORMAT.md) */
+        char *timing = NULL;
+        if (asprintf(&timing, "%s/timing", ns.v[i]) < 0) {
+            free(name);
+            rc = -ENOMEM;
+            break;
+        }
+        htri_t ok = H5Lexists(src, timing, H5P_DEFAULT);
+        free(timing);
+        if (ok <= 0) {
+            H5Eclear2(H5E_DEFAULT);
+            sl_diag_add(m->diag, path, 0, "/%s has no timing group: expected a rank group",
+                        ns.v[i]);
+            free(name);
+            rc = -EINVAL;
             break;
         }
         if (clash && clash->from != path) /* a merged input's own copies are no clash */
@@ -231,8 +276,13 @@ static int build(merge *m, const char *tmp, char **inputs, size_t ninputs)
         rc = sl_h5w_i64(&w, f, "format_version", SL_H5_FORMAT_VERSION);
     if (!rc)
         rc = sl_h5w_str(&w, f, "created_by", "scope-likwid " SCOPE_LIKWID_VERSION);
+    m->in_fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (m->in_fapl < 0 || H5Pset_fapl_core(m->in_fapl, 1u << 20, 0) < 0)
+        rc = sl_h5w_fail(&w, -EIO, "set up", "reading the inputs");
     for (size_t i = 0; !rc && i < ninputs; i++)
         rc = merge_one(m, f, w.lcpl, inputs[i]);
+    if (m->in_fapl >= 0)
+        H5Pclose(m->in_fapl);
 out:
     if (f >= 0 && H5Fclose(f) < 0 && !rc)
         rc = sl_h5w_fail(&w, -EIO, "write", tmp);

@@ -118,6 +118,18 @@ for input in bad/text.h5 bad/other.h5 bad/missing.h5; do
     check_files bad "other.h5 text.h5" "bad input $input: no output left"
 done
 check_files in "a.h5 b.h5 c.h5" "inputs still alone"
+# our root attributes but a rank group that is not ours
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+    /usr/bin/python3 -c 'import sys, h5py
+f = h5py.File(sys.argv[1], "w")
+f.attrs["format"] = "scope-likwid"
+f.attrs["format_version"] = 1
+f.create_group("rank3")' notiming.h5
+    sl bad2 merge -o bad/out.h5 in/a.h5 notiming.h5
+    check_rc 1 "rank group without timing"
+    check_grep bad2.err "notiming.h5: /rank3 has no timing group: expected a rank group" "no timing: said"
+    check_files bad "other.h5 text.h5" "no timing: no output left"
+fi
 
 # 6. usage errors
 sl u1 merge in/a.h5
