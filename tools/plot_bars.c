@@ -54,7 +54,7 @@ double sl_plot_bars(sl_buf *b, const sl_bar_group *groups, size_t ngroups, doubl
         const sl_bar_group *gr = &groups[g];
         double y_next = y + group_h(gr);
         sl_buf_puts(b, "<g class=\"region\"><title>");
-        sl_buf_text(b, gr->tag, gr->tag_len, 400);
+        sl_buf_tag(b, gr->tag, gr->tag_len, 400);
         if (gr->sub && *gr->sub) {
             sl_buf_puts(b, " [");
             sl_buf_text(b, gr->sub, strlen(gr->sub), 100);
@@ -63,7 +63,7 @@ double sl_plot_bars(sl_buf *b, const sl_bar_group *groups, size_t ngroups, doubl
         sl_buf_printf(b, "</title><line class=\"sep\" x1=\"0\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
                       y - GAP_H / 2, width, y - GAP_H / 2);
         sl_buf_printf(b, "<text class=\"rl\" x=\"4\" y=\"%.1f\">", y + BAR_H);
-        sl_buf_text(b, gr->tag, gr->tag_len, 36);
+        sl_buf_tag(b, gr->tag, gr->tag_len, 36);
         sl_buf_puts(b, "</text>");
         if (gr->sub && *gr->sub) {
             sl_buf_printf(b, "<text class=\"sub\" x=\"4\" y=\"%.1f\">[", y + BAR_H + ROW_H);

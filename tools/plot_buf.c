@@ -119,3 +119,11 @@ void sl_buf_text(sl_buf *b, const char *s, size_t n, size_t max_chars)
     }
     free(d);
 }
+
+void sl_buf_tag(sl_buf *b, const char *tag, size_t len, size_t max_chars)
+{
+    if (len)
+        sl_buf_text(b, tag, len, max_chars);
+    else
+        sl_buf_puts(b, "(empty tag)");
+}

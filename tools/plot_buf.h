@@ -25,4 +25,7 @@ void sl_buf_printf(sl_buf *b, const char *fmt, ...) __attribute__((format(printf
  * characters are written (0: no limit); a cut text ends in an ellipsis. */
 void sl_buf_text(sl_buf *b, const char *s, size_t n, size_t max_chars);
 
+/* A region tag as sl_buf_text writes it; the empty tag as "(empty tag)". */
+void sl_buf_tag(sl_buf *b, const char *tag, size_t len, size_t max_chars);
+
 #endif

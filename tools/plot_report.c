@@ -337,12 +337,13 @@ static int metric_chart(struct out *o, const sl_run *run, const char *metric,
 {
     const sl_likwid *lw = &run->likwid;
     char t[400];
-    snprintf(t, sizeof t, "Counters: %s", metric);
-    heading(o, 3, t);
     if (lw->source == SL_SOURCE_NONE) {
+        heading(o, 3, "Counters");
         note(o, "No counter data in this rank (see likwid_status above).");
         return 0;
     }
+    snprintf(t, sizeof t, "Counters: %s", metric);
+    heading(o, 3, t);
     struct cost *c = likwid_order(lw);
     sl_bar_group *g = calloc(lw->nregions ? lw->nregions : 1, sizeof *g);
     if (!c || !g) {

@@ -192,11 +192,11 @@ static double legend(sl_buf *b, const sl_timing *tm, const size_t *drawn_per_reg
         double x = 4 + (double)(shown % LEGEND_COLS) * col_w;
         double yy = y + (double)(shown / LEGEND_COLS) * 16;
         sl_buf_printf(b, "<g><title>");
-        sl_buf_text(b, r->tag, r->tag_len, 400);
+        sl_buf_tag(b, r->tag, r->tag_len, 400);
         sl_buf_printf(b, "</title><rect class=\"c%zu\" x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\"/>"
                          "<text x=\"%.1f\" y=\"%.1f\">",
                       sl_plot_colour(colours, r->tag, r->tag_len), x, yy, x + 14, yy + 9);
-        sl_buf_text(b, r->tag, r->tag_len, 44);
+        sl_buf_tag(b, r->tag, r->tag_len, 44);
         sl_buf_puts(b, "</text></g>");
         shown++;
     }
@@ -296,7 +296,7 @@ double sl_plot_timeline(sl_buf *b, const sl_run *run, sl_tl_select *sel,
             if (i)
                 sl_buf_puts(b, "</g>");
             sl_buf_printf(b, "<g class=\"c%zu\"><title>", c->colour);
-            sl_buf_text(b, r->tag, r->tag_len, 400);
+            sl_buf_tag(b, r->tag, r->tag_len, 400);
             sl_buf_puts(b, "</title>");
         }
         double h = CALL_H - 6.0 * c->depth;

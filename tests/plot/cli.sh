@@ -1,0 +1,68 @@
+#!/bin/sh
+# scope-likwid plot's command line: exit codes 0/1/2, the default output
+# name, replacing an existing report through a temporary file, messages.
+. "$(dirname "$0")/lib.sh"
+need SL_CLI SL_MK_RESCUE
+pick_python
+rescue in.h5 3 2 2
+mkdir sub
+cp in.h5 sub/my.run.h5
+
+plot help --help
+expect_rc 0 "--help" && grep_in help.out "usage: scope-likwid plot" "help text"
+plot none
+expect_rc 2 "no FILE"
+plot two in.h5 in.h5
+expect_rc 2 "two FILEs"
+plot badopt in.h5 --frobnicate
+expect_rc 2 "unknown option"
+plot noarg in.h5 -o
+expect_rc 2 "-o without argument"
+plot badext in.h5 -o report.txt
+expect_rc 2 "-o report.txt" && grep_in badext.err "expected a name ending in .html or .svg" "message"
+plot badcap in.h5 --max-calls -3
+expect_rc 2 "--max-calls -3"
+plot missing no-such.h5
+expect_rc 1 "missing input" && grep_in missing.err "no-such.h5" "message names the file"
+echo "not hdf5" >junk.h5
+plot junk junk.h5
+expect_rc 1 "not a result file"
+plot metric in.h5 --metric NOPE
+expect_rc 1 "unknown metric" && grep_in metric.err "'NOPE'" "message names the metric"
+CHECKS=$((CHECKS + 1))
+[ ! -e in.html ] || fail "a report was written although the metric is unknown"
+
+# default output: the input's base name, .h5 -> .html, in the cwd
+plot default sub/my.run.h5
+expect_rc 0 "default output"
+CHECKS=$((CHECKS + 1))
+[ -f my.run.html ] && [ ! -e sub/my.run.html ] || fail "default output: expected ./my.run.html only"
+grep_in default.out "wrote my.run.html" "message"
+
+# an existing report is replaced, with the umask's mode, no temporary left
+echo old >r.html
+chmod 600 r.html
+(umask 022 && "$SL_CLI" plot in.h5 -o r.html >/dev/null 2>&1) || fail "replacing r.html"
+CHECKS=$((CHECKS + 1))
+grep -q '^old$' r.html && fail "r.html not replaced"
+CHECKS=$((CHECKS + 1))
+[ "$(stat -c %a r.html)" = 644 ] || fail "mode $(stat -c %a r.html), expected 644 (0666 & ~umask 022)"
+CHECKS=$((CHECKS + 1))
+ls -A | grep -q '\.tmp' && fail "temporary file left: $(ls -A)"
+plot svgout in.h5 -o R.SVG
+expect_rc 0 "-o R.SVG (case-insensitive suffix)" && grep_in R.SVG "<svg xmlns=" "standalone SVG"
+
+# failed writes: exit 1, nothing left behind
+plot nodir in.h5 -o no-such-dir/r.html
+expect_rc 1 "-o into a missing directory" && grep_in nodir.err "cannot write" "message"
+mkdir adir.html
+plot isdir in.h5 -o adir.html
+expect_rc 1 "-o naming a directory"
+CHECKS=$((CHECKS + 1))
+ls -A | grep -q '\.tmp' && fail "temporary file left after a failed write: $(ls -A)"
+if [ "$(id -u)" != 0 ]; then
+    mkdir ro && chmod 555 ro
+    plot ro in.h5 -o ro/r.html
+    expect_rc 1 "-o into a read-only directory"
+fi
+finish
