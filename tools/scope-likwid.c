@@ -22,7 +22,7 @@ static const char usage[] =
     "                 compare region runtimes; exit 1 when a region got slower\n"
     "  merge -o JOB.h5 RANK_FILES...\n"
     "                 one file with the rank groups of every input\n"
-    "  plot FILE.h5 [-o report.html|report.svg]\n"
+    "  plot FILE.h5 [-o report.html|report.svg] [--metric NAME] [--max-calls N]\n"
     "                 a self-contained HTML (or SVG) report\n"
     "  run [likwid-perfctr options] -- APP [ARGS]\n"
     "                 run APP with the scope-likwid shim (under likwid-perfctr -m\n"
