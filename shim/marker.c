@@ -28,6 +28,21 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
  * ACTIVE (a release): whoever sees ACTIVE (acquire) sees these. */
 static sl_rt_fwd real_start, real_stop;
 
+/* LIKWID's part when the application is not linked with LIKWID. Stop only
+ * runs after the shim found the region open (or could not judge, having no
+ * memory for a table: then -EFAULT, as before). */
+static int no_likwid_start(const char *tag)
+{
+    (void)tag;
+    return 0;
+}
+
+static int no_likwid_stop(const char *tag)
+{
+    (void)tag;
+    return sl_rt_have_table() ? 0 : -EFAULT;
+}
+
 static int mode(void)
 {
     return atomic_load_explicit(&sl_mode, RELAXED);
@@ -131,8 +146,8 @@ static void do_init(void)
     pthread_atfork(NULL, NULL, atfork_child);
     /* Before LIKWID's Init: it may exit() the process (failed access daemon). */
     atexit(sl_close_at_exit);
-    real_start = sl_real()->start;
-    real_stop = sl_real()->stop;
+    real_start = sl_real()->start ? sl_real()->start : no_likwid_start;
+    real_stop = sl_real()->stop ? sl_real()->stop : no_likwid_stop;
     sl_log_debug("active: output %s; clock %s; LIKWID %s%s", sl_g.output,
                  on_tsc ? "TSC, converted to CLOCK_MONOTONIC" : "CLOCK_MONOTONIC",
                  sl_g.counting ? "counting" : "not counting: ",

@@ -31,10 +31,12 @@
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define COLD __attribute__((cold, noinline))
 
-/* Calls, total, min and max of a region in a thread are not counted per
- * call: a kept call is its sample (Close sums the samples), and only the
- * calls beyond the cap (or a full arena) go to the dropped_* fields. That
- * keeps Stop to the sample's three stores; the figures stay exact. */
+/* Calls, total, min and max of a region in a thread are not summed per
+ * call: every completed Stop counts `left` down from the cap (so calls =
+ * cap - left), a kept call is its sample (Close sums the samples), and only
+ * the calls not kept (beyond the cap, or no arena room) add to dropped_*
+ * (dropped = calls - kept samples). That keeps Stop to one counter and the
+ * sample's stores; the figures stay exact. */
 struct sl_rt_entry {
     /* Immutable once published. */
     char *tag;
@@ -44,9 +46,9 @@ struct sl_rt_entry {
     _Atomic(sl_rt_entry *) next;        /* creation order within the thread */
     /* Written by the owner, read by Close. */
     _Atomic int64_t open_start;         /* start of the open call; -1: not open */
-    _Atomic int64_t dropped, dropped_total, dropped_min, dropped_max;
+    _Atomic int64_t dropped_total, dropped_min, dropped_max;
     _Atomic int64_t nested, unmatched;
-    _Atomic int64_t left;               /* samples still to keep (cap - kept) */
+    _Atomic int64_t left;               /* cap - completed calls (negative past the cap) */
     /* Close only (set to SIZE_MAX by the owner before publication). */
     size_t close_index;
 };
@@ -95,6 +97,10 @@ static _Atomic(sl_rt_thread *) all_threads;
 static _Atomic int64_t cfg_max_calls = 1000;
 static _Atomic size_t cfg_arena_bytes = DEFAULT_ARENA;
 static __thread sl_rt_thread *tls_self __attribute__((tls_model("initial-exec")));
+/* tls_self when the thread's clock is the TSC, else NULL: the hot path's one
+ * test covers both "has a table" and "which clock" (clock_gettime threads
+ * take the general path, which the clock's cost dwarfs anyway). */
+static __thread sl_rt_thread *tls_fast __attribute__((tls_model("initial-exec")));
 
 /* ---- the clock ----
  * Region times are CLOCK_MONOTONIC nanoseconds. On x86-64 clock_gettime
@@ -268,6 +274,8 @@ sl_rt_thread *sl_rt_self(void)
     while (!atomic_compare_exchange_weak_explicit(&all_threads, &head, t,
                                                   memory_order_release, RELAXED));
     tls_self = t;
+    if (t->tsc)
+        tls_fast = t;
     return t;
 }
 
@@ -413,7 +421,6 @@ static inline __attribute__((always_inline)) void keep(sl_rt_thread *t, sample *
     s->e = e;
     s->start = start;
     s->end = end;
-    bump(&e->left, -1);
     /* Publishes the sample to Close. */
     atomic_store_explicit(&t->snext, s + 1, memory_order_release);
 }
@@ -427,17 +434,15 @@ static inline __attribute__((always_inline)) void drop(sl_rt_entry *e, int64_t d
     if (d > atomic_load_explicit(&e->dropped_max, RELAXED))
         atomic_store_explicit(&e->dropped_max, d, RELAXED);
     bump(&e->dropped_total, d);
-    bump(&e->dropped, 1);
 }
 
-/* Not the common case: the cap reached, the arena not mapped yet or full. */
+/* Under the cap, but the arena is not mapped yet, or full. */
 static COLD void record_slow(sl_rt_thread *t, sl_rt_entry *e, int64_t start, int64_t end)
 {
-    int64_t left = atomic_load_explicit(&e->left, RELAXED);
-    if (left > 0 && !t->arena_tried)
+    if (!t->arena_tried)
         arena_map(t);
     sample *s = atomic_load_explicit(&t->snext, RELAXED);
-    if (left > 0 && s && s < t->end)
+    if (s && s < t->end)
         keep(t, s, e, start, end);
     else
         drop(e, end - start);
@@ -453,6 +458,7 @@ static inline __attribute__((always_inline)) int stop_at(sl_rt_thread *t, sl_rt_
     atomic_store_explicit(&e->open_start, -1, RELAXED);
     sample *s = atomic_load_explicit(&t->snext, RELAXED);
     int64_t left = atomic_load_explicit(&e->left, RELAXED);
+    atomic_store_explicit(&e->left, left - 1, RELAXED);
     if (LIKELY(left > 0) && LIKELY(s < t->end))
         keep(t, s, e, start, now);
     else if (left <= 0)
@@ -473,6 +479,15 @@ int sl_rt_stop(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
 static inline size_t hot_index(const char *tag)
 {
     return ((uintptr_t)tag >> 3) & (HOT_SLOTS - 1);
+}
+
+/* The tag's cache slot, computed once into a register (the empty asm keeps
+ * the compiler from re-deriving every field's address from the index). */
+static inline hot *hot_slot(sl_rt_thread *t, const char *tag)
+{
+    hot *h = &t->cache[hot_index(tag)];
+    __asm__("" : "+r"(h));
+    return h;
 }
 
 /* Whether the chars at h->ptr are still the cached tag. Only aligned words
@@ -533,46 +548,77 @@ static inline __attribute__((always_inline)) sl_rt_entry *hot_lookup(sl_rt_threa
     return hot_miss(t, h, tag, create);
 }
 
-/* The thread's first Start or Stop (no table yet): the table, then as
- * usual. NULL when there is no memory for it. */
-static COLD sl_rt_thread *self_slow(void)
+static inline int64_t tsc_now(void)
 {
-    return sl_rt_self();
+#if defined(__x86_64__)
+    return (int64_t)__rdtsc();
+#else
+    return 0;       /* never used: tls_fast stays NULL */
+#endif
 }
 
-static COLD int stop_unknown(sl_rt_thread *t, const char *tag)
+/* The general paths: no TSC, no table yet, or a cache miss. */
+static COLD void start_slow(const char *tag)
 {
-    sl_rt_unmatched(t, tag);
-    return -1;
+    sl_rt_start_now(tag);
+}
+
+static COLD int stop_slow(const char *tag, sl_rt_fwd real)
+{
+    int rc = sl_rt_stop_now(tag);
+    if (rc == -1)
+        return -EFAULT;
+    return real(tag);       /* also for -2: no table, cannot judge */
+}
+
+static COLD int stop_miss(sl_rt_thread *t, hot *h, const char *tag, sl_rt_fwd real, int64_t now)
+{
+    sl_rt_entry *e = hot_miss(t, h, tag, 0);
+    if (!e) {
+        sl_rt_unmatched(t, tag);
+        return -EFAULT;
+    }
+    if (stop_at(t, e, now) != 0)
+        return -EFAULT;
+    return real(tag);
 }
 
 /* One function per entry point, LIKWID's call included, so that the
  * common case is one straight path: LIKWID, then the thread's table (one
- * TLS load), the cached entry, the clock, two stores. */
+ * TLS load, which also says the clock is the TSC), the cached entry, the
+ * clock, the stores. */
 int sl_rt_start_fwd(const char *tag, sl_rt_fwd real)
 {
-    int rc = real ? real(tag) : 0;
-    sl_rt_thread *t = tls_self;
-    if (UNLIKELY(!t) && !(t = self_slow()))
-        return rc;
-    sl_rt_entry *e = hot_lookup(t, tag, 1);
-    if (LIKELY(e != NULL))
-        start_at(e, now_ticks(t));
+    int rc = real(tag);
+    sl_rt_thread *t = tls_fast;
+    if (LIKELY(t != NULL)) {
+        hot *h = hot_slot(t, tag);
+        if (LIKELY(h->ptr == tag) && LIKELY(hot_same(h))) {
+            start_at(h->e, tsc_now());
+            return rc;
+        }
+    }
+    start_slow(tag);
     return rc;
 }
 
 int sl_rt_stop_fwd(const char *tag, sl_rt_fwd real)
 {
-    sl_rt_thread *t = tls_self;
-    if (UNLIKELY(!t) && !(t = self_slow()))
-        return real ? real(tag) : -EFAULT;      /* no table: cannot judge */
-    int64_t now = now_ticks(t);
-    sl_rt_entry *e = hot_lookup(t, tag, 0);
-    if (UNLIKELY(!e))
-        return stop_unknown(t, tag) ? -EFAULT : 0;
-    if (UNLIKELY(stop_at(t, e, now) != 0))
+    sl_rt_thread *t = tls_fast;
+    if (UNLIKELY(t == NULL))
+        return stop_slow(tag, real);
+    int64_t now = tsc_now();
+    hot *h = hot_slot(t, tag);
+    if (UNLIKELY(h->ptr != tag) || UNLIKELY(!hot_same(h)))
+        return stop_miss(t, h, tag, real, now);
+    if (UNLIKELY(stop_at(t, h->e, now) != 0))
         return -EFAULT;
-    return real ? real(tag) : 0;
+    return real(tag);
+}
+
+int sl_rt_have_table(void)
+{
+    return tls_self != NULL;
 }
 
 int sl_rt_start_now(const char *tag)
@@ -601,12 +647,10 @@ int sl_rt_stop_now(const char *tag)
 }
 
 /* Every Start leaves the region open, or (when it was open) counts as
- * nested; every Stop of an open region keeps a sample or counts a drop. */
+ * nested; every Stop of an open region counts left down. */
 int sl_rt_started(const sl_rt_entry *e)
 {
-    return sl_rt_is_open(e) ||
-           atomic_load_explicit(&((sl_rt_entry *)e)->left, RELAXED) != e->cap ||
-           atomic_load_explicit(&((sl_rt_entry *)e)->dropped, RELAXED) > 0;
+    return sl_rt_is_open(e) || atomic_load_explicit(&((sl_rt_entry *)e)->left, RELAXED) != e->cap;
 }
 
 int sl_rt_is_open(const sl_rt_entry *e)
@@ -633,7 +677,7 @@ void sl_rt_each_started(sl_rt_thread *t, void (*fn)(void *ctx, const char *tag),
 
 typedef struct rec {
     sl_rt_entry *e;
-    int64_t tid, calls, total, min, max, nested, unmatched, dropped;
+    int64_t tid, calls, kept, total, min, max, nested, unmatched, dropped;
     int open, tsc;
     size_t region, tslot;
 } rec;
@@ -687,22 +731,20 @@ static int gather(collect_ctx *c)
         sl_rt_thread *t = c->threads[i];
         for (sl_rt_entry *e = atomic_load_explicit(&t->first, memory_order_acquire); e;
              e = atomic_load_explicit(&e->next, memory_order_acquire)) {
-            /* The dropped calls here; the kept ones are added from the
-             * samples (calls, total, min, max), in ticks, converted last. */
+            /* The dropped calls' sums here; the kept ones are added from
+             * the samples (total, min, max), in ticks, converted last. */
             rec r = {.e = e, .tid = t->tid, .tsc = t->tsc};
-            r.dropped = atomic_load_explicit(&e->dropped, RELAXED);
+            r.calls = e->cap - atomic_load_explicit(&e->left, RELAXED);
             r.total = atomic_load_explicit(&e->dropped_total, RELAXED);
             r.min = atomic_load_explicit(&e->dropped_min, RELAXED);
             r.max = atomic_load_explicit(&e->dropped_max, RELAXED);
-            r.calls = r.dropped;
             r.nested = atomic_load_explicit(&e->nested, RELAXED);
             r.unmatched = atomic_load_explicit(&e->unmatched, RELAXED);
             r.open = atomic_load_explicit(&e->open_start, RELAXED) >= 0;
             e->close_index = SIZE_MAX;
             /* Only registered (a kept call is seen in the samples later:
              * close_index must be set for those too). */
-            if (!(r.calls > 0 || r.open || r.unmatched > 0 || r.nested > 0 ||
-                  atomic_load_explicit(&e->left, RELAXED) != e->cap))
+            if (!(r.calls > 0 || r.open || r.unmatched > 0 || r.nested > 0))
                 continue;
             if (c->nrecs == c->rcap) {
                 size_t cap = c->rcap ? c->rcap * 2 : 64;
@@ -782,7 +824,7 @@ int sl_rt_collect(sl_timing *out)
             rec *x = &c.recs[r];
             int64_t d = t->arena[i].end - t->arena[i].start;
             c.aggs[x->region].ncalls++;
-            x->calls++;
+            x->kept++;
             x->total += d;
             if (d < x->min)
                 x->min = d;
@@ -792,6 +834,11 @@ int sl_rt_collect(sl_timing *out)
     }
     for (size_t r = 0; r < c.nrecs; r++) {
         rec *x = &c.recs[r];
+        /* A thread still running may have kept samples after its count
+         * was read. */
+        if (x->calls < x->kept)
+            x->calls = x->kept;
+        x->dropped = x->calls - x->kept;
         /* No call, or a drop seen half-way (counted, min/max not yet). */
         if (x->min == INT64_MAX || x->max == INT64_MIN)
             x->min = x->max = 0;

@@ -39,12 +39,15 @@ int sl_rt_clock_init(int allow_tsc);
 int sl_rt_start_now(const char *tag);
 int sl_rt_stop_now(const char *tag);
 
-/* The same with LIKWID's function of the entry point (NULL: none): Start
- * calls real(tag) first, then times, and returns real's result (0 without).
- * Stop times first, then returns real(tag) (0 without); -EFAULT, without
- * calling real, when the region is not open or was never started in this
- * thread; when the thread has no table (no memory), real(tag) or -EFAULT. */
+/* The same with LIKWID's function of the entry point (never NULL: pass a
+ * stand-in when LIKWID is absent): Start calls real(tag) first, then times,
+ * and returns real's result. Stop times first, then returns real(tag);
+ * -EFAULT, without calling real, when the region is not open or was never
+ * started in this thread; when the thread has no table (no memory), it
+ * cannot judge: real(tag). */
 typedef int (*sl_rt_fwd)(const char *);
+/* Whether the calling thread has a table (it has unless memory ran out). */
+int sl_rt_have_table(void);
 int sl_rt_start_fwd(const char *tag, sl_rt_fwd real);
 int sl_rt_stop_fwd(const char *tag, sl_rt_fwd real);
 
