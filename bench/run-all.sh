@@ -3,7 +3,7 @@
 # target, pass/fail. The markdown table goes to stdout (docs/PERFORMANCE.md
 # is made from it); each benchmark's own output goes to $LOG (default
 # ./bench-run-all.log).
-# usage: bench/run-all.sh [BUILD_DIR]
+# usage: [DOC=docs/PERFORMANCE.md] bench/run-all.sh [BUILD_DIR]
 #   BUILD_DIR: a configured and built meson build directory with tests
 #              enabled (the simulated LIKWID) (default: build)
 # Repetitions are kept small so the whole run stays under 5 minutes on a
@@ -31,6 +31,7 @@ trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 : >"$LOG"
 T0=$(date +%s)
+LOAD0=$(cut -d' ' -f1 /proc/loadavg)
 
 rows=$TMP/rows
 : >"$rows"
@@ -43,6 +44,9 @@ row() {
 mmm() { sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%.1f [%.1f..%.1f]", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 med() { sort -g "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? 1 : 0 }'; }
+# tgt MEDIAN MIN LIMIT: pass when the median is within the limit; when only
+# the fastest run is, say so (the machine's load is what differs)
+tgt() { awk -v m="$1" -v lo="$2" -v t="$3" 'BEGIN { print (m <= t) ? 1 : (lo <= t) ? "FAIL (min passes)" : 0 }'; }
 # field K of the line starting with "$1" in file $2, counted after the label
 after() { grep -F "$1" "$2" | head -1 | sed "s/.*$1//" | awk -v k="$3" '{ print $k }'; }
 section() { echo "== $1 ($(($(date +%s) - T0)) s, load $(cut -d' ' -f1 /proc/loadavg))" >>"$LOG"; }
@@ -55,11 +59,23 @@ h1=$(after "added by shim, 1 thread" "$TMP/hot" 1); h1lo=$(after "added by shim,
 h2=$(after "added by shim, 2 threads (each)" "$TMP/hot" 1)
 b1=$(after "without shim, 1 thread" "$TMP/hot" 1)
 tsc=$(after "two rdtsc" "$TMP/hot" 1)
-row "ns/pair added, 1 thread ($N pairs, $RUNS runs)" "$h1 [$h1lo..$h1hi]" "<= 35" "$(le "$h1" 35)"
+row "ns/pair added, 1 thread ($N pairs, $RUNS runs)" "$h1 [$h1lo..$h1hi]" "<= 35" "$(tgt "$h1" "$h1lo" 35)"
 row "ns/pair added / two raw rdtsc (same runs)" "$(awk -v a="$h1" -v b="$tsc" 'BEGIN { printf "%.2f (rdtsc pair %.1f ns)", a / b, b }')" "report" -
 row "ns/pair added, 2 threads (each)" "$h2 (1 thread: $h1)" "within 10% of 1 thread" \
     "$(awk -v a="$h2" -v b="$h1" 'BEGIN { print (a <= b * 1.10) ? 1 : 0 }')"
 row "ns/pair without shim, 1 thread (baseline)" "$b1" "-" -
+# "run K: without B1 ns/pair, with W1; 2 threads without B2a B2b, with W2a W2b":
+# how much slower each of 2 threads is than 1 thread, without and with the
+# shim; on a loaded 2-CPU machine time slicing slows both alike, false
+# sharing would slow only the shim's runs.
+ratio() { awk "/^run [0-9]*:/ { print $1 }" "$TMP/hot" | sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] }'; }
+rb=$(ratio '($11 + $12) / 2 / $4'); rw=$(ratio '($14 + $15) / 2 / $7')
+# the same from the fastest run of each kind (least disturbed by other processes)
+best() { awk "/^run [0-9]*:/ { print $1 }" "$TMP/hot" | sort -g | head -1; }
+bw=$(awk -v a="$(best '($14 + $15) / 2')" -v b="$(best '$7')" 'BEGIN { printf "%.2f", a / b }')
+bb=$(awk -v a="$(best '($11 + $12) / 2')" -v b="$(best '$4')" 'BEGIN { printf "%.2f", a / b }')
+row "2-thread / 1-thread ns per pair: with shim, without (medians; fastest runs)" "$rw, $rb; $bw, $bb" "with <= 1.10 x without" \
+    "$(awk -v a="$rw" -v b="$rb" -v c="$bw" -v d="$bb" 'BEGIN { print (a <= b * 1.10) ? 1 : (c <= d * 1.10) ? "FAIL (fastest runs pass)" : 0 }')"
 ins=$(sed -n 's/.*added \([0-9.]*\)$/\1/p' "$TMP/hot")
 row "instructions/pair added (callgrind)" "${ins:-?}" "<= 60" "$(le "${ins:-9999}" 60)"
 allocs=$(grep -c 'allocations during [0-9]* pairs (shim, 1 thread): 0$' "$TMP/hot" || true)
@@ -117,8 +133,9 @@ sh "$HERE/bench_close.sh" "$BUILD" "$RUNS" >"$TMP/close" 2>&1 || echo "bench_clo
 cat "$TMP/close" >>"$LOG"
 for c in nocount sim-false sim-full; do
     m=$(awk -v c="$c" '$1 == c { print $2 }' "$TMP/close")
+    lo=$(awk -v c="$c" '$1 == c { print $3 }' "$TMP/close")
     row "Close 20 regions x 4 threads, $c (ms)" "$(awk -v c="$c" '$1 == c { printf "%s [%s..%s]", $2, $3, $4 }' "$TMP/close")" \
-        "< 50" "$(awk -v a="${m:-9999}" 'BEGIN { print (a < 50) ? 1 : 0 }')"
+        "< 50" "$(tgt "${m:-9999}" "${lo:-9999}" 49.99)"
 done
 for c in nocount sim-false; do
     : >"$TMP/big"
@@ -136,7 +153,8 @@ for c in nocount sim-false; do
         i=$((i + 1))
     done
     m=$(med "$TMP/big")
-    row "Close 1000 regions x 64 threads, $c (ms)" "$(mmm "$TMP/big")" "< 400" "$(awk -v a="${m:-9999}" 'BEGIN { print (a < 400) ? 1 : 0 }')"
+    lo=$(sort -g "$TMP/big" | head -1)
+    row "Close 1000 regions x 64 threads, $c (ms)" "$(mmm "$TMP/big")" "< 400" "$(tgt "${m:-9999}" "${lo:-9999}" 399.99)"
 done
 
 # ---- 4. convert ----
@@ -150,9 +168,9 @@ for s in 1x1x1 16x100x4 32x250x8 128x1000x8 256x2000x16; do
     [ -n "$l" ] || { row "convert $s" "failed" "" 0; continue; }
     set -- $l
     # size MB med min max cpu rss xfile ns/value
-    row "convert $s ($2 MB): ms, peak RSS MB, ns/value" "$3 [$4..$5], $7 MB, $9 ns/value" \
+    row "convert $s ($2 MB): wall ms, CPU ms, peak RSS MB, wall ns/value" "$3 [$4..$5], cpu $6, $7 MB, $9" \
         "$([ "$s" = 128x1000x8 ] && echo '< 120 ms' || echo 'linear')" \
-        "$([ "$s" = 128x1000x8 ] && le "$3" 120 || echo -)"
+        "$([ "$s" = 128x1000x8 ] && tgt "$3" "$4" 120 || echo -)"
     case $s in 128x1000x8) nsv=$9 ;; 256x2000x16) big=$9 ;; esac
 done
 row "linear: ns/value at 256x2000x16 / at 128x1000x8" "$(awk -v a="${big:-0}" -v b="${nsv:-1}" 'BEGIN { printf "%.2f", a / b }')" \
@@ -163,18 +181,31 @@ if [ -f "$HERE/bench_merge.sh" ]; then
     section merge
     sh "$HERE/bench_merge.sh" "$BUILD" "$RUNS" >"$TMP/merge" 2>&1 && ok=1 || ok=0
     cat "$TMP/merge" >>"$LOG"
-    row "merge of 64 rank files: bench_merge.sh (see log)" "$(tail -1 "$TMP/merge")" "< 1 s" "$([ $ok = 1 ] && echo see-log || echo 0)"
+    if grep -q 'not available' "$TMP/merge"; then ok=n/a; fi
+    row "merge of 64 rank files: bench_merge.sh (see log)" "$(tail -1 "$TMP/merge")" "< 1 s" "$(case $ok in 1) echo see-log ;; n/a) echo 'n/a (merge not implemented yet)' ;; *) echo 0 ;; esac)"
 fi
 if [ -f "$HERE/bench_plot.sh" ]; then
     section plot
     sh "$HERE/bench_plot.sh" "$BUILD" "$RUNS" >"$TMP/plot" 2>&1 && ok=1 || ok=0
     cat "$TMP/plot" >>"$LOG"
-    row "plot/show/export: bench_plot.sh (see log)" "$(tail -1 "$TMP/plot")" "< 1 s, < 5 MB; < 200 ms" "$([ $ok = 1 ] && echo see-log || echo 0)"
+    if grep -q 'not available' "$TMP/plot"; then ok=n/a; fi
+    row "plot/show/export: bench_plot.sh (see log)" "$(tail -1 "$TMP/plot")" "< 1 s, < 5 MB; < 200 ms" "$(case $ok in 1) echo see-log ;; n/a) echo 'n/a (not implemented yet)' ;; *) echo 0 ;; esac)"
 fi
 
 section done
-echo "scope-likwid benchmarks: $(nproc) CPUs, load at start/end $(cut -d' ' -f1 /proc/loadavg), $(date -u +%Y-%m-%d), $(($(date +%s) - T0)) s, RUNS=$RUNS N=$N"
-echo
-echo "| figure | value: median [min..max] | target | result |"
-echo "|---|---|---|---|"
-cat "$rows"
+{
+    echo "Measured $(date -u '+%Y-%m-%d %H:%M') UTC: $(nproc) CPUs, load average $LOAD0 at the start, $(cut -d' ' -f1 /proc/loadavg) at the end, $(($(date +%s) - T0)) s, RUNS=$RUNS N=$N."
+    echo
+    echo "| figure | value: median [min..max] | target | result |"
+    echo "|---|---|---|---|"
+    cat "$rows"
+} >"$TMP/table"
+cat "$TMP/table"
+# DOC=docs/PERFORMANCE.md: the table replaces the lines between the two
+# markers there.
+if [ -n "${DOC:-}" ]; then
+    awk -v tf="$TMP/table" '
+        /^<!-- run-all table -->$/ { print; while ((getline l < tf) > 0) print l; skip = 1; next }
+        /^<!-- end run-all table -->$/ { skip = 0 }
+        !skip' "$DOC" >"$TMP/doc" && cat "$TMP/doc" >"$DOC"
+fi
