@@ -182,14 +182,33 @@ if [ -f "$HERE/bench_merge.sh" ]; then
     sh "$HERE/bench_merge.sh" "$BUILD" "$RUNS" >"$TMP/merge" 2>&1 && ok=1 || ok=0
     cat "$TMP/merge" >>"$LOG"
     if grep -q 'not available' "$TMP/merge"; then ok=n/a; fi
-    row "merge of 64 rank files: bench_merge.sh (see log)" "$(tail -1 "$TMP/merge")" "< 1 s" "$(case $ok in 1) echo see-log ;; n/a) echo 'n/a (merge not implemented yet)' ;; *) echo 0 ;; esac)"
+    # its figures: the line after the "med ms min ms max ms cpu ms RSS MB out MB" header
+    l=$(awk 'f { print; exit } /med ms *min ms *max ms/ { f = 1 }' "$TMP/merge")
+    if [ "$ok" = 1 ] && [ -n "$l" ]; then
+        set -- $l
+        row "merge of 64 rank files (ms; CPU ms, peak RSS MB)" "$1 [$2..$3]; cpu $4, $5 MB" "< 1 s" "$(tgt "$1" "$2" 1000)"
+    else
+        row "merge of 64 rank files: bench_merge.sh (see log)" "$(tail -1 "$TMP/merge")" "< 1 s" \
+            "$(case $ok in n/a) echo 'n/a (merge not implemented yet)' ;; *) echo 0 ;; esac)"
+    fi
 fi
 if [ -f "$HERE/bench_plot.sh" ]; then
     section plot
     sh "$HERE/bench_plot.sh" "$BUILD" "$RUNS" >"$TMP/plot" 2>&1 && ok=1 || ok=0
     cat "$TMP/plot" >>"$LOG"
     if grep -q 'not available' "$TMP/plot"; then ok=n/a; fi
-    row "plot/show/export: bench_plot.sh (see log)" "$(tail -1 "$TMP/plot")" "< 1 s, < 5 MB; < 200 ms" "$(case $ok in 1) echo see-log ;; n/a) echo 'n/a (not implemented yet)' ;; *) echo 0 ;; esac)"
+    # its figures: "FORMAT med min max cpu RSS out" lines after the header
+    awk '/^format *med ms/ { f = 1; next } f && NF == 7 && $2 + 0 > 0' "$TMP/plot" >"$TMP/plotrows"
+    if [ "$ok" = 1 ] && [ -s "$TMP/plotrows" ]; then
+        while read -r fmt pm plo phi pcpu prss pout; do
+            row "plot $fmt, 1000 regions x 8 threads (ms; output MB)" "$pm [$plo..$phi]; $pout MB" "< 1 s, < 5 MB" \
+                "$(awk -v o="$pout" -v m="$pm" -v lo="$plo" 'BEGIN {
+                    print (o >= 5) ? 0 : (m <= 1000) ? 1 : (lo <= 1000) ? "FAIL (min passes)" : 0 }')"
+        done <"$TMP/plotrows"
+    else
+        row "plot/show/export: bench_plot.sh (see log)" "$(tail -1 "$TMP/plot")" "< 1 s, < 5 MB; < 200 ms" \
+            "$(case $ok in n/a) echo 'n/a (not implemented yet)' ;; *) echo 0 ;; esac)"
+    fi
 fi
 
 section done
