@@ -20,14 +20,14 @@ static int bad(sl_h5r *r, const char *path, const char *name, const char *what,
 static hid_t open_attr(sl_h5r *r, hid_t obj, const char *path, const char *name,
                        const char *expected)
 {
-    htri_t has = H5Aexists(obj, name);
-    if (has <= 0) {
-        bad(r, path, name, "attribute missing", expected);
-        return -1;
-    }
+    /* Open first and ask why only when that fails: the look-up before
+     * every open cost more than the open itself on large files. */
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0)
-        bad(r, path, name, "attribute unreadable", expected);
+    if (a < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        bad(r, path, name, H5Aexists(obj, name) > 0 ? "attribute unreadable" : "attribute missing",
+            expected);
+    }
     return a;
 }
 
@@ -114,6 +114,7 @@ int sl_h5r_str(sl_h5r *r, hid_t obj, const char *path, const char *name, char **
         H5Sclose(s);
     H5Aclose(a);
     return rc;
+#undef STRV_WANT
 }
 
 int sl_h5r_i64(sl_h5r *r, hid_t obj, const char *path, const char *name, int64_t *out)
@@ -141,26 +142,30 @@ int sl_h5r_i64(sl_h5r *r, hid_t obj, const char *path, const char *name, int64_t
 int sl_h5r_strv(sl_h5r *r, hid_t obj, const char *path, const char *name, size_t want_n,
                 char ***out, size_t *n)
 {
-    char want[96];
-    if (want_n == (size_t)-1)
-        snprintf(want, sizeof want, "a 1-D string array");
-    else
-        snprintf(want, sizeof want, "a 1-D string array of %zu", want_n);
-    hid_t a = open_attr(r, obj, path, name, want);
+    /* The expectation text is only needed for a message: built lazily. */
+    char want[96] = "a 1-D string array";
+#define STRV_WANT()                                                                  \
+    (want_n == (size_t)-1 ? want                                                     \
+                          : (snprintf(want, sizeof want, "a 1-D string array of %zu", \
+                                      want_n),                                       \
+                             want))
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0)
+        a = open_attr(r, obj, path, name, STRV_WANT());
     if (a < 0)
         return -EINVAL;
     hid_t t = H5Aget_type(a), s = H5Aget_space(a);
     int scalar = 0, rc = -EINVAL;
     long long len = s >= 0 ? extent_1d(s, &scalar) : -1;
     if (t < 0 || H5Tget_class(t) != H5T_STRING || len < 0 || scalar)
-        bad(r, path, name, "not a 1-D string array", want);
+        bad(r, path, name, "not a 1-D string array", STRV_WANT());
     else if (want_n != (size_t)-1 && (size_t)len != want_n)
-        bad(r, path, name, "wrong length", want);
+        bad(r, path, name, "wrong length", STRV_WANT());
     else {
         char **v = calloc(len ? (size_t)len : 1, sizeof *v);
         rc = v ? read_strings(a, t, (size_t)len, v) : -ENOMEM;
         if (rc == -EIO)
-            rc = bad(r, path, name, "unreadable strings", want);
+            rc = bad(r, path, name, "unreadable strings", STRV_WANT());
         if (rc)
             free(v);
         else {
@@ -217,14 +222,13 @@ int sl_h5r_u8v(sl_h5r *r, hid_t obj, const char *path, const char *name, char **
 
 static hid_t open_data(sl_h5r *r, hid_t g, const char *path, const char *name, const char *want)
 {
-    if (H5Lexists(g, name, H5P_DEFAULT) <= 0) {
-        bad(r, path, name, "dataset missing", want);
-        return -1;
-    }
-    /* H5Oopen + H5Iget_type: the same on HDF5 1.10 and later */
+    /* H5Oopen + H5Iget_type: the same on HDF5 1.10 and later. Why an open
+     * failed is asked only then (a look-up before every open is costly). */
     hid_t d = H5Oopen(g, name, H5P_DEFAULT);
     if (d < 0) {
-        bad(r, path, name, "dataset unreadable", want);
+        H5Eclear2(H5E_DEFAULT);
+        bad(r, path, name, H5Lexists(g, name, H5P_DEFAULT) > 0 ? "dataset unreadable" : "dataset missing",
+            want);
         return -1;
     }
     if (H5Iget_type(d) != H5I_DATASET) {
@@ -250,9 +254,11 @@ static void shape_text(char *buf, size_t len, int rank, size_t d0, size_t d1)
 static int check_shape(sl_h5r *r, hid_t d, const char *path, const char *name, int rank,
                        size_t *d0, size_t *d1, const char *kind)
 {
+    /* The expectation text is only needed for a message: built lazily. */
     char want[96], shape[64];
-    shape_text(shape, sizeof shape, rank, *d0, d1 ? *d1 : 0);
-    snprintf(want, sizeof want, "%s of %s", kind, shape);
+#define SHAPE_WANT()                                                   \
+    (shape_text(shape, sizeof shape, rank, *d0, d1 ? *d1 : 0),         \
+     snprintf(want, sizeof want, "%s of %s", kind, shape), want)
     hid_t s = H5Dget_space(d);
     int nd = s >= 0 ? H5Sget_simple_extent_ndims(s) : -1;
     hsize_t dims[2] = {0, 0};
@@ -261,10 +267,11 @@ static int check_shape(sl_h5r *r, hid_t d, const char *path, const char *name, i
     if (s >= 0)
         H5Sclose(s);
     if (nd != rank)
-        return bad(r, path, name, "wrong number of dimensions", want);
+        return bad(r, path, name, "wrong number of dimensions", SHAPE_WANT());
     if ((*d0 != (size_t)-1 && dims[0] != *d0) ||
         (rank == 2 && *d1 != (size_t)-1 && dims[1] != *d1))
-        return bad(r, path, name, "wrong shape", want);
+        return bad(r, path, name, "wrong shape", SHAPE_WANT());
+#undef SHAPE_WANT
     *d0 = (size_t)dims[0];
     if (rank == 2)
         *d1 = (size_t)dims[1];
