@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_json.h"
 #include "diag.h"
 #include "diff.h"
 #include "h5read.h"
@@ -152,21 +153,6 @@ out:
     sl_table_free(&t);
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void csv_num(FILE *f, double v)
 {
     char b[SL_NUM_BUF];
@@ -182,14 +168,14 @@ static void print_csv(FILE *f, const sl_diff *d)
     for (size_t i = 0; i < d->n; i++) {
         const sl_diff_row *r = &d->rows[i];
         fprintf(f, "%s,", r->rank);
-        csv_field(f, r->region);
+        sl_csv_field(f, r->region);
         fprintf(f, ",%s,", r->group_id >= 0 ? "likwid" : (r->quantity[0] ? "timing" : ""));
         if (r->group_id >= 0)
             fprintf(f, "%lld", (long long)r->group_id);
         fputc(',', f);
-        csv_field(f, r->group_name);
+        sl_csv_field(f, r->group_name);
         fputc(',', f);
-        csv_field(f, r->quantity);
+        sl_csv_field(f, r->quantity);
         fprintf(f, ",%s,%s", r->unit, r->statistic);
         csv_num(f, r->base);
         csv_num(f, r->new_);
@@ -200,24 +186,13 @@ static void print_csv(FILE *f, const sl_diff *d)
     }
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
+/* diff escapes every control byte as \u00XX (csv_json.h) */
+#define DIFF_ESC ""
 
 static void json_num(FILE *f, const char *key, double v)
 {
-    char b[SL_NUM_BUF];
-    fprintf(f, ",\"%s\":%s", key, isfinite(v) ? sl_fmt_exact(v, b) : "null");
+    fprintf(f, ",\"%s\":", key);
+    sl_json_double(f, v);
 }
 
 static void print_json(FILE *f, const sl_diff *d, const char *base, const char *new_,
@@ -225,17 +200,17 @@ static void print_json(FILE *f, const sl_diff *d, const char *base, const char *
 {
     char b[SL_NUM_BUF];
     fputs("{\"base\":", f);
-    json_string(f, base);
+    sl_json_string(f, base, DIFF_ESC);
     fputs(",\"new\":", f);
-    json_string(f, new_);
+    sl_json_string(f, new_, DIFF_ESC);
     fprintf(f, ",\"threshold_pct\":%s,\"slower\":%zu,\"rows\":[", sl_fmt_exact(threshold, b),
             slower);
     for (size_t i = 0; i < d->n; i++) {
         const sl_diff_row *r = &d->rows[i];
         fputs(i ? ",\n {\"rank\":" : "\n {\"rank\":", f);
-        json_string(f, r->rank);
+        sl_json_string(f, r->rank, DIFF_ESC);
         fputs(",\"region\":", f);
-        json_string(f, r->region);
+        sl_json_string(f, r->region, DIFF_ESC);
         fprintf(f, ",\"source\":\"%s\",\"group_id\":",
                 r->group_id >= 0 ? "likwid" : (r->quantity[0] ? "timing" : ""));
         if (r->group_id >= 0)
@@ -243,9 +218,9 @@ static void print_json(FILE *f, const sl_diff *d, const char *base, const char *
         else
             fputs("null", f);
         fputs(",\"group_name\":", f);
-        json_string(f, r->group_name);
+        sl_json_string(f, r->group_name, DIFF_ESC);
         fputs(",\"quantity\":", f);
-        json_string(f, r->quantity);
+        sl_json_string(f, r->quantity, DIFF_ESC);
         fprintf(f, ",\"unit\":\"%s\",\"statistic\":\"%s\"", r->unit, r->statistic);
         json_num(f, "base", r->base);
         json_num(f, "new", r->new_);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_json.h"
 #include "diag.h"
 #include "h5read.h"
 #include "labels.h"
@@ -277,56 +278,15 @@ static char *tag_text(const char *tag, size_t len, int for_table)
     return s;
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default:
-            if (*p < 0x20 || *p == 0x7f)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-        }
-    }
-    fputc('"', f);
-}
+/* show escapes \n \r \t short (csv_json.h) */
+#define SHOW_ESC "\n\r\t"
 
 /* A string that may hold any bytes, as valid UTF-8 JSON. */
 static void json_bytes(FILE *f, const char *s)
 {
     char *d = sl_tag_display(s, strlen(s));
-    json_string(f, d ? d : "");
+    sl_json_string(f, d ? d : "", SHOW_ESC);
     free(d);
-}
-
-static void json_double(FILE *f, double v)
-{
-    char b[SL_NUM_BUF];
-    if (!isfinite(v))
-        fputs("null", f);
-    else
-        fputs(sl_fmt_exact(v, b), f);
 }
 
 static void json_i64_array(FILE *f, const int64_t *v, size_t n)
@@ -343,7 +303,7 @@ static void json_double_array(FILE *f, const double *v, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (i)
             fputc(',', f);
-        json_double(f, v[i]);
+        sl_json_double(f, v[i]);
     }
     fputc(']', f);
 }
@@ -576,15 +536,15 @@ static void csv_line(FILE *f, long long rank, const char *section, const char *g
                      const char *row, const char *value)
 {
     fprintf(f, "%lld,%s,", rank, section);
-    csv_field(f, group_id);
+    sl_csv_field(f, group_id);
     fputc(',', f);
-    csv_field(f, group_name);
+    sl_csv_field(f, group_name);
     fputc(',', f);
-    csv_field(f, tag);
+    sl_csv_field(f, tag);
     fprintf(f, ",%s,%s,", thread, cpu);
-    csv_field(f, row);
+    sl_csv_field(f, row);
     fputc(',', f);
-    csv_field(f, value);
+    sl_csv_field(f, value);
     fputc('\n', f);
 }
 
@@ -718,7 +678,7 @@ static void json_region(FILE *f, const sl_show_filter *flt, const sl_region *r, 
     int agg = flt->threads != SL_THREADS_ALL;
     fputs("{\"tag\":", f);
     char *tag = sl_tag_display(r->tag, r->tag_len);
-    json_string(f, tag ? tag : "");
+    sl_json_string(f, tag ? tag : "", SHOW_ESC);
     free(tag);
     fprintf(f, ",\"group_id\":%lld,\"group_name\":", (long long)r->group_id);
     json_bytes(f, r->group_name);
@@ -827,11 +787,11 @@ static int show_run_json(FILE *f, const sl_run *run, const sl_show_filter *flt, 
         const sl_timing_region *r = &tm->regions[s[i].idx];
         fputs(i ? ",\n  {\"tag\":" : "\n  {\"tag\":", f);
         char *tag = sl_tag_display(r->tag, r->tag_len);
-        json_string(f, tag ? tag : "");
+        sl_json_string(f, tag ? tag : "", SHOW_ESC);
         free(tag);
         fprintf(f, ",\"threads\":%zu,\"calls\":%lld,\"total_ns\":%lld,\"mean_ns\":", r->nthreads,
                 (long long)s[i].calls, (long long)s[i].total);
-        json_double(f, s[i].calls > 0 ? (double)s[i].total / (double)s[i].calls : NAN);
+        sl_json_double(f, s[i].calls > 0 ? (double)s[i].total / (double)s[i].calls : NAN);
         if (s[i].have_minmax)
             fprintf(f, ",\"min_ns\":%lld,\"max_ns\":%lld", (long long)s[i].min, (long long)s[i].max);
         else

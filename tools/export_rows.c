@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_json.h"
 #include "labels.h"
 #include "names.h"
 #include "table.h"
@@ -139,38 +140,8 @@ static int map_region(const sl_region *r, struct reg *g, struct cols *ev, struct
 
 /* ---- output ---------------------------------------------------------------- */
 
-static void csv_text(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void json_text(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
+/* export escapes \n and \t short, \r as \u000d (csv_json.h) */
+#define EXPORT_ESC "\n\t"
 
 static void put_cell(FILE *f, const cell *c, int json)
 {
@@ -191,9 +162,9 @@ static void put_cell(FILE *f, const cell *c, int json)
         break;
     case C_STR:
         if (json)
-            json_text(f, c->s);
+            sl_json_string(f, c->s, EXPORT_ESC);
         else
-            csv_text(f, c->s);
+            sl_csv_field(f, c->s);
         break;
     }
 }
@@ -216,7 +187,7 @@ static void put_row(struct out *o)
         if (o->json) {
             if (i)
                 fputc(',', f);
-            json_text(f, o->names[i]);
+            sl_json_string(f, o->names[i], EXPORT_ESC);
             fputc(':', f);
         } else if (i) {
             fputc(',', f);
@@ -422,7 +393,7 @@ int sl_export_write(FILE *f, const sl_runset *set, enum sl_export_format fmt)
             for (size_t i = 0; i < o.ncols; i++) {
                 if (i)
                     fputc(',', f);
-                csv_text(f, o.names[i]);
+                sl_csv_field(f, o.names[i]);
             }
             fputc('\n', f);
         }

@@ -1,0 +1,44 @@
+/* CSV quoting and JSON escaping shared by show, export and diff. */
+#include "csv_json.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "table.h"
+
+void sl_csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void sl_json_string(FILE *f, const char *s, const char *short_escapes)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if ((*p == '\n' || *p == '\r' || *p == '\t') && strchr(short_escapes, *p))
+            fprintf(f, "\\%c", *p == '\n' ? 'n' : *p == '\r' ? 'r' : 't');
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+void sl_json_double(FILE *f, double v)
+{
+    char b[SL_NUM_BUF];
+    fputs(isfinite(v) ? sl_fmt_exact(v, b) : "null", f);
+}
