@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "csv_json.h"
-#include "diag.h"
+#include "cli_files.h"
 #include "diff.h"
 #include "h5read.h"
 #include "table.h"
@@ -68,22 +68,6 @@ static int parse_threshold(const char *s, double *out)
         return -EINVAL;
     *out = v;
     return 0;
-}
-
-static int read_input(const char *path, sl_runset *set)
-{
-    sl_diag diag;
-    sl_diag_init(&diag);
-    int rc = sl_h5_read(path, set, &diag);
-    if (rc < 0) {
-        for (size_t i = 0; i < diag.kept; i++)
-            fprintf(stderr, "%s\n", diag.lines[i]);
-        if (!diag.kept)
-            fprintf(stderr, "%s: cannot read: %s: expected a scope-likwid result file\n", path,
-                    strerror(-rc));
-    }
-    sl_diag_free(&diag);
-    return rc;
 }
 
 /* "timing" or "likwid g<id> NAME" */
@@ -300,9 +284,9 @@ int sl_cmd_diff(int argc, char **argv)
 
     sl_runset base = {0}, new_ = {0};
     sl_diff d = {0};
-    int err = read_input(paths[0], &base);
+    int err = sl_read_result(paths[0], &base);
     if (!err)
-        err = read_input(paths[1], &new_);
+        err = sl_read_result(paths[1], &new_);
     if (!err && (err = sl_diff_build(&base, &new_, threshold, metrics, nmetrics, &d)))
         fprintf(stderr, "scope-likwid: diff: %s\n", strerror(-err));
     if (err) {

@@ -5,15 +5,12 @@
 #include "cmds.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include "diag.h"
+#include "cli_files.h"
 #include "export_rows.h"
 #include "h5read.h"
 
@@ -73,50 +70,15 @@ static int same_file(const char *a, const char *b)
     return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
-/* Writes the export to a temporary file next to out and renames it over
- * out. 0 or negative errno; the temporary file never stays behind. */
-static int write_file(const char *out, const sl_runset *set, enum sl_export_format fmt)
+struct export_ctx {
+    const sl_runset *set;
+    enum sl_export_format fmt;
+};
+
+static int fill_export(FILE *f, void *ctx)
 {
-    char *d = strdup(out), *b = strdup(out);
-    char *tmp = NULL;
-    int rc = d && b ? 0 : -ENOMEM;
-    if (!rc) {
-        const char *dir = dirname(d), *base = basename(b);
-        size_t len = strlen(dir) + strlen(base) + 16;
-        if (!(tmp = malloc(len)))
-            rc = -ENOMEM;
-        else
-            snprintf(tmp, len, "%s/.%s.tmpXXXXXX", dir, base);
-    }
-    int fd = rc ? -1 : mkstemp(tmp);
-    if (!rc && fd < 0)
-        rc = -errno;
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (fd >= 0 && !f) {
-        rc = -errno;
-        close(fd);
-    }
-    if (f) {
-        /* a normal file: mode 0666 less the umask, like any redirect */
-        mode_t um = umask(0);
-        umask(um);
-        if (fchmod(fd, 0666 & ~um))
-            rc = -errno;
-        if (!rc)
-            rc = sl_export_write(f, set, fmt);
-        if (!rc && (fflush(f) || ferror(f) || fsync(fd)))
-            rc = -(errno ? errno : EIO);
-        if (fclose(f) && !rc)
-            rc = -(errno ? errno : EIO);
-        if (!rc && rename(tmp, out))
-            rc = -errno;
-        if (rc)
-            unlink(tmp);
-    }
-    free(tmp);
-    free(d);
-    free(b);
-    return rc;
+    const struct export_ctx *x = ctx;
+    return sl_export_write(f, x->set, x->fmt);
 }
 
 int sl_cmd_export(int argc, char **argv)
@@ -160,27 +122,17 @@ int sl_cmd_export(int argc, char **argv)
         return sl_usage_error("export: --format '%s': expected csv or json", format);
     enum sl_export_format fmt = format[0] == 'c' ? SL_EXPORT_CSV : SL_EXPORT_JSON;
 
-    sl_diag diag;
-    sl_diag_init(&diag);
     sl_runset set = {0};
-    int rc = sl_h5_read(path, &set, &diag);
-    if (rc < 0) {
-        for (size_t i = 0; i < diag.kept; i++)
-            fprintf(stderr, "%s\n", diag.lines[i]);
-        if (!diag.kept)
-            fprintf(stderr, "%s: cannot read: %s: expected a scope-likwid result file\n", path,
-                    strerror(-rc));
-        sl_diag_free(&diag);
+    int rc = sl_read_result(path, &set);
+    if (rc < 0)
         return SL_EXIT_FAIL;
-    }
-    sl_diag_free(&diag);
     if (out && same_file(out, path)) {
         fprintf(stderr, "scope-likwid: export: -o %s is the input file: expected another file name\n", out);
         sl_runset_free(&set);
         return SL_EXIT_FAIL;
     }
     if (out) {
-        rc = write_file(out, &set, fmt);
+        rc = sl_out_file_write(out, 1, fill_export, &(struct export_ctx){&set, fmt});
     } else {
         rc = sl_export_write(stdout, &set, fmt);
         if (!rc && (fflush(stdout) || ferror(stdout)))

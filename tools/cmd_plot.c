@@ -3,15 +3,12 @@
 #include "cmds.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "diag.h"
+#include "cli_files.h"
 #include "h5read.h"
 #include "plot_buf.h"
 #include "plot_report.h"
@@ -76,53 +73,11 @@ static char *default_output(const char *in)
     return out;
 }
 
-/* Writes data to path through a temporary file in the same directory,
- * renamed over path when complete. 0 or negative errno. */
-static int write_replace(const char *path, const char *data, size_t len)
+static int fill_report(FILE *f, void *ctx)
 {
-    char *copy = strdup(path), *tmp = NULL;
-    if (!copy)
-        return -ENOMEM;
-    const char *dir = dirname(copy);
-    char *pcopy = strdup(path);
-    size_t n = strlen(dir) + strlen(path) + 32;
-    tmp = malloc(n);
-    int rc = 0, fd = -1;
-    if (!pcopy || !tmp) {
-        rc = -ENOMEM;
-        goto out;
-    }
-    snprintf(tmp, n, "%s/.%s.tmpXXXXXX", dir, basename(pcopy));
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        rc = -errno;
-        goto out;
-    }
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) < 0)
-        rc = -errno;
-    for (size_t off = 0; !rc && off < len;) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            rc = -errno;
-        else
-            off += (size_t)w;
-    }
-    if (close(fd) < 0 && !rc)
-        rc = -errno;
-    fd = -1;
-    if (!rc && rename(tmp, path) < 0)
-        rc = -errno;
-    if (rc)
-        unlink(tmp);
-out:
-    free(copy);
-    free(pcopy);
-    free(tmp);
-    return rc;
+    const sl_buf *b = ctx;
+    fwrite(b->data, 1, b->len, f);
+    return 0;
 }
 
 int sl_cmd_plot(int argc, char **argv)
@@ -182,17 +137,9 @@ int sl_cmd_plot(int argc, char **argv)
         out = out_owned;
     opts.title = path;
 
-    sl_diag diag;
-    sl_diag_init(&diag);
     sl_runset set = {0};
-    int rc = sl_h5_read(path, &set, &diag);
+    int rc = sl_read_result(path, &set);
     if (rc < 0) {
-        for (size_t i = 0; i < diag.kept; i++)
-            fprintf(stderr, "%s\n", diag.lines[i]);
-        if (!diag.kept)
-            fprintf(stderr, "%s: cannot read: %s: expected a scope-likwid result file\n", path,
-                    strerror(-rc));
-        sl_diag_free(&diag);
         free(out_owned);
         return SL_EXIT_FAIL;
     }
@@ -200,7 +147,7 @@ int sl_cmd_plot(int argc, char **argv)
     sl_buf_init(&b);
     rc = sl_plot_report(&b, &set, &opts);
     if (!rc) {
-        rc = write_replace(out, b.data, b.len);
+        rc = sl_out_file_write(out, 0, fill_report, &b);
         if (rc)
             fprintf(stderr, "scope-likwid: plot: cannot write %s: %s\n", out, strerror(-rc));
         else
@@ -210,7 +157,6 @@ int sl_cmd_plot(int argc, char **argv)
     }
     sl_buf_free(&b);
     sl_runset_free(&set);
-    sl_diag_free(&diag);
     free(out_owned);
     return rc ? SL_EXIT_FAIL : SL_EXIT_OK;
 }

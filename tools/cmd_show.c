@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "csv_json.h"
-#include "diag.h"
+#include "cli_files.h"
 #include "h5read.h"
 #include "labels.h"
 #include "names.h"
@@ -931,24 +931,15 @@ int sl_cmd_show(int argc, char **argv)
         return sl_usage_error("show: missing FILE");
     }
 
-    sl_diag diag;
-    sl_diag_init(&diag);
     sl_runset set = {0};
-    int rc = sl_h5_read(path, &set, &diag);
+    int rc = sl_read_result(path, &set);
     if (rc < 0) {
-        for (size_t i = 0; i < diag.kept; i++)
-            fprintf(stderr, "%s\n", diag.lines[i]);
-        if (!diag.kept)
-            fprintf(stderr, "%s: cannot read: %s: expected a scope-likwid result file\n", path,
-                    strerror(-rc));
-        sl_diag_free(&diag);
         sl_show_filter_free(&flt);
         return SL_EXIT_FAIL;
     }
     if (sl_filter_check(&flt, &set, path)) {
         sl_runset_free(&set);
-        sl_diag_free(&diag);
-        sl_show_filter_free(&flt);
+            sl_show_filter_free(&flt);
         return SL_EXIT_FAIL;
     }
     FILE *f = stdout;
@@ -970,7 +961,6 @@ int sl_cmd_show(int argc, char **argv)
     if (rc < 0)
         fprintf(stderr, "scope-likwid: show %s: %s\n", path, strerror(-rc));
     sl_runset_free(&set);
-    sl_diag_free(&diag);
     sl_show_filter_free(&flt);
     return rc < 0 ? SL_EXIT_FAIL : SL_EXIT_OK;
 }
