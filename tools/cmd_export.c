@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli_args.h"
 #include "cli_files.h"
 #include "export_rows.h"
 #include "h5read.h"
@@ -87,16 +88,12 @@ int sl_cmd_export(int argc, char **argv)
     int only_positional = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (only_positional || a[0] != '-' || !a[1]) {
-            if (path)
-                return sl_usage_error("export: more than one FILE ('%s')", a);
-            path = a;
-        } else if (!strcmp(a, "--")) {
-            only_positional = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            return SL_EXIT_OK;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--format")) {
+        int k = sl_arg_common("export", usage, a, &only_positional, &path);
+        if (k == SL_ARG_TAKEN)
+            continue;
+        if (k != SL_ARG_OPTION)
+            return k;
+        if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--format")) {
             if (i + 1 >= argc)
                 return sl_usage_error("export: %s needs a value", a);
             *(a[2] == 'f' ? &format : &out) = argv[++i];

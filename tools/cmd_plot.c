@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "cli_files.h"
 #include "h5read.h"
 #include "plot_buf.h"
@@ -87,16 +88,12 @@ int sl_cmd_plot(int argc, char **argv)
     int only_positional = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (only_positional || a[0] != '-' || !a[1]) {
-            if (path)
-                return sl_usage_error("plot: more than one FILE ('%s')", a);
-            path = a;
-        } else if (!strcmp(a, "--")) {
-            only_positional = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            return SL_EXIT_OK;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--metric") || !strcmp(a, "--max-calls")) {
+        int k = sl_arg_common("plot", usage, a, &only_positional, &path);
+        if (k == SL_ARG_TAKEN)
+            continue;
+        if (k != SL_ARG_OPTION)
+            return k;
+        if (!strcmp(a, "-o") || !strcmp(a, "--metric") || !strcmp(a, "--max-calls")) {
             if (i + 1 >= argc)
                 return sl_usage_error("plot: %s needs an argument", a);
             const char *v = argv[++i];

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "csv_json.h"
+#include "cli_args.h"
 #include "cli_files.h"
 #include "h5read.h"
 #include "labels.h"
@@ -898,19 +899,14 @@ int sl_cmd_show(int argc, char **argv)
     sl_show_filter flt = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (only_positional || a[0] != '-' || !a[1]) {
-            if (path) {
-                sl_show_filter_free(&flt);
-                return sl_usage_error("show: more than one FILE ('%s')", a);
-            }
-            path = a;
-        } else if (!strcmp(a, "--")) {
-            only_positional = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        int k = sl_arg_common("show", usage, a, &only_positional, &path);
+        if (k == SL_ARG_TAKEN)
+            continue;
+        if (k != SL_ARG_OPTION) {
             sl_show_filter_free(&flt);
-            fputs(usage, stdout);
-            return SL_EXIT_OK;
-        } else if (!strcmp(a, "--csv") || !strcmp(a, "--json")) {
+            return k;
+        }
+        if (!strcmp(a, "--csv") || !strcmp(a, "--json")) {
             enum show_format want = a[2] == 'c' ? FMT_CSV : FMT_JSON;
             if (fmt_set && want != fmt) {
                 sl_show_filter_free(&flt);
