@@ -16,6 +16,7 @@
 #include "h5read.h"
 #include "labels.h"
 #include "names.h"
+#include "region_order.h"
 #include "run.h"
 #include "show_filter.h"
 #include "table.h"
@@ -88,50 +89,6 @@ static const char usage[] =
 enum show_format { FMT_TABLE, FMT_CSV, FMT_JSON };
 
 /* ---- ordering shared by the three formats -------------------------------- */
-
-static double region_cost(const sl_region *r)
-{
-    double s = 0;
-    for (size_t t = 0; t < r->nthreads; t++)
-        if (isfinite(r->times[t]))
-            s += r->times[t];
-    return s;
-}
-
-struct lw_key {
-    size_t idx;
-    int64_t group_id;
-    double cost;
-};
-
-static int lw_key_cmp(const void *a, const void *b)
-{
-    const struct lw_key *x = a, *y = b;
-    if (x->group_id != y->group_id)
-        return x->group_id < y->group_id ? -1 : 1;
-    if (x->cost != y->cost)
-        return x->cost > y->cost ? -1 : 1;
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-/* Region indices by group id, then cost (descending), then file order. */
-static size_t *likwid_order(const sl_likwid *lw)
-{
-    struct lw_key *k = calloc(lw->nregions ? lw->nregions : 1, sizeof *k);
-    size_t *order = calloc(lw->nregions ? lw->nregions : 1, sizeof *order);
-    if (!k || !order) {
-        free(k);
-        free(order);
-        return NULL;
-    }
-    for (size_t i = 0; i < lw->nregions; i++)
-        k[i] = (struct lw_key){i, lw->regions[i].group_id, region_cost(&lw->regions[i])};
-    qsort(k, lw->nregions, sizeof *k, lw_key_cmp);
-    for (size_t i = 0; i < lw->nregions; i++)
-        order[i] = k[i].idx;
-    free(k);
-    return order;
-}
 
 struct tm_sum {
     size_t idx;
@@ -499,7 +456,7 @@ static int show_run_table(FILE *f, const sl_run *run, const sl_show_filter *flt,
         fputs("LIKWID: no counter data\n", f);
     } else {
         fprintf(f, "LIKWID counters (source %s)\n", sl_source_name(lw->source));
-        size_t *order = likwid_order(lw);
+        size_t *order = sl_likwid_order(lw);
         char ***labels = region_labels(lw);
         if (!order || !labels)
             rc = -ENOMEM;
@@ -580,7 +537,7 @@ static int show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, c
 
     const sl_likwid *lw = &v->lw;
     int agg = flt->threads != SL_THREADS_ALL;
-    size_t *order = likwid_order(lw);
+    size_t *order = sl_likwid_order(lw);
     char ***labels = region_labels(lw);
     if (!order || !labels) {
         free(order);
@@ -751,7 +708,7 @@ static int show_run_json(FILE *f, const sl_run *run, const sl_show_filter *flt, 
     if (lw->source == SL_SOURCE_NONE) {
         fputs("null", f);
     } else {
-        size_t *order = likwid_order(lw);
+        size_t *order = sl_likwid_order(lw);
         char ***labels = region_labels(lw);
         if (!order || !labels) {
             free(order);

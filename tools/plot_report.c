@@ -14,6 +14,7 @@
 #include "plot_bars.h"
 #include "plot_colours.h"
 #include "plot_timeline.h"
+#include "region_order.h"
 
 #define WIDTH 1100.0
 
@@ -146,22 +147,6 @@ static void header(struct out *o, const sl_run *run)
 
 /* ---- (a) region time per thread ------------------------------------------ */
 
-struct cost {
-    size_t idx;
-    int64_t group;
-    double cost;
-};
-
-static int cmp_cost(const void *a, const void *b)
-{
-    const struct cost *x = a, *y = b;
-    if (x->group != y->group)
-        return x->group < y->group ? -1 : 1;
-    if (x->cost != y->cost)
-        return x->cost > y->cost ? -1 : 1;
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
 static void free_groups(sl_bar_group *g, size_t n)
 {
     for (size_t i = 0; g && i < n; i++)
@@ -179,7 +164,7 @@ static int times_chart(struct out *o, const sl_run *run, const sl_plot_colours *
     }
     note(o, "The shim's timing: total time of each region in each thread (calls in brackets), "
             "regions costliest first.");
-    struct cost *c = calloc(tm->nregions, sizeof *c);
+    struct sl_cost_key *c = calloc(tm->nregions, sizeof *c);
     sl_bar_group *g = calloc(tm->nregions, sizeof *g);
     if (!c || !g) {
         free(c);
@@ -191,7 +176,7 @@ static int times_chart(struct out *o, const sl_run *run, const sl_plot_colours *
         for (size_t t = 0; t < tm->regions[i].nthreads; t++)
             c[i].cost += (double)tm->regions[i].total_ns[t];
     }
-    qsort(c, tm->nregions, sizeof *c, cmp_cost);
+    qsort(c, tm->nregions, sizeof *c, sl_cost_key_cmp);
     int rc = 0;
     for (size_t k = 0; k < tm->nregions && !rc; k++) {
         const sl_timing_region *r = &tm->regions[c[k].idx];
@@ -291,37 +276,16 @@ static double row_value(const sl_region *r, enum row_kind k, size_t idx, size_t 
     }
 }
 
-static double region_cost(const sl_region *r)
-{
-    double s = 0;
-    for (size_t t = 0; t < r->nthreads; t++)
-        if (isfinite(r->times[t]))
-            s += r->times[t];
-    return s;
-}
-
-/* Regions in show's order: group id, then costliest first. */
-static struct cost *likwid_order(const sl_likwid *lw)
-{
-    struct cost *c = calloc(lw->nregions ? lw->nregions : 1, sizeof *c);
-    if (!c)
-        return NULL;
-    for (size_t i = 0; i < lw->nregions; i++)
-        c[i] = (struct cost){i, lw->regions[i].group_id, region_cost(&lw->regions[i])};
-    qsort(c, lw->nregions, sizeof *c, cmp_cost);
-    return c;
-}
-
 /* The default metric: the first metric of the first region (show's order,
  * ranks in file order) that has metrics; "runtime" when none has. */
 static const char *default_metric(const sl_runset *set)
 {
     for (size_t r = 0; r < set->nruns; r++) {
         const sl_likwid *lw = &set->runs[r].likwid;
-        struct cost *c = likwid_order(lw);
+        size_t *c = sl_likwid_order(lw);  /* show's order */
         const char *found = NULL;
         for (size_t k = 0; c && k < lw->nregions && !found; k++) {
-            const sl_region *reg = &lw->regions[c[k].idx];
+            const sl_region *reg = &lw->regions[c[k]];
             if (reg->nmetrics && reg->metric_names[0])
                 found = reg->metric_names[0];
         }
@@ -344,7 +308,7 @@ static int metric_chart(struct out *o, const sl_run *run, const char *metric,
     }
     snprintf(t, sizeof t, "Counters: %s", metric);
     heading(o, 3, t);
-    struct cost *c = likwid_order(lw);
+    size_t *c = sl_likwid_order(lw);  /* show's order */
     sl_bar_group *g = calloc(lw->nregions ? lw->nregions : 1, sizeof *g);
     if (!c || !g) {
         free(c);
@@ -354,7 +318,7 @@ static int metric_chart(struct out *o, const sl_run *run, const char *metric,
     size_t ng = 0, missing = 0;
     int rc = 0;
     for (size_t k = 0; k < lw->nregions && !rc; k++) {
-        const sl_region *r = &lw->regions[c[k].idx];
+        const sl_region *r = &lw->regions[c[k]];
         char **labels = r->nevents ? sl_event_labels(r) : NULL;
         if (r->nevents && !labels) {
             rc = -ENOMEM;
