@@ -156,14 +156,7 @@ static int add_name(char ***names, size_t *n, const char *s, size_t hint)
 {
     if (find_name(*names, *n, s, hint) >= 0)
         return 0;
-    char **grown = realloc(*names, (*n + 1) * sizeof *grown);
-    if (!grown)
-        return -ENOMEM;
-    *names = grown;
-    if (!(grown[*n] = strdup(s)))
-        return -ENOMEM;
-    (*n)++;
-    return 0;
+    return sl_filter_add(names, n, s);
 }
 
 static void group_rows_free(struct group_rows *g)
