@@ -1,13 +1,22 @@
 # Sourced by the cli tests. Arguments of every test: SCOPE_LIKWID SAMPLES_DIR.
 # Gives: $SL, $SAMPLES, $TMP (removed at exit), sl NAME ARGS (runs scope-likwid,
 # stdout in $TMP/NAME.out, stderr in $TMP/NAME.err, exit code in $RC),
-# fail MSG, check_rc WANT WHAT, finish.
+# fail MSG, check_rc WANT WHAT, check_grep, check_same, check_files, finish.
+# Also sourced by other suites' lib.sh for these helpers: they set
+# SL_FROM_ENV=NAME first, as their tests have arguments of their own; then
+# SCOPE_LIKWID and SAMPLES_DIR come from $SL_CLI and $SL_SAMPLES and $TMP is
+# named sl-NAME.XXXXXX.
 set -eu
-SL=$1
-SAMPLES=$2
+if [ -n "${SL_FROM_ENV:-}" ]; then
+    SL=$SL_CLI
+    SAMPLES=$SL_SAMPLES
+else
+    SL=$1
+    SAMPLES=$2
+fi
 case $SL in /*) ;; *) SL=$(pwd)/$SL ;; esac
 case $SAMPLES in /*) ;; *) SAMPLES=$(pwd)/$SAMPLES ;; esac
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/sl-cli.XXXXXX")
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/sl-${SL_FROM_ENV:-cli}.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 # default outputs land in the current directory: make that ours
