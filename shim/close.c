@@ -118,7 +118,7 @@ static char *helper_path(const char *override, const char *name, char **problem)
     return check_exec(cand[0], problem);
 }
 
-static int run_helper(const char *const argv[], sl_spawn_result *res)
+static int run_helper(const char *const argv[], double timeout_s, sl_spawn_result *res)
 {
     char *self = self_path();
     char **env = sl_helper_env(environ, self);
@@ -129,7 +129,7 @@ static int run_helper(const char *const argv[], sl_spawn_result *res)
         res->error = ENOMEM;
         return -ENOMEM;
     }
-    int rc = sl_spawn_run(argv, env, sl_g.cfg.timeout_s, 0, res);
+    int rc = sl_spawn_run(argv, env, timeout_s, 0, res);
     sl_env_free(env);
     return rc;
 }
@@ -209,7 +209,7 @@ static int full_api(const char *markerfile, sl_likwid *lw, text *status)
     const char *argv[] = {collector, markerfile, NULL};
     sl_spawn_result res;
     sl_log_debug("running %s %s", collector, markerfile);
-    run_helper(argv, &res);
+    run_helper(argv, sl_g.cfg.timeout_s, &res);
     sl_log_debug("collector: outcome %d, status %d, signal %d, %zu bytes out, %zu bytes err",
                  (int)res.outcome, res.exit_code, res.signal, res.out_len, res.err_len);
     int ok = 0;
@@ -475,8 +475,16 @@ static char *run_writer(const char *rescue, char *why, size_t why_len)
     }
     const char *argv[] = {writer, rescue, sl_g.output, NULL};
     sl_spawn_result res;
-    sl_log_debug("running %s %s %s", writer, rescue, sl_g.output);
-    run_helper(argv, &res);
+    /* The writer is our own code working on data already saved: its time
+     * grows with the data (HDF5's per-object cost), not with LIKWID's
+     * hazards. It gets the timeout plus one second per MiB of rescue file,
+     * so a large run is written, not left as a rescue file. */
+    struct stat rst;
+    double timeout_s = sl_g.cfg.timeout_s;
+    if (stat(rescue, &rst) == 0)
+        timeout_s += (double)rst.st_size / (1024.0 * 1024.0);
+    sl_log_debug("running %s %s %s (timeout %g s)", writer, rescue, sl_g.output, timeout_s);
+    run_helper(argv, timeout_s, &res);
     sl_log_debug("writer: outcome %d, status %d, signal %d", (int)res.outcome, res.exit_code,
                  res.signal);
     char *written = NULL;
@@ -494,7 +502,7 @@ static char *run_writer(const char *rescue, char *why, size_t why_len)
             free(last);
         }
     } else {
-        char *d = sl_spawn_describe(&res, sl_g.cfg.timeout_s);
+        char *d = sl_spawn_describe(&res, timeout_s);
         snprintf(why, why_len, "writer %s", d ? d : "failed");
         free(d);
     }

@@ -303,7 +303,7 @@ char *sl_spawn_describe(const sl_spawn_result *res, double timeout_s)
             snprintf(buf, sizeof buf, "killed by signal %d", res->signal);
         break;
     case SL_SPAWN_TIMED_OUT:
-        snprintf(buf, sizeof buf, "timed out after %g s", timeout_s);
+        snprintf(buf, sizeof buf, "timed out after %.3g s", timeout_s);
         break;
     case SL_SPAWN_NO_STATUS:
         snprintf(buf, sizeof buf, "exit status unknown (the application reaps children)");

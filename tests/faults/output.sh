@@ -9,6 +9,7 @@
 #   output.sh exists        a file is already there: a new name, the old untouched
 #   output.sh race          two processes aim at the same name at the same time
 #   output.sh symlinks      symlinks planted at the result and rescue names
+#   output.sh writer-timeout the writer's deadline grows with the data
 # The real LIKWID (no-count mode): the output path is what is under test.
 # Where nothing can be written at the target, the rescue file goes to
 # $TMPDIR and the warning says how to convert it.
@@ -130,6 +131,24 @@ symlinks)
         shim_lines o.shim | sed 's/^/    /'
     else
         work_timing "$w" --no-likwid
+    fi ;;
+writer-timeout)
+    # The writer gets SCOPE_LIKWID_TIMEOUT plus 1 s per MiB of rescue file.
+    # A writer that needs 1.5 s: with a 1 s timeout a small run is left as
+    # a rescue file (the timeout is enforced), a run with ~1.5 MiB of
+    # per-call samples is written (the timeout grew with the data).
+    printf '#!/bin/sh\nsleep 1.5\nexec "%s" "$@"\n' "$SL_WRITE" >"$T/slow-writer"
+    chmod +x "$T/slow-writer"
+    SCOPE_LIKWID_WRITER=$T/slow-writer SCOPE_LIKWID_TIMEOUT=1 SCOPE_LIKWID_MAX_CALLS=100000 OMP_NUM_THREADS=2
+    export SCOPE_LIKWID_WRITER SCOPE_LIKWID_TIMEOUT SCOPE_LIKWID_MAX_CALLS OMP_NUM_THREADS
+    pair small real "$SL_SOLVER" --steps 5
+    expect_line small.shim 'writer timed out after 1 s' "the small run's writer killed at the 1 s deadline"
+    check_rescue small.shim --no-likwid
+    pair big real "$SL_SOLVER" --steps 20000
+    w=$(wrote_path big.shim)
+    if [ -z "$w" ] || [ ! -f "$w" ]; then
+        fail "big.shim: no result file written: expected the writer's deadline to grow with the data"
+        shim_lines big.shim | sed 's/^/    /'
     fi ;;
 *) echo "output.sh: unknown case '${1:-}'" >&2; exit 2 ;;
 esac
