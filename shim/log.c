@@ -78,39 +78,41 @@ static int first_time(const char *text, size_t n)
     return 1;
 }
 
+/* Formats one line and writes it (only the first time it is seen when once). */
+static void log_line(int once, const char *fmt, va_list ap)
+{
+    char buf[1024];
+    size_t n = format_line(buf, sizeof buf, fmt, ap);
+    if (!once || first_time(buf, n))
+        emit(buf, n);
+}
+
 void sl_log_warn(const char *fmt, ...)
 {
     if (atomic_load(&log_quiet))
         return;
-    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    size_t n = format_line(buf, sizeof buf, fmt, ap);
+    log_line(1, fmt, ap);
     va_end(ap);
-    if (first_time(buf, n))
-        emit(buf, n);
 }
 
 void sl_log_info(const char *fmt, ...)
 {
     if (atomic_load(&log_quiet))
         return;
-    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    size_t n = format_line(buf, sizeof buf, fmt, ap);
+    log_line(0, fmt, ap);
     va_end(ap);
-    emit(buf, n);
 }
 
 void sl_log_debug(const char *fmt, ...)
 {
     if (!atomic_load(&log_verbose))
         return;
-    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    size_t n = format_line(buf, sizeof buf, fmt, ap);
+    log_line(0, fmt, ap);
     va_end(ap);
-    emit(buf, n);
 }

@@ -114,7 +114,6 @@ int sl_h5r_str(sl_h5r *r, hid_t obj, const char *path, const char *name, char **
         H5Sclose(s);
     H5Aclose(a);
     return rc;
-#undef STRV_WANT
 }
 
 int sl_h5r_i64(sl_h5r *r, hid_t obj, const char *path, const char *name, int64_t *out)
@@ -139,33 +138,36 @@ int sl_h5r_i64(sl_h5r *r, hid_t obj, const char *path, const char *name, int64_t
     return rc;
 }
 
+static const char *strv_want(char *buf, size_t len, size_t want_n)
+{
+    if (want_n == (size_t)-1)
+        snprintf(buf, len, "a 1-D string array");
+    else
+        snprintf(buf, len, "a 1-D string array of %zu", want_n);
+    return buf;
+}
+
 int sl_h5r_strv(sl_h5r *r, hid_t obj, const char *path, const char *name, size_t want_n,
                 char ***out, size_t *n)
 {
-    /* The expectation text is only needed for a message: built lazily. */
-    char want[96] = "a 1-D string array";
-#define STRV_WANT()                                                                  \
-    (want_n == (size_t)-1 ? want                                                     \
-                          : (snprintf(want, sizeof want, "a 1-D string array of %zu", \
-                                      want_n),                                       \
-                             want))
+    char want[96]; /* the expectation, built only for a message */
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
     if (a < 0)
-        a = open_attr(r, obj, path, name, STRV_WANT());
+        a = open_attr(r, obj, path, name, strv_want(want, sizeof want, want_n));
     if (a < 0)
         return -EINVAL;
     hid_t t = H5Aget_type(a), s = H5Aget_space(a);
     int scalar = 0, rc = -EINVAL;
     long long len = s >= 0 ? extent_1d(s, &scalar) : -1;
     if (t < 0 || H5Tget_class(t) != H5T_STRING || len < 0 || scalar)
-        bad(r, path, name, "not a 1-D string array", STRV_WANT());
+        bad(r, path, name, "not a 1-D string array", strv_want(want, sizeof want, want_n));
     else if (want_n != (size_t)-1 && (size_t)len != want_n)
-        bad(r, path, name, "wrong length", STRV_WANT());
+        bad(r, path, name, "wrong length", strv_want(want, sizeof want, want_n));
     else {
         char **v = calloc(len ? (size_t)len : 1, sizeof *v);
         rc = v ? read_strings(a, t, (size_t)len, v) : -ENOMEM;
         if (rc == -EIO)
-            rc = bad(r, path, name, "unreadable strings", STRV_WANT());
+            rc = bad(r, path, name, "unreadable strings", strv_want(want, sizeof want, want_n));
         if (rc)
             free(v);
         else {
