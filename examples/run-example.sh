@@ -25,8 +25,8 @@ out=$outdir/scope-likwid-example.h5
 rm -f "$outdir"/scope-likwid-example*.h5 "$outdir"/scope-likwid-example*.rescue
 
 # Helpers of the build tree (an installed shim finds its own in libexec).
-SCOPE_LIKWID_COLLECTOR=$build/tools/scope-likwid-collect
-SCOPE_LIKWID_WRITER=$build/tools/scope-likwid-write
+SCOPE_LIKWID_COLLECTOR=$build/helpers/scope-likwid-collect
+SCOPE_LIKWID_WRITER=$build/helpers/scope-likwid-write
 SCOPE_LIKWID_OUTPUT=$out
 OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 export SCOPE_LIKWID_COLLECTOR SCOPE_LIKWID_WRITER SCOPE_LIKWID_OUTPUT OMP_NUM_THREADS

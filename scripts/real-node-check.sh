@@ -19,8 +19,8 @@ die() { say "FAIL: $*"; exit 1; }
 build=$(cd "$build" && pwd)
 shim=$build/shim/libscope_likwid.so
 solver=$build/examples/solver
-collect=$build/tools/scope-likwid-collect
-write=$build/tools/scope-likwid-write
+collect=$build/helpers/scope-likwid-collect
+write=$build/helpers/scope-likwid-write
 checker=$here/tests/e2e/check_result.py
 for f in "$shim" "$solver" "$collect" "$write"; do
     [ -e "$f" ] || die "$f: missing: expected a finished build (ninja -C $build)"

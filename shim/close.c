@@ -104,7 +104,7 @@ static char *helper_path(const char *override, const char *name, char **problem)
     }
     char *slash = strrchr(self, '/');
     *slash = '\0';
-    const char *rel[] = {SL_HELPER_REL_INSTALLED, "../tools"};
+    const char *rel[] = {SL_HELPER_REL_INSTALLED, "../helpers"};
     char cand[2][PATH_MAX];
     for (int i = 0; i < 2; i++) {
         snprintf(cand[i], sizeof cand[i], "%s/%s/%s", self, rel[i], name);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # No SCOPE_LIKWID_COLLECTOR / SCOPE_LIKWID_WRITER: the shim must find its
-# helpers by itself (next to it: libexec when installed, ../tools in the
+# helpers by itself (next to it: libexec when installed, ../helpers in the
 # build tree) and produce full_api counters with the SIMULATED LIKWID.
 . "$(dirname "$0")/lib.sh"
 need SL_SHIM SL_SOLVER SL_CHECKER SL_SIM_DIR SL_SIM_PERFCTR

@@ -54,7 +54,7 @@ done
 
 # The build tree must not be reachable from the installed shim's relative
 # lookups, so a result below proves the installed helpers were used.
-[ ! -e "$LIB/../tools" ] || fail "${LIB#"$R"}/../tools exists in the destdir: the test cannot tell the helpers apart"
+[ ! -e "$LIB/../helpers" ] || fail "${LIB#"$R"}/../helpers exists in the destdir: the test cannot tell the helpers apart"
 
 # 2. The installed shim, its helpers found relative to itself, under the
 # simulated LIKWID: full_api, written as HDF5.

@@ -1,10 +1,8 @@
 /* scope-likwid: the command-line tool. Dispatches to one subcommand each. */
 #include "cmds.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
@@ -43,19 +41,6 @@ int sl_usage_error(const char *fmt, ...)
     va_end(ap);
     fputs("; try 'scope-likwid --help'\n", stderr);
     return SL_EXIT_USAGE;
-}
-
-int sl_parse_i64(const char *s, long long *out)
-{
-    char *end;
-    if (!*s)
-        return -EINVAL;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || *end)
-        return -EINVAL;
-    *out = v;
-    return 0;
 }
 
 int main(int argc, char **argv)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds.h"
+#include "parse_int.h"
 #include "labels.h"
 #include "names.h"
 

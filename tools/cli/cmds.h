@@ -3,6 +3,8 @@
 #ifndef SL_CMDS_H
 #define SL_CMDS_H
 
+#include "parse_int.h"   /* sl_parse_i64, for the option parsers */
+
 /* Exit codes shared by every subcommand. */
 enum {
     SL_EXIT_OK = 0,
@@ -21,8 +23,5 @@ int sl_cmd_plot(int argc, char **argv);
 /* Prints "scope-likwid: <msg>" and the hint to --help on stderr; returns
  * SL_EXIT_USAGE. */
 int sl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Parses a decimal int64 (whole string). 0 or -EINVAL. */
-int sl_parse_i64(const char *s, long long *out);
 
 #endif
