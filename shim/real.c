@@ -23,8 +23,10 @@ static const sl_real_api none_api;
 /* NULL until LIKWID is found; then &next_api or &local_api (release). */
 static _Atomic(const sl_real_api *) published;
 static pthread_once_t next_once = PTHREAD_ONCE_INIT;
-/* Probing of the loaded objects: serialised, and done again only when the
- * set of loaded objects changed since the last probe. */
+/* Guards local_api's filling and the object counts of the last probe that
+ * found nothing. Never held across a loader call: a thread inside dlopen()
+ * holds the loader's lock and may call a marker function from a
+ * constructor, which would then wait for us while we wait for the loader. */
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long long probed_adds = ~0ULL, probed_subs = ~0ULL;
 
@@ -95,34 +97,36 @@ static int defined_in(void *sym, const char *path)
     return at.dli_fbase != self.dli_fbase && strcmp(at.dli_fname, path) == 0;
 }
 
-/* Looks for LIKWID among the loaded objects; loads nothing new. Called with
- * probe_lock held. 1 when found and published. */
-static int probe_loaded(void)
+/* Looks for LIKWID among the loaded objects; loads nothing new. Threads
+ * may probe at once: the first to find LIKWID publishes. */
+static void probe_loaded(void)
 {
     probe p = {.first = 1};
     dl_iterate_phdr(visit, &p);
-    if (!p.first && p.adds == probed_adds && p.subs == probed_subs)
-        return 0;   /* nothing loaded or unloaded since the last look */
-    probed_adds = p.adds;
-    probed_subs = p.subs;
-    if (!p.path[0])
-        return 0;
-    /* Keeps LIKWID loaded for as long as we may call it (one reference). */
-    void *h = dlopen(p.path, RTLD_NOLOAD | RTLD_LAZY);
-    if (!h)
-        return 0;
+    pthread_mutex_lock(&probe_lock);
+    int same = !p.first && p.adds == probed_adds && p.subs == probed_subs;
+    pthread_mutex_unlock(&probe_lock);
+    if (same)
+        return;     /* nothing loaded or unloaded since the last look */
+    void *h = p.path[0] ? dlopen(p.path, RTLD_NOLOAD | RTLD_LAZY) : NULL;
     sl_real_api a = none_api;
-    for (size_t i = 0; i < NNAMES; i++) {
+    for (size_t i = 0; h && i < NNAMES; i++) {
         void *sym = dlsym(h, names[i]);
         set_slot(&a, i, defined_in(sym, p.path) ? sym : NULL);
     }
+    int keep = 0;
+    pthread_mutex_lock(&probe_lock);
     if (!a.init) {
-        dlclose(h);
-        return 0;
+        probed_adds = p.adds;
+        probed_subs = p.subs;
+    } else if (!atomic_load_explicit(&published, memory_order_acquire)) {
+        local_api = a;
+        atomic_store_explicit(&published, &local_api, memory_order_release);
+        keep = 1;   /* the handle keeps LIKWID loaded while we may call it */
     }
-    local_api = a;
-    atomic_store_explicit(&published, &local_api, memory_order_release);
-    return 1;
+    pthread_mutex_unlock(&probe_lock);
+    if (h && !keep)
+        dlclose(h);
 }
 
 static const sl_real_api *resolve_slow(void)
@@ -131,11 +135,8 @@ static const sl_real_api *resolve_slow(void)
     const sl_real_api *r = atomic_load_explicit(&published, memory_order_acquire);
     if (r)
         return r;
-    pthread_mutex_lock(&probe_lock);
+    probe_loaded();
     r = atomic_load_explicit(&published, memory_order_acquire);
-    if (!r && probe_loaded())
-        r = &local_api;
-    pthread_mutex_unlock(&probe_lock);
     return r ? r : &none_api;
 }
 
