@@ -2,8 +2,12 @@
 # LIKWID loaded RTLD_LOCAL (a Python extension loaded by `import`, a plugin
 # a C host dlopen()s): the shim must find it and forward every call.
 #   rtldlocal.sh CLIENT LIKWID THREADS HOW
-# CLIENT: python (tests/rtldlocal/slmarker via app.py) or plugin
-#   (plugin_host + marker_plugin); LIKWID: real (Debian's, no-count mode)
+# CLIENT: python (tests/rtldlocal/slmarker via app.py), plugin
+#   (plugin_host + marker_plugin), ctypes (app_ctypes.py: LIKWID loaded with
+#   ctypes.CDLL(path), called through ctypes.CDLL(None) under the shim, and
+#   through LIKWID's handle without it) or ctypes-direct (LIKWID's handle in
+#   both runs: the shim sees nothing, so no harm and no result file);
+#   LIKWID: real (Debian's, no-count mode)
 #   or sim (simulated, counting under sim-perfctr -C 0-4 -g FLOPS_DP: one
 #   CPU per thread, so LIKWID's per-CPU counts do not depend on timing);
 #   THREADS: 1 or 4; HOW: preload (LD_PRELOAD), run (scope-likwid run), or
@@ -18,6 +22,7 @@
 . "$(dirname "$0")/../e2e/lib.sh"
 [ $# = 4 ] || { echo "usage: rtldlocal.sh CLIENT LIKWID THREADS HOW" >&2; exit 2; }
 client=$1 likwid=$2 nthreads=$3 how=$4
+base_x= shim_x=     # a last argument that differs between the two runs (ctypes)
 need SL_SHIM SL_CLI SL_CHECKER SL_SIM_DIR SL_SIM_PERFCTR
 pick_python
 case $client in
@@ -30,9 +35,16 @@ plugin)
     need SL_PLUGIN SL_PLUGIN_HOST
     tag=plugin-work
     set -- "$SL_PLUGIN_HOST" "$SL_PLUGIN" "$nthreads"
-    [ "$how" = late ] && set -- "$@" late
+    [ "$how" = late ] && base_x=late shim_x=late
     ;;
-*) echo "rtldlocal.sh: CLIENT '$client': expected python or plugin" >&2; exit 2 ;;
+ctypes|ctypes-direct)
+    [ -n "${SL_PYMOD_DIR:-}" ] || skip "Python cases are not run in sanitizer builds (python3 is not instrumented)"
+    tag=ct-work
+    set -- /usr/bin/python3 "$SL_PYAPP_CTYPES"
+    base_x=direct shim_x=direct
+    [ "$client" = ctypes ] && shim_x=global
+    ;;
+*) echo "rtldlocal.sh: CLIENT '$client': expected python, plugin, ctypes or ctypes-direct" >&2; exit 2 ;;
 esac
 
 # A likwid-perfctr for `scope-likwid run`: the simulated one, counting.
@@ -47,23 +59,23 @@ export SIM_KEEP_MARKER=$T/kept-marker.txt
 
 case $likwid/$how in
 real/preload|real/late)
-    run base "$@"
-    run shim env LD_PRELOAD="$SL_SHIM" "$@"
+    run base "$@" $base_x
+    run shim env LD_PRELOAD="$SL_SHIM" "$@" $shim_x
     ;;
 real/run)
-    run base "$@"
-    run shim env SCOPE_LIKWID_SHIM="$SL_SHIM" SCOPE_LIKWID_PERFCTR=none "$SL_CLI" run -- "$@"
+    run base "$@" $base_x
+    run shim env SCOPE_LIKWID_SHIM="$SL_SHIM" SCOPE_LIKWID_PERFCTR=none "$SL_CLI" run -- "$@" $shim_x
     ;;
 sim/preload|sim/late)
     SIM_KEEP_MARKER=$T/base-marker.txt run base env LD_LIBRARY_PATH="$SL_SIM_DIR" \
-        "$SL_SIM_PERFCTR" -C 0-4 -g FLOPS_DP -m -- "$@"
+        "$SL_SIM_PERFCTR" -C 0-4 -g FLOPS_DP -m -- "$@" $base_x
     run shim env LD_LIBRARY_PATH="$SL_SIM_DIR" \
-        "$SL_SIM_PERFCTR" -C 0-4 -g FLOPS_DP -m -- env LD_PRELOAD="$SL_SHIM" "$@"
+        "$SL_SIM_PERFCTR" -C 0-4 -g FLOPS_DP -m -- env LD_PRELOAD="$SL_SHIM" "$@" $shim_x
     ;;
 sim/run)
     SIM_KEEP_MARKER=$T/base-marker.txt run base env LD_LIBRARY_PATH="$SL_SIM_DIR" \
-        "$SL_SIM_PERFCTR" -C 0-4 -g FLOPS_DP -m -- "$@"
-    run shim env SCOPE_LIKWID_SHIM="$SL_SHIM" SCOPE_LIKWID_PERFCTR="$T/bin/likwid-perfctr" "$SL_CLI" run -C 0-4 -g FLOPS_DP -- "$@"
+        "$SL_SIM_PERFCTR" -C 0-4 -g FLOPS_DP -m -- "$@" $base_x
+    run shim env SCOPE_LIKWID_SHIM="$SL_SHIM" SCOPE_LIKWID_PERFCTR="$T/bin/likwid-perfctr" "$SL_CLI" run -C 0-4 -g FLOPS_DP -- "$@" $shim_x
     ;;
 *) echo "rtldlocal.sh: LIKWID/HOW '$likwid/$how': expected real|sim and preload|run|late" >&2; exit 2 ;;
 esac
@@ -86,7 +98,12 @@ else
         fail "GetRegion reported 0 events while the simulated LIKWID counts"
     status_args="--source full_api --names --status full_api --likwid-region $tag=${nthreads}x10"
 fi
-if f=$(result_file shim); then
+if [ "$client" = ctypes-direct ]; then
+    # LIKWID was called through its own handle: the shim saw no Init.
+    if ls "$T"/shim/scope-likwid-*.h5 >/dev/null 2>&1; then
+        fail "a result file from calls the shim cannot see: expected none"
+    fi
+elif f=$(result_file shim); then
     # shellcheck disable=SC2086
     check "$f" --timing "$tag=${nthreads}x10" --status-not 'not linked' $status_args
 else
