@@ -13,10 +13,10 @@
 
 typedef struct result {
     int start_rc, stop_rc, nr, count, events_ok;
+    volatile double sink;   /* keeps the work; per thread (no shared write) */
 } result;
 
 static result res[MAXT];
-static volatile double sink;
 
 static void *work(void *arg)
 {
@@ -27,7 +27,7 @@ static void *work(void *arg)
         double s = 0;
         for (int k = 0; k < 20000; k++)
             s += k * 0.5;
-        sink = s;
+        r->sink = s;
         r->stop_rc = likwid_markerStopRegion("plugin-work");
     }
     double ev[CAP], t = -1;
