@@ -43,7 +43,10 @@ tsan)
     #   except close-threads-inside (TSan reports a race inside the simulated
     #   LIKWID, tests/simlikwid/sim_marker.c, with and without the shim, and
     #   the report's frames differ, so stderr differs) and many-tags (over its
-    #   120 s limit under TSan).
+    #   120 s limit under TSan);
+    # - rtldlocal-plugin-*: a pthreads plugin dlopen()ed RTLD_LOCAL, real and
+    #   simulated LIKWID, 1 and 4 threads (the Python cases SKIP in sanitizer
+    #   builds: python3 is not instrumented).
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
     export TSAN_OPTIONS
     [ -f "$build/build.ninja" ] ||
@@ -51,7 +54,7 @@ tsan)
     select='^(markerfile_locale|cli_.*|checker-selftest|sim-.*|collector-.*|real-node-check-sim-.*'
     select="$select|fault-app-(no-close|close-twice|fork-markers|sigchld-ignore|sigchld-reap|block-signals)"
     select="$select|fault-app-(fd-limit|unknown-tags|long-tags|many-threads)"
-    select="$select|fault-collector-.*|fault-helpers-hygiene|fault-env-.*)\$" ;;
+    select="$select|fault-collector-.*|fault-helpers-hygiene|fault-env-.*|rtldlocal-plugin-.*)\$" ;;
 *) echo "sanitize.sh: KIND '$kind': expected asan or tsan" >&2; exit 2 ;;
 esac
 

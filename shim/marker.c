@@ -24,9 +24,12 @@ _Atomic int sl_in_real_init;
 _Atomic int sl_next_group_calls;
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-/* LIKWID's Start and Stop for the hot path, set before the mode becomes
- * ACTIVE (a release): whoever sees ACTIVE (acquire) sees these. */
-static sl_rt_fwd real_start, real_stop;
+/* LIKWID's Start and Stop for the hot path (stand-ins until LIKWID's Init
+ * has been forwarded), set before the mode becomes ACTIVE and again when a
+ * LIKWID found later is initialised; relaxed loads (a plain move). */
+static _Atomic sl_rt_fwd real_start, real_stop;
+/* LIKWID's Init was forwarded in ACTIVE mode: its Get may be asked. */
+static _Atomic int likwid_live;
 
 /* LIKWID's part when the application is not linked with LIKWID. Stop only
  * runs after the shim found the region open (or could not judge, having no
@@ -146,8 +149,8 @@ static void do_init(void)
     pthread_atfork(NULL, NULL, atfork_child);
     /* Before LIKWID's Init: it may exit() the process (failed access daemon). */
     atexit(sl_close_at_exit);
-    real_start = sl_real()->start ? sl_real()->start : no_likwid_start;
-    real_stop = sl_real()->stop ? sl_real()->stop : no_likwid_stop;
+    atomic_store_explicit(&real_start, no_likwid_start, RELAXED);
+    atomic_store_explicit(&real_stop, no_likwid_stop, RELAXED);
     sl_log_debug("active: output %s; clock %s; LIKWID %s%s", sl_g.output,
                  on_tsc ? "TSC, converted to CLOCK_MONOTONIC" : "CLOCK_MONOTONIC",
                  sl_g.counting ? "counting" : "not counting: ",
@@ -173,6 +176,13 @@ void sl_shim_init(void)
         atomic_store(&sl_in_real_init, 1);
         r->init();
         atomic_store(&sl_in_real_init, 0);
+        /* From now on Start and Stop go to LIKWID too (also when LIKWID was
+         * found only after an earlier Init: loaded late by the caller). */
+        if (m == SL_MODE_ACTIVE) {
+            atomic_store_explicit(&real_start, r->start ? r->start : no_likwid_start, RELAXED);
+            atomic_store_explicit(&real_stop, r->stop ? r->stop : no_likwid_stop, RELAXED);
+            atomic_store(&likwid_live, 1);
+        }
     }
 }
 
@@ -227,7 +237,7 @@ int sl_shim_start(const char *tag)
     if (__builtin_expect(atomic_load_explicit(&sl_mode, memory_order_acquire) == SL_MODE_ACTIVE &&
                              tag != NULL, 1))
         /* LIKWID first, our clock last: the timing leaves LIKWID's reads out. */
-        return sl_rt_start_fwd(tag, real_start);
+        return sl_rt_start_fwd(tag, atomic_load_explicit(&real_start, RELAXED));
     return start_rare(tag);
 }
 
@@ -239,7 +249,7 @@ int sl_shim_stop(const char *tag)
          * was never started here: LIKWID would deadlock (5.2) or crash
          * (5.5+) on the latter, and -EFAULT is what it returns for a region
          * that is not running. */
-        return sl_rt_stop_fwd(tag, real_stop);
+        return sl_rt_stop_fwd(tag, atomic_load_explicit(&real_stop, RELAXED));
     return stop_rare(tag);
 }
 
@@ -264,10 +274,21 @@ int sl_shim_reset(const char *tag)
     return e && !sl_rt_is_open(e) ? 0 : -EFAULT;
 }
 
-static void zero_region(int *nr_events, double *time, int *count)
+/* GetRegion answered by the shim: every output defined. While LIKWID counts,
+ * the events the caller has room for are zeros (what LIKWID 5.2 answers for
+ * a region it has no counts of), so a caller that sized its buffer from
+ * perfmon_getNumberOfEvents() finds every entry it reads filled. Otherwise
+ * no events (the buffer is not touched), as LIKWID answers when it does not
+ * count. */
+static void answer_region(int *nr_events, double *events, double *time, int *count)
 {
-    if (nr_events)
-        *nr_events = 0;
+    if (nr_events) {
+        int n = *nr_events;
+        if (n > 0 && events && atomic_load(&likwid_live) && sl_g.counting)
+            memset(events, 0, (size_t)n * sizeof *events);
+        else
+            *nr_events = 0;
+    }
     if (time)
         *time = 0;
     if (count)
@@ -280,16 +301,17 @@ void sl_shim_get(const char *tag, int *nr_events, double *events, double *time, 
     int m = mode();
     if (m != SL_MODE_ACTIVE) {
         if (m == SL_MODE_CLOSED || !tag || !r->get)
-            zero_region(nr_events, time, count);
+            answer_region(nr_events, events, time, count);
         else
             r->get(tag, nr_events, events, time, count);
         return;
     }
     sl_rt_thread *t = tag ? sl_rt_self() : NULL;
     sl_rt_entry *e = t ? sl_rt_lookup(t, tag, 0) : NULL;
-    /* Unknown here: LIKWID would create an empty region (5.2) or crash (5.5+). */
-    if (!e || !sl_rt_started(e) || !r->get) {
-        zero_region(nr_events, time, count);
+    /* Unknown here: LIKWID would create an empty region (5.2) or crash
+     * (5.5+); and a LIKWID never initialised has nothing to say. */
+    if (!e || !sl_rt_started(e) || !r->get || !atomic_load(&likwid_live)) {
+        answer_region(nr_events, events, time, count);
         return;
     }
     r->get(tag, nr_events, events, time, count);

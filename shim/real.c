@@ -1,43 +1,152 @@
-/* The real LIKWID marker functions behind our definitions. */
+/* The real LIKWID marker functions behind our definitions: the next
+ * definition after ours in the global scope (dlsym(RTLD_NEXT)), or, when
+ * LIKWID was loaded RTLD_LOCAL (a CPython extension like pylikwid, a plugin
+ * a host dlopen()ed), the liblikwid.so* among the loaded objects. */
 #include "real.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
-#include <stdatomic.h>
+static const char *const names[] = {
+    "likwid_markerInit",          "likwid_markerThreadInit", "likwid_markerRegisterRegion",
+    "likwid_markerStartRegion",   "likwid_markerStopRegion", "likwid_markerResetRegion",
+    "likwid_markerGetRegion",     "likwid_markerNextGroup",  "likwid_markerClose",
+};
+#define NNAMES (sizeof names / sizeof names[0])
 
-static sl_real_api real_api;
-static pthread_once_t real_once = PTHREAD_ONCE_INIT;
-static _Atomic int resolved;    /* set (release) once real_api is filled */
+/* Filled before being published, never changed after. */
+static sl_real_api next_api, local_api;
+static const sl_real_api none_api;
+/* NULL until LIKWID is found; then &next_api or &local_api (release). */
+static _Atomic(const sl_real_api *) published;
+static pthread_once_t next_once = PTHREAD_ONCE_INIT;
+/* Guards local_api's filling and the object counts of the last probe that
+ * found nothing. Never held across a loader call: a thread inside dlopen()
+ * holds the loader's lock and may call a marker function from a
+ * constructor, which would then wait for us while we wait for the loader. */
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long long probed_adds = ~0ULL, probed_subs = ~0ULL;
 
-/* dlsym returns void*; converting through memcpy keeps -Wpedantic quiet. */
-static void resolve(void *slot, const char *name)
+/* The slots of an sl_real_api in the order of names[]. */
+static void **slot(sl_real_api *a, size_t i)
 {
-    void *p = dlsym(RTLD_NEXT, name);
-    memcpy(slot, &p, sizeof p);
+    void **s[NNAMES] = {
+        (void **)&a->init,  (void **)&a->thread_init, (void **)&a->register_region,
+        (void **)&a->start, (void **)&a->stop,        (void **)&a->reset,
+        (void **)&a->get,   (void **)&a->next_group,  (void **)&a->close,
+    };
+    return s[i];
 }
 
-static void resolve_all(void)
+/* dlsym returns void*; copying through memcpy keeps -Wpedantic quiet. */
+static void set_slot(sl_real_api *a, size_t i, void *p)
 {
-    resolve(&real_api.init, "likwid_markerInit");
-    resolve(&real_api.thread_init, "likwid_markerThreadInit");
-    resolve(&real_api.register_region, "likwid_markerRegisterRegion");
-    resolve(&real_api.start, "likwid_markerStartRegion");
-    resolve(&real_api.stop, "likwid_markerStopRegion");
-    resolve(&real_api.reset, "likwid_markerResetRegion");
-    resolve(&real_api.get, "likwid_markerGetRegion");
-    resolve(&real_api.next_group, "likwid_markerNextGroup");
-    resolve(&real_api.close, "likwid_markerClose");
-    atomic_store_explicit(&resolved, 1, memory_order_release);
+    memcpy(slot(a, i), &p, sizeof p);
 }
 
-/* Called on every marker call: after the first, one acquire load (a plain
- * move on x86) instead of pthread_once's call. */
+static void resolve_next(void)
+{
+    for (size_t i = 0; i < NNAMES; i++)
+        set_slot(&next_api, i, dlsym(RTLD_NEXT, names[i]));
+    if (next_api.init)
+        atomic_store_explicit(&published, &next_api, memory_order_release);
+}
+
+/* Any object whose file name starts with "liblikwid.so" (liblikwid.so,
+ * liblikwid.so.5.2, ...; not liblikwidpin.so, not liblikwid-hwloc.so). */
+static int is_likwid(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return strncmp(base, "liblikwid.so", 12) == 0 && (base[12] == '\0' || base[12] == '.');
+}
+
+typedef struct probe {
+    unsigned long long adds, subs;
+    int first;
+    char path[4096];
+} probe;
+
+static int visit(struct dl_phdr_info *info, size_t size, void *vp)
+{
+    probe *p = vp;
+    (void)size;
+    if (p->first) {
+        p->adds = info->dlpi_adds;
+        p->subs = info->dlpi_subs;
+        p->first = 0;
+    }
+    if (info->dlpi_name && is_likwid(info->dlpi_name) &&
+        strlen(info->dlpi_name) < sizeof p->path) {
+        strcpy(p->path, info->dlpi_name);
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether sym is defined in the object at path, and is not ours. */
+static int defined_in(void *sym, const char *path)
+{
+    static const char self_marker = 0;
+    Dl_info at, self;
+    if (!sym || !dladdr(sym, &at) || !at.dli_fname || !dladdr(&self_marker, &self))
+        return 0;
+    return at.dli_fbase != self.dli_fbase && strcmp(at.dli_fname, path) == 0;
+}
+
+/* Looks for LIKWID among the loaded objects; loads nothing new. Threads
+ * may probe at once: the first to find LIKWID publishes. */
+static void probe_loaded(void)
+{
+    probe p = {.first = 1};
+    dl_iterate_phdr(visit, &p);
+    pthread_mutex_lock(&probe_lock);
+    int same = !p.first && p.adds == probed_adds && p.subs == probed_subs;
+    pthread_mutex_unlock(&probe_lock);
+    if (same)
+        return;     /* nothing loaded or unloaded since the last look */
+    void *h = p.path[0] ? dlopen(p.path, RTLD_NOLOAD | RTLD_LAZY) : NULL;
+    sl_real_api a = none_api;
+    for (size_t i = 0; h && i < NNAMES; i++) {
+        void *sym = dlsym(h, names[i]);
+        set_slot(&a, i, defined_in(sym, p.path) ? sym : NULL);
+    }
+    int keep = 0;
+    pthread_mutex_lock(&probe_lock);
+    if (!a.init) {
+        probed_adds = p.adds;
+        probed_subs = p.subs;
+    } else if (!atomic_load_explicit(&published, memory_order_acquire)) {
+        local_api = a;
+        atomic_store_explicit(&published, &local_api, memory_order_release);
+        keep = 1;   /* the handle keeps LIKWID loaded while we may call it */
+    }
+    pthread_mutex_unlock(&probe_lock);
+    if (h && !keep)
+        dlclose(h);
+}
+
+static const sl_real_api *resolve_slow(void)
+{
+    pthread_once(&next_once, resolve_next);
+    const sl_real_api *r = atomic_load_explicit(&published, memory_order_acquire);
+    if (r)
+        return r;
+    probe_loaded();
+    r = atomic_load_explicit(&published, memory_order_acquire);
+    return r ? r : &none_api;
+}
+
+/* Called on every marker call but Start/Stop: once LIKWID is found, one
+ * acquire load (a plain move on x86). Until then each call looks again,
+ * which costs a walk of the loaded objects only when they changed. */
 const sl_real_api *sl_real(void)
 {
-    if (__builtin_expect(atomic_load_explicit(&resolved, memory_order_acquire), 1))
-        return &real_api;
-    pthread_once(&real_once, resolve_all);
-    return &real_api;
+    const sl_real_api *r = atomic_load_explicit(&published, memory_order_acquire);
+    if (__builtin_expect(r != NULL, 1))
+        return r;
+    return resolve_slow();
 }

@@ -1,6 +1,7 @@
 /* Internal header: not installed. LIKWID's real C marker functions, found
- * with dlsym(RTLD_NEXT) on first use. A member is NULL when the application
- * is not linked with LIKWID: callers then do the shim's part only. The
+ * on first use with dlsym(RTLD_NEXT), or else in a liblikwid.so* loaded
+ * RTLD_LOCAL (see real.c). Every member is NULL while LIKWID is not found:
+ * callers then do the shim's part only, and the next call looks again. The
  * Fortran entry points are never used: they call the C ones through the PLT
  * and would come back into our wrappers. */
 #ifndef SL_SHIM_REAL_H
@@ -18,7 +19,8 @@ typedef struct sl_real_api {
     void (*close)(void);
 } sl_real_api;
 
-/* Resolved once, thread-safely; never NULL itself. */
+/* Thread-safe; never NULL itself. Once LIKWID is found the answer never
+ * changes; until then it is the all-NULL table. */
 const sl_real_api *sl_real(void);
 
 #endif

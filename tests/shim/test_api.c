@@ -140,6 +140,27 @@ Test(api, init_regions_close, .init = setup)
     free(err);
 }
 
+/* Without LIKWID, GetRegion of a region the thread did run: every output
+ * set, the caller's buffer untouched (no events reported, none written). */
+Test(api, get_without_likwid_defined, .init = setup)
+{
+    setenv("SCOPE_LIKWID_QUIET", "1", 1);
+    likwid_markerInit();
+    cr_assert_eq(likwid_markerStartRegion("ran"), 0);
+    cr_assert_eq(likwid_markerStopRegion("ran"), 0);
+    int nr = 3, count = 99;
+    double ev[3] = {7, 7, 7}, time = 9;
+    likwid_markerGetRegion("ran", &nr, ev, &time, &count);
+    cr_assert_eq(nr, 0);
+    cr_assert_eq(count, 0);
+    cr_assert_eq(time, 0);
+    cr_assert(ev[0] == 7 && ev[1] == 7 && ev[2] == 7, "the buffer is not half-written");
+    nr = -5;
+    likwid_markerGetRegion("ran", &nr, NULL, &time, &count);
+    cr_assert_eq(nr, 0, "a negative capacity is answered with 0 events");
+    likwid_markerClose();
+}
+
 Test(api, hazards_answered, .init = setup)
 {
     setenv("SCOPE_LIKWID_QUIET", "1", 1);

@@ -24,4 +24,9 @@ void sim_group_free(sim_group *g);
 /* Metric m of group g for one thread's event values and time. */
 double sim_metric(const sim_group *g, int m, const double *events, double time);
 
+/* sim_marker.c: events of group in the marker state (-EINVAL when the
+ * marker API is not counting); perfmon_getNumberOfEvents in the
+ * application's process, where perfmon_init was never called. */
+int sim_marker_nevents(int group);
+
 #endif

@@ -172,6 +172,25 @@ void likwid_markerInit(void)
     pthread_mutex_unlock(&lock);
 }
 
+/* What an application may ask perfmon after likwid_markerInit (pylikwid
+ * sizes GetRegion's buffer this way). Not counting: -EINVAL, as LIKWID 5.2
+ * answers when perfmon is not initialised. */
+int perfmon_getIdOfActiveGroup(void)
+{
+    pthread_mutex_lock(&lock);
+    int g = S.active ? S.group : -EINVAL;
+    pthread_mutex_unlock(&lock);
+    return g;
+}
+
+int sim_marker_nevents(int group)
+{
+    pthread_mutex_lock(&lock);
+    int n = S.active && group >= 0 && group < S.ngroups ? S.groups[group].nevents : -EINVAL;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
 void likwid_markerThreadInit(void)
 {
     pthread_mutex_lock(&lock);
