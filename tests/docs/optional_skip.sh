@@ -2,10 +2,10 @@
 # The quickstart installs neither chromium nor pandas (scripts/install-deps.sh
 # without --all), so the tests that use them must skip without them: exit 77
 # and exactly one line of output, naming the Debian package to install.
-#   optional_skip.sh pandas|chromium SCRIPT [ARGS...]
-# The package is hidden from SCRIPT: pandas by a module of that name that
+#   optional_skip.sh pandas|chromium COMMAND [ARGS...]
+# The package is hidden from COMMAND: pandas by a module of that name that
 # fails to import (first in PYTHONPATH), chromium by SL_CHROMIUM pointing
-# nowhere. Exit 0 when SCRIPT skipped as promised, 1 otherwise.
+# nowhere. Exit 0 when COMMAND skipped as promised, 1 otherwise.
 set -u
 what=$1
 shift
@@ -24,7 +24,7 @@ chromium)
     package=chromium ;;
 *) echo "optional_skip.sh: '$what': expected pandas or chromium" >&2; exit 2 ;;
 esac
-sh "$@" >"$T/out" 2>&1
+"$@" >"$T/out" 2>&1
 rc=$?
 lines=$(grep -c . "$T/out")
 if [ "$rc" != 77 ]; then
