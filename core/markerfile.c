@@ -78,7 +78,8 @@ static int run(mf_ctx *c, const char *buf, size_t len, sl_likwid *out)
         pos = nl ? pos + n + 1 : len;
         if (nl && n > 0 && l[n - 1] == '\r') /* CRLF */
             n--;
-        int rc = line == 1 ? sl_mf_parse_header(c, l, n, !nl) : sl_mf_parse_line(c, l, n, line, !nl);
+        int rc = line == 1 ? sl_mf_parse_header(c, l, n, !nl)
+                           : sl_mf_parse_line(c, l, n, line, !nl);
         if (rc < 0)
             return rc;
         if (rc > 0)

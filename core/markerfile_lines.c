@@ -42,12 +42,14 @@ int sl_mf_parse_header(mf_ctx *c, const char *l, size_t n, int cut)
     uint64_t v[3];
     for (int i = 0; i < 3; i++) {
         if (!next_token(&p, end, &tok, &tn) || sl_mf_parse_uint(tok, tn, INT64_MAX, &v[i]) < 0) {
-            sl_mf_report(c, 1, "bad header: expected three non-negative integers %s", MF_HEADER_FORM);
+            sl_mf_report(c, 1, "bad header: expected three non-negative integers %s",
+                         MF_HEADER_FORM);
             return -EINVAL;
         }
     }
     if (next_token(&p, end, &tok, &tn)) {
-        sl_mf_report(c, 1, "extra text after the header's three numbers: expected %s", MF_HEADER_FORM);
+        sl_mf_report(c, 1, "extra text after the header's three numbers: expected %s",
+                     MF_HEADER_FORM);
         return -EINVAL;
     }
     c->info->header_threads = (long long)v[0];

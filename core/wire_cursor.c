@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Records the first defect only. */
 int sl_wc_defect(sl_wc *c, const char *what, const char *expected)
 {

@@ -22,8 +22,10 @@ static int region(sl_wc *c, sl_likwid *lw)
     if (sl_wc_keyword(c, "region") || sl_wc_get_str(c, &tag, &tag_len, "region tag") ||
         sl_wc_get_i64(c, &gid, "group id") || sl_wc_get_str(c, &group, NULL, "group name") ||
         sl_wc_get_source(c, &src, "region source") ||
-        sl_wc_get_count(c, 2, &T, "number of threads") || sl_wc_get_count(c, 2, &E, "number of events") ||
-        sl_wc_get_count(c, 2, &M, "number of metrics") || sl_wc_get_flag(c, &has_names, "has_names flag") ||
+        sl_wc_get_count(c, 2, &T, "number of threads") ||
+        sl_wc_get_count(c, 2, &E, "number of events") ||
+        sl_wc_get_count(c, 2, &M, "number of metrics") ||
+        sl_wc_get_flag(c, &has_names, "has_names flag") ||
         sl_wc_line_done(c)) {
         free(tag);
         free(group);
@@ -46,7 +48,8 @@ static int region(sl_wc *c, sl_likwid *lw)
         return c->err;
     for (size_t t = 0; t < T && !c->err; t++)
         sl_wc_get_i64(c, &r->cpus[t], "cpu number");
-    if (sl_wc_line_done(c) || sl_wc_keyword(c, "times") || sl_wc_dbl_row(c, r->times, 1, T, "time") ||
+    if (sl_wc_line_done(c) || sl_wc_keyword(c, "times") ||
+        sl_wc_dbl_row(c, r->times, 1, T, "time") ||
         sl_wc_line_done(c) || sl_wc_keyword(c, "counts"))
         return c->err;
     for (size_t t = 0; t < T && !c->err; t++)
@@ -70,7 +73,8 @@ static int region(sl_wc *c, sl_likwid *lw)
             free(en);
             free(cn);
             if (named)
-                return sl_wc_defect(c, "event name in a region without names", "'= =' (has_names 0)");
+                return sl_wc_defect(c, "event name in a region without names",
+                                    "'= =' (has_names 0)");
         }
         if (sl_wc_dbl_row(c, r->events + e * T, 1, T, "event value") || sl_wc_line_done(c))
             return c->err;
@@ -101,8 +105,10 @@ static int tregion(sl_wc *c, sl_timing *tm)
     int64_t dropped = 0, open = 0, unmatched = 0, nested = 0;
     if (sl_wc_keyword(c, "tregion") || sl_wc_get_str(c, &tag, &tag_len, "timing region tag") ||
         sl_wc_get_i64(c, &dropped, "dropped calls") || sl_wc_get_i64(c, &open, "open at close") ||
-        sl_wc_get_i64(c, &unmatched, "unmatched stops") || sl_wc_get_i64(c, &nested, "nested starts") ||
-        sl_wc_get_count(c, 17, &T, "number of threads") || sl_wc_get_count(c, 12, &C, "number of calls") ||
+        sl_wc_get_i64(c, &unmatched, "unmatched stops") ||
+        sl_wc_get_i64(c, &nested, "nested starts") ||
+        sl_wc_get_count(c, 17, &T, "number of threads") ||
+        sl_wc_get_count(c, 12, &C, "number of calls") ||
         sl_wc_line_done(c)) {
         free(tag);
         return c->err;
@@ -124,7 +130,8 @@ static int tregion(sl_wc *c, sl_timing *tm)
     for (size_t t = 0; t < T; t++) {
         if (sl_wc_keyword(c, "thread") || sl_wc_get_i64(c, &r->threads[t], "thread id") ||
             sl_wc_get_i64(c, &r->call_counts[t], "call count") ||
-            sl_wc_get_i64(c, &r->total_ns[t], "total ns") || sl_wc_get_i64(c, &r->min_ns[t], "min ns") ||
+            sl_wc_get_i64(c, &r->total_ns[t], "total ns") ||
+            sl_wc_get_i64(c, &r->min_ns[t], "min ns") ||
             sl_wc_get_i64(c, &r->max_ns[t], "max ns") || sl_wc_line_done(c))
             return c->err;
     }
@@ -160,7 +167,8 @@ static int head(sl_wc *c, const char *kind)
     if (sl_wc_keyword(c, "kind") || sl_wc_token(c, &t, &n, "kind"))
         return c->err;
     if (n != strlen(kind) || memcmp(t, kind, n) != 0)
-        return sl_wc_defect(c, "wrong kind", strcmp(kind, "run") == 0 ? "'kind run'" : "'kind likwid'");
+        return sl_wc_defect(c, "wrong kind",
+                            strcmp(kind, "run") == 0 ? "'kind run'" : "'kind likwid'");
     return sl_wc_line_done(c);
 }
 
@@ -190,7 +198,8 @@ int sl_wire_read_run(const char *buf, size_t len, const char *name, sl_run *run,
         sl_wc_named_str(&c, "likwid_status", &run->likwid_status))
         return c.err;
     size_t nenv = 0;
-    if (sl_wc_keyword(&c, "env") || sl_wc_get_count(&c, 2, &nenv, "number of variables") || sl_wc_line_done(&c))
+    if (sl_wc_keyword(&c, "env") || sl_wc_get_count(&c, 2, &nenv, "number of variables") ||
+        sl_wc_line_done(&c))
         return c.err;
     for (size_t i = 0; i < nenv; i++) {
         char *n = NULL, *v = NULL;
