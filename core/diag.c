@@ -1,6 +1,8 @@
 /* Diagnostics: a capped list of one-line messages. */
 #include "diag.h"
 
+#include "vec.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,14 +43,10 @@ void sl_diag_add(sl_diag *d, const char *file, size_t line, const char *fmt, ...
     const char *f = file ? file : "(input)";
     size_t n = strlen(f) + strlen(head) + strlen(msg) + 1;
     char *s = malloc(n);
-    char **grown = realloc(d->lines, (d->kept + 1) * sizeof *grown);
-    if (!s || !grown) {
+    if (!s || SL_VEC_RESERVE(d->lines, d->cap, d->kept, 1) < 0) {
         free(s);
-        if (grown)
-            d->lines = grown;
         return;
     }
     snprintf(s, n, "%s%s%s", f, head, msg);
-    d->lines = grown;
     d->lines[d->kept++] = s;
 }

@@ -9,6 +9,7 @@ typedef struct sl_diag {
     size_t count;        /* all diagnostics reported, kept or not */
     size_t kept;         /* lines stored (capped at SL_DIAG_MAX) */
     char **lines;
+    size_t cap;          /* room in lines */
 } sl_diag;
 
 #define SL_DIAG_MAX 1000

@@ -1,6 +1,8 @@
 /* LIKWID counter results: allocation and release of the region table. */
 #include "likwid_result.h"
 
+#include "vec.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,14 +107,8 @@ sl_region *sl_likwid_add(sl_likwid *lw, const char *tag, size_t tag_len,
                          size_t nthreads, size_t nevents, size_t nmetrics,
                          int has_names)
 {
-    if (lw->nregions == lw->cap) {
-        size_t cap = lw->cap ? lw->cap * 2 : 16;
-        sl_region *grown = realloc(lw->regions, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        lw->regions = grown;
-        lw->cap = cap;
-    }
+    if (SL_VEC_RESERVE(lw->regions, lw->cap, lw->nregions, 1) < 0)
+        return NULL;
     if ((nevents && nthreads > SIZE_MAX / nevents) || (nmetrics && nthreads > SIZE_MAX / nmetrics))
         return NULL;
     sl_region r = {0};

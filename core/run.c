@@ -1,6 +1,8 @@
 /* One process's result: defaults, environment list, release. */
 #include "run.h"
 
+#include "vec.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,10 +44,8 @@ void sl_run_free(sl_run *r)
 
 int sl_run_add_env(sl_run *r, const char *name, const char *value)
 {
-    sl_env_var *grown = realloc(r->env, (r->nenv + 1) * sizeof *grown);
-    if (!grown)
+    if (SL_VEC_RESERVE(r->env, r->capenv, r->nenv, 1) < 0)
         return -ENOMEM;
-    r->env = grown;
     char *n = strdup(name), *v = strdup(value ? value : "");
     if (!n || !v) {
         free(n);

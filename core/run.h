@@ -21,7 +21,7 @@ typedef struct sl_run {
     char *executable;
     char *command_line;
     char *likwid_status;        /* which source was used, each fallback and why */
-    size_t nenv;
+    size_t nenv, capenv;
     sl_env_var *env;            /* the run's LIKWID_* variables */
     sl_timing timing;           /* always written; may hold no regions */
     sl_likwid likwid;           /* written when likwid.source != SL_SOURCE_NONE */

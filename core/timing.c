@@ -1,6 +1,8 @@
 /* The shim's own region timing: allocation and release. */
 #include "timing.h"
 
+#include "vec.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,14 +41,8 @@ static int64_t *zints(size_t n)
 sl_timing_region *sl_timing_add(sl_timing *t, const char *tag, size_t tag_len,
                                 size_t nthreads, size_t ncalls)
 {
-    if (t->nregions == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        sl_timing_region *grown = realloc(t->regions, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        t->regions = grown;
-        t->cap = cap;
-    }
+    if (SL_VEC_RESERVE(t->regions, t->cap, t->nregions, 1) < 0)
+        return NULL;
     sl_timing_region r = {0};
     r.tag = malloc(tag_len + 1);
     if (r.tag) {

@@ -1,5 +1,6 @@
 #!/bin/sh
-# The README's first command: install what is needed (Debian 12, as root),
+# The README's quickstart: install what the build and the README's test
+# command need (Debian 12, as root; not the optional tests' packages),
 # build, and run the bundled example application under the shim.
 set -eu
 cd "$(dirname "$0")/.."

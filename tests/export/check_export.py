@@ -16,8 +16,8 @@ try:
     import h5py
     import numpy as np
     import pandas as pd
-except ImportError as e:  # not counted as a pass
-    print("SKIP: needs h5py, numpy and pandas:", e)
+except ImportError as e:  # not counted as a pass: one line naming the package
+    print("SKIP: %s missing (Debian package python3-%s)" % (e.name, e.name))
     sys.exit(77)
 
 FIXED = ["rank", "mpi_rank", "hostname", "tag", "region", "group_id", "group_name", "source",

@@ -13,12 +13,18 @@ pick_python
 unset SCOPE_LIKWID_COLLECTOR SCOPE_LIKWID_WRITER
 
 # --no-rebuild: meson test has built everything; this only copies files.
-run install meson install -C "$SL_BUILD" --destdir "$T/root" --no-rebuild --quiet
+# A stand-in ldconfig first in PATH: a staged install must not run it
+# (scripts/install-ldconfig.sh is for the real root only).
+mkdir "$T/fakebin"
+printf '#!/bin/sh\necho "ldconfig $*" >>"%s/ldconfig-calls"\n' "$T" >"$T/fakebin/ldconfig"
+chmod +x "$T/fakebin/ldconfig"
+run install env PATH="$T/fakebin:$PATH" meson install -C "$SL_BUILD" --destdir "$T/root" --no-rebuild --quiet
 if [ "$(rc_of install)" != 0 ]; then
     fail "meson install --destdir exited $(rc_of install): expected 0"
     show_run install
     finish
 fi
+[ ! -e "$T/ldconfig-calls" ] || fail "meson install --destdir ran $(cat "$T/ldconfig-calls"): expected no ldconfig for a staged tree"
 
 # A meson dir option is relative to the prefix, or absolute.
 under_prefix() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$SL_PREFIX" "$1" ;; esac; }
