@@ -209,21 +209,19 @@ static int check_ranks(const char *path, const sl_run *runs, size_t nruns, sl_di
     return 0;
 }
 
-static int write_root(sl_h5w *w, hid_t f)
+int sl_h5w_root(sl_h5w *w, hid_t f)
 {
-    int rc = sl_h5w_str(w, f, "format", SL_H5_FORMAT);
+    int rc = sl_h5w_str(w, f, SL_H5_NAME(ROOT_FORMAT), SL_H5_FORMAT);
     if (!rc)
-        rc = sl_h5w_i64(w, f, "format_version", SL_H5_FORMAT_VERSION);
+        rc = sl_h5w_i64(w, f, SL_H5_NAME(ROOT_FORMAT_VERSION), SL_H5_FORMAT_VERSION);
     if (!rc)
-        rc = sl_h5w_str(w, f, "created_by", "scope-likwid " SCOPE_LIKWID_VERSION);
+        rc = sl_h5w_str(w, f, SL_H5_NAME(ROOT_CREATED_BY), "scope-likwid " SCOPE_LIKWID_VERSION);
     return rc;
 }
 
-int sl_h5_write(const char *path, const sl_run *runs, size_t nruns, char **written, sl_diag *diag)
+static int write_new(const char *path, const sl_run *runs, size_t nruns, char **written,
+                     sl_diag *diag)
 {
-    if (written)
-        *written = NULL;
-    sl_h5_quiet();
     int rc = check_ranks(path, runs, nruns, diag);
     if (rc)
         return rc;
@@ -245,7 +243,7 @@ int sl_h5_write(const char *path, const sl_run *runs, size_t nruns, char **writt
         rc = sl_h5w_fail(&w, -EIO, "create", "the in-memory file");
         goto out;
     }
-    rc = write_root(&w, f);
+    rc = sl_h5w_root(&w, f);
     for (size_t i = 0; !rc && i < nruns; i++)
         rc = sl_h5w_run(&w, f, &runs[i]);
     int crc = close_take(&w, f, &cap, &buf, &len);
@@ -267,7 +265,7 @@ out:
 static hid_t rank_group(sl_h5w *w, hid_t f, const sl_run *run)
 {
     char name[32];
-    snprintf(name, sizeof name, "rank%" PRId64, run->rank);
+    sl_h5_rank_name(name, sizeof name, run->rank, 0);
     htri_t exists = H5Lexists(f, name, H5P_DEFAULT);
     if (exists < 0) {
         sl_h5w_fail(w, -EIO, "look up", name);
@@ -288,7 +286,7 @@ static hid_t rank_group(sl_h5w *w, hid_t f, const sl_run *run)
         return -1;
     }
     /* timing/ is always present in a rank group: a new one gets the run's */
-    htri_t has_timing = H5Lexists(g, "timing", H5P_DEFAULT);
+    htri_t has_timing = H5Lexists(g, SL_H5N_timing, H5P_DEFAULT);
     if (has_timing < 0 || (has_timing == 0 && sl_h5w_timing(w, g, &run->timing) < 0)) {
         H5Oclose(g);
         return -1;
@@ -296,9 +294,8 @@ static hid_t rank_group(sl_h5w *w, hid_t f, const sl_run *run)
     return g;
 }
 
-int sl_h5_into(const char *path, const sl_run *run, sl_diag *diag)
+static int write_into(const char *path, const sl_run *run, sl_diag *diag)
 {
-    sl_h5_quiet();
     if (run->likwid.source == SL_SOURCE_NONE) {
         sl_diag_add(diag, path, 0, "the run has no counter data: expected a likwid source");
         return -EINVAL;
@@ -341,9 +338,9 @@ int sl_h5_into(const char *path, const sl_run *run, sl_diag *diag)
     g = rank_group(&w, f, run);
     if (g < 0)
         rc = -EIO;
-    htri_t had = rc ? 0 : H5Lexists(g, "likwid", H5P_DEFAULT);
-    if (!rc && (had < 0 || (had > 0 && H5Ldelete(g, "likwid", H5P_DEFAULT) < 0)))
-        rc = sl_h5w_fail(&w, -EIO, "replace", "likwid");
+    htri_t had = rc ? 0 : H5Lexists(g, SL_H5N_likwid, H5P_DEFAULT);
+    if (!rc && (had < 0 || (had > 0 && H5Ldelete(g, SL_H5N_likwid, H5P_DEFAULT) < 0)))
+        rc = sl_h5w_fail(&w, -EIO, "replace", SL_H5N_likwid);
     if (!rc)
         rc = sl_h5w_likwid(&w, g, run);
     if (g >= 0)
@@ -360,5 +357,26 @@ out:
     if (!rc)
         rc = sl_place_replace(path, buf, len, diag);
     free(buf);
+    return rc;
+}
+
+/* The entry points: HDF5's error printing silenced for the call only. */
+int sl_h5_write(const char *path, const sl_run *runs, size_t nruns, char **written, sl_diag *diag)
+{
+    if (written)
+        *written = NULL;
+    sl_h5_errsave quiet;
+    sl_h5_silence(&quiet);
+    int rc = write_new(path, runs, nruns, written, diag);
+    sl_h5_restore(&quiet);
+    return rc;
+}
+
+int sl_h5_into(const char *path, const sl_run *run, sl_diag *diag)
+{
+    sl_h5_errsave quiet;
+    sl_h5_silence(&quiet);
+    int rc = write_into(path, run, diag);
+    sl_h5_restore(&quiet);
     return rc;
 }
