@@ -33,6 +33,26 @@ static int put_tag(sl_h5w *w, hid_t g, const char *tag, size_t len)
     return rc;
 }
 
+/* Creates a region's group under its encoded name (docs/FORMAT.md, "Names
+ * of region groups") with its tag attrs; *g open on success. */
+static int region_group(sl_h5w *w, hid_t parent, const char *tag, size_t len, int64_t gid,
+                        int multi, hid_t *g)
+{
+    char *name = sl_name_encode(tag, len, gid, multi);
+    if (!name)
+        return -ENOMEM;
+    *g = sl_h5w_group(w, parent, name, 0);
+    free(name);
+    if (*g < 0)
+        return -EIO;
+    int rc = put_tag(w, *g, tag, len);
+    if (rc) {
+        H5Gclose(*g);
+        *g = -1;
+    }
+    return rc;
+}
+
 /* Writes the rank attributes the group does not have yet (all of them for
  * a new group; sl_h5_into keeps an existing group's own). */
 int sl_h5w_rank_attrs(sl_h5w *w, hid_t g, const sl_run *run)
@@ -64,14 +84,10 @@ int sl_h5w_rank_attrs(sl_h5w *w, hid_t g, const sl_run *run)
 
 static int timing_region(sl_h5w *w, hid_t parent, const sl_timing_region *t)
 {
-    char *name = sl_name_encode(t->tag, t->tag_len, -1, 0);
-    if (!name)
-        return -ENOMEM;
-    hid_t g = sl_h5w_group(w, parent, name, 0);
-    free(name);
-    if (g < 0)
-        return -EIO;
-    int rc = put_tag(w, g, t->tag, t->tag_len);
+    hid_t g;
+    int rc = region_group(w, parent, t->tag, t->tag_len, -1, 0, &g);
+    if (rc)
+        return rc;
     if (!rc)
         rc = sl_h5w_i64(w, g, SL_H5N_dropped_calls, t->dropped_calls);
     if (!rc)
@@ -189,14 +205,10 @@ static int region_names(sl_h5w *w, hid_t g, const sl_region *r)
 
 static int likwid_region(sl_h5w *w, hid_t parent, const sl_region *r, int multi)
 {
-    char *name = sl_name_encode(r->tag, r->tag_len, r->group_id, multi);
-    if (!name)
-        return -ENOMEM;
-    hid_t g = sl_h5w_group(w, parent, name, 0);
-    free(name);
-    if (g < 0)
-        return -EIO;
-    int rc = put_tag(w, g, r->tag, r->tag_len);
+    hid_t g;
+    int rc = region_group(w, parent, r->tag, r->tag_len, r->group_id, multi, &g);
+    if (rc)
+        return rc;
     if (!rc)
         rc = sl_h5w_str(w, g, SL_H5N_group_name, r->group_name);
     if (!rc)
