@@ -2,6 +2,7 @@
  * shape the format promises, and anything else becomes one diag line
  * "FILE: OBJECT: what is wrong: expected what" and -EINVAL, never a crash. */
 #include "h5_util.h"
+#include "h5_grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,20 +17,13 @@ static int bad(sl_h5r *r, const char *path, const char *name, const char *what,
     return -EINVAL;
 }
 
-/* Opens an attribute, or reports it missing. */
-static hid_t open_attr(sl_h5r *r, hid_t obj, const char *path, const char *name,
-                       const char *expected)
-{
-    /* Open first and ask why only when that fails: the look-up before
-     * every open cost more than the open itself on large files. */
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        bad(r, path, name, H5Aexists(obj, name) > 0 ? "attribute unreadable" : "attribute missing",
-            expected);
-    }
-    return a;
-}
+/* An open attribute with its type and dataspace. */
+typedef struct attr_ref {
+    hid_t a, t, s;
+    H5T_class_t cls;
+    long long len; /* elements of a scalar or 1-D space, else -1 */
+    int scalar;
+} attr_ref;
 
 /* Number of elements of a scalar or 1-D dataspace; -1 for other ranks. */
 static long long extent_1d(hid_t space, int *is_scalar)
@@ -43,6 +37,54 @@ static long long extent_1d(hid_t space, int *is_scalar)
     hsize_t d;
     H5Sget_simple_extent_dims(space, &d, NULL);
     return (long long)d;
+}
+
+static void attr_fill(attr_ref *x, hid_t a)
+{
+    x->a = a;
+    x->t = H5Aget_type(a);
+    x->s = H5Aget_space(a);
+    x->cls = x->t >= 0 ? H5Tget_class(x->t) : H5T_NO_CLASS;
+    x->len = x->s >= 0 ? extent_1d(x->s, &x->scalar) : -1;
+}
+
+/* A field that may be absent from this file: optional, or newer than it. */
+static int may_lack(const sl_h5r *r, const sl_h5_field *f)
+{
+    return f->need != SL_H5_REQ || f->since > r->version;
+}
+
+/* Opens f's attribute with its type and space: 1; 0 when it is absent and
+ * may be; -EINVAL when missing (reported). */
+static int attr_open(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f,
+                     const char *expected, attr_ref *x)
+{
+    memset(x, 0, sizeof *x);
+    x->t = x->s = -1;
+    if (may_lack(r, f) && H5Aexists(obj, f->name) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return 0;
+    }
+    /* Open first and ask why only when that fails: the look-up before
+     * every open cost more than the open itself on large files. */
+    x->a = H5Aopen(obj, f->name, H5P_DEFAULT);
+    if (x->a < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return bad(r, path, f->name,
+                   H5Aexists(obj, f->name) > 0 ? "attribute unreadable" : "attribute missing",
+                   expected);
+    }
+    attr_fill(x, x->a);
+    return 1;
+}
+
+static void attr_close(attr_ref *x)
+{
+    if (x->t >= 0)
+        H5Tclose(x->t);
+    if (x->s >= 0)
+        H5Sclose(x->s);
+    H5Aclose(x->a);
 }
 
 /* Reads n strings (variable or fixed length, any character set) into
@@ -88,53 +130,45 @@ static int read_strings(hid_t a, hid_t ftype, size_t n, char **out)
     return rc;
 }
 
-int sl_h5r_str(sl_h5r *r, hid_t obj, const char *path, const char *name, char **out)
+int sl_h5r_str(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, char **out)
 {
     const char *want = "a string";
-    hid_t a = open_attr(r, obj, path, name, want);
-    if (a < 0)
-        return -EINVAL;
-    hid_t t = H5Aget_type(a), s = H5Aget_space(a);
-    int scalar, rc = -EINVAL;
-    if (t < 0 || s < 0 || H5Tget_class(t) != H5T_STRING || extent_1d(s, &scalar) != 1)
-        bad(r, path, name, "not a single string", want);
+    attr_ref x;
+    int rc = attr_open(r, obj, path, f, want, &x);
+    if (rc <= 0)
+        return rc;
+    rc = -EINVAL;
+    if (x.cls != H5T_STRING || x.len != 1)
+        bad(r, path, f->name, "not a single string", want);
     else {
         char *v = NULL;
-        rc = read_strings(a, t, 1, &v);
+        rc = read_strings(x.a, x.t, 1, &v);
         if (rc == -EIO)
-            rc = bad(r, path, name, "unreadable string", want);
+            rc = bad(r, path, f->name, "unreadable string", want);
         if (!rc) {
             free(*out);
             *out = v;
         }
     }
-    if (t >= 0)
-        H5Tclose(t);
-    if (s >= 0)
-        H5Sclose(s);
-    H5Aclose(a);
+    attr_close(&x);
     return rc;
 }
 
-int sl_h5r_i64(sl_h5r *r, hid_t obj, const char *path, const char *name, int64_t *out)
+int sl_h5r_i64(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, int64_t *out)
 {
     const char *want = "an int64";
-    hid_t a = open_attr(r, obj, path, name, want);
-    if (a < 0)
-        return -EINVAL;
-    hid_t t = H5Aget_type(a), s = H5Aget_space(a);
-    int scalar, rc = -EINVAL;
-    if (t < 0 || s < 0 || H5Tget_class(t) != H5T_INTEGER || extent_1d(s, &scalar) != 1)
-        bad(r, path, name, "not a single integer", want);
-    else if (H5Aread(a, H5T_NATIVE_INT64, out) < 0)
-        bad(r, path, name, "unreadable integer", want);
+    attr_ref x;
+    int rc = attr_open(r, obj, path, f, want, &x);
+    if (rc <= 0)
+        return rc;
+    rc = -EINVAL;
+    if (x.cls != H5T_INTEGER || x.len != 1)
+        bad(r, path, f->name, "not a single integer", want);
+    else if (H5Aread(x.a, H5T_NATIVE_INT64, out) < 0)
+        bad(r, path, f->name, "unreadable integer", want);
     else
         rc = 0;
-    if (t >= 0)
-        H5Tclose(t);
-    if (s >= 0)
-        H5Sclose(s);
-    H5Aclose(a);
+    attr_close(&x);
     return rc;
 }
 
@@ -147,78 +181,72 @@ static const char *strv_want(char *buf, size_t len, size_t want_n)
     return buf;
 }
 
-int sl_h5r_strv(sl_h5r *r, hid_t obj, const char *path, const char *name, size_t want_n,
+int sl_h5r_strv(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, size_t want_n,
                 char ***out, size_t *n)
 {
     char want[96]; /* the expectation, built only for a message */
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0)
-        a = open_attr(r, obj, path, name, strv_want(want, sizeof want, want_n));
-    if (a < 0)
-        return -EINVAL;
-    hid_t t = H5Aget_type(a), s = H5Aget_space(a);
-    int scalar = 0, rc = -EINVAL;
-    long long len = s >= 0 ? extent_1d(s, &scalar) : -1;
-    if (t < 0 || H5Tget_class(t) != H5T_STRING || len < 0 || scalar)
-        bad(r, path, name, "not a 1-D string array", strv_want(want, sizeof want, want_n));
-    else if (want_n != (size_t)-1 && (size_t)len != want_n)
-        bad(r, path, name, "wrong length", strv_want(want, sizeof want, want_n));
+    attr_ref x;
+    hid_t a = H5Aopen(obj, f->name, H5P_DEFAULT); /* the common case, no message built */
+    int rc;
+    if (a >= 0) {
+        memset(&x, 0, sizeof x);
+        attr_fill(&x, a);
+    } else {
+        H5Eclear2(H5E_DEFAULT);
+        rc = attr_open(r, obj, path, f, strv_want(want, sizeof want, want_n), &x);
+        if (rc <= 0)
+            return rc;
+    }
+    rc = -EINVAL;
+    if (x.cls != H5T_STRING || x.len < 0 || x.scalar)
+        bad(r, path, f->name, "not a 1-D string array", strv_want(want, sizeof want, want_n));
+    else if (want_n != (size_t)-1 && (size_t)x.len != want_n)
+        bad(r, path, f->name, "wrong length", strv_want(want, sizeof want, want_n));
     else {
-        char **v = calloc(len ? (size_t)len : 1, sizeof *v);
-        rc = v ? read_strings(a, t, (size_t)len, v) : -ENOMEM;
+        size_t len = (size_t)x.len;
+        char **v = calloc(len ? len : 1, sizeof *v);
+        rc = v ? read_strings(x.a, x.t, len, v) : -ENOMEM;
         if (rc == -EIO)
-            rc = bad(r, path, name, "unreadable strings", strv_want(want, sizeof want, want_n));
+            rc = bad(r, path, f->name, "unreadable strings", strv_want(want, sizeof want, want_n));
         if (rc)
             free(v);
         else {
             *out = v;
-            *n = (size_t)len;
+            *n = len;
         }
     }
-    if (t >= 0)
-        H5Tclose(t);
-    if (s >= 0)
-        H5Sclose(s);
-    H5Aclose(a);
+    attr_close(&x);
     return rc;
 }
 
-int sl_h5r_u8v(sl_h5r *r, hid_t obj, const char *path, const char *name, char **out, size_t *n)
+int sl_h5r_u8v(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, char **out,
+               size_t *n)
 {
     *out = NULL;
     *n = 0;
-    if (H5Aexists(obj, name) <= 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return 0;
-    }
     const char *want = "a 1-D uint8 array";
-    hid_t a = open_attr(r, obj, path, name, want);
-    if (a < 0)
-        return -EINVAL;
-    hid_t t = H5Aget_type(a), s = H5Aget_space(a);
-    int scalar = 0, rc = -EINVAL;
-    long long len = s >= 0 ? extent_1d(s, &scalar) : -1;
-    if (t < 0 || H5Tget_class(t) != H5T_INTEGER || H5Tget_size(t) != 1 || len < 0 || scalar)
-        bad(r, path, name, "not a byte array", want);
+    attr_ref x;
+    int rc = attr_open(r, obj, path, f, want, &x);
+    if (rc <= 0)
+        return rc;
+    rc = -EINVAL;
+    if (x.cls != H5T_INTEGER || H5Tget_size(x.t) != 1 || x.len < 0 || x.scalar)
+        bad(r, path, f->name, "not a byte array", want);
     else {
-        char *v = malloc((size_t)len + 1);
+        char *v = malloc((size_t)x.len + 1);
         if (!v)
             rc = -ENOMEM;
-        else if (len && H5Aread(a, H5T_NATIVE_UINT8, v) < 0) {
+        else if (x.len && H5Aread(x.a, H5T_NATIVE_UINT8, v) < 0) {
             free(v);
-            bad(r, path, name, "unreadable bytes", want);
+            bad(r, path, f->name, "unreadable bytes", want);
         } else {
-            v[len] = '\0';
+            v[x.len] = '\0';
             *out = v;
-            *n = (size_t)len;
+            *n = (size_t)x.len;
             rc = 0;
         }
     }
-    if (t >= 0)
-        H5Tclose(t);
-    if (s >= 0)
-        H5Sclose(s);
-    H5Aclose(a);
+    attr_close(&x);
     return rc;
 }
 
@@ -280,20 +308,22 @@ static int check_shape(sl_h5r *r, hid_t d, const char *path, const char *name, i
     return 0;
 }
 
-int sl_h5r_shape(sl_h5r *r, hid_t g, const char *path, const char *name, int rank, size_t *d0,
+int sl_h5r_shape(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, size_t *d0,
                  size_t *d1)
 {
-    hid_t d = open_data(r, g, path, name, "a dataset");
+    hid_t d = open_data(r, g, path, f->name, "a dataset");
     if (d < 0)
         return -EINVAL;
-    int rc = check_shape(r, d, path, name, rank, d0, d1, "a dataset");
+    int rc = check_shape(r, d, path, f->name, f->rank, d0, d1, "a dataset");
     H5Oclose(d);
     return rc;
 }
 
-int sl_h5r_data(sl_h5r *r, hid_t g, const char *path, const char *name, int is_float, int rank,
-                size_t d0, size_t d1, void *dst)
+int sl_h5r_data(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, size_t d0,
+                size_t d1, void *dst)
 {
+    const char *name = f->name;
+    int is_float = f->type == SL_H5T_F64, rank = f->rank;
     const char *kind = is_float ? "a float64 dataset" : "an int64 dataset";
     hid_t d = open_data(r, g, path, name, kind);
     if (d < 0)
@@ -324,15 +354,9 @@ static herr_t add_name(hid_t g, const char *name, const H5L_info_t *info, void *
     (void)g;
     (void)info;
     names_acc *acc = data;
-    if (acc->n == acc->cap) {
-        size_t cap = acc->cap ? acc->cap * 2 : 16;
-        char **grown = realloc(acc->v, cap * sizeof *grown);
-        if (!grown) {
-            acc->oom = 1;
-            return -1;
-        }
-        acc->v = grown;
-        acc->cap = cap;
+    if (sl_h5_grow(&acc->v, &acc->cap, acc->n, sizeof *acc->v, 16) < 0) {
+        acc->oom = 1;
+        return -1;
     }
     acc->v[acc->n] = strdup(name);
     if (!acc->v[acc->n]) {

@@ -21,25 +21,6 @@
  * (data in the object header) was measured slower: 13% more instructions
  * for 1000 regions x 128 threads x 8 events. */
 
-void sl_h5_quiet(void)
-{
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-
-static herr_t first_msg(unsigned n, const H5E_error2_t *e, void *data)
-{
-    if (n == 0 && e->desc)
-        snprintf((char *)data, 256, "%s", e->desc);
-    return 0;
-}
-
-void sl_h5_errmsg(char *buf, size_t len)
-{
-    char msg[256] = "";
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_msg, msg);
-    snprintf(buf, len, "%s", msg);
-}
-
 int sl_h5w_fail(sl_h5w *w, int err, const char *what, const char *where)
 {
     char msg[256];

@@ -22,14 +22,34 @@ static int close_fail(hid_t g, int rc)
 static int put_tag(sl_h5w *w, hid_t g, const char *tag, size_t len)
 {
     if (sl_utf8_valid(tag, len))
-        return sl_h5w_str(w, g, "tag", tag);
+        return sl_h5w_str(w, g, SL_H5N_tag, tag);
     char *shown = sl_tag_display(tag, len);
     if (!shown)
         return -ENOMEM;
-    int rc = sl_h5w_str(w, g, "tag", shown);
+    int rc = sl_h5w_str(w, g, SL_H5N_tag, shown);
     free(shown);
     if (rc == 0)
-        rc = sl_h5w_u8v(w, g, "tag_bytes", tag, len);
+        rc = sl_h5w_u8v(w, g, SL_H5N_tag_bytes, tag, len);
+    return rc;
+}
+
+/* Creates a region's group under its encoded name (docs/FORMAT.md, "Names
+ * of region groups") with its tag attrs; *g open on success. */
+static int region_group(sl_h5w *w, hid_t parent, const char *tag, size_t len, int64_t gid,
+                        int multi, hid_t *g)
+{
+    char *name = sl_name_encode(tag, len, gid, multi);
+    if (!name)
+        return -ENOMEM;
+    *g = sl_h5w_group(w, parent, name, 0);
+    free(name);
+    if (*g < 0)
+        return -EIO;
+    int rc = put_tag(w, *g, tag, len);
+    if (rc) {
+        H5Gclose(*g);
+        *g = -1;
+    }
     return rc;
 }
 
@@ -42,12 +62,12 @@ int sl_h5w_rank_attrs(sl_h5w *w, hid_t g, const sl_run *run)
         const char *s; /* NULL: integer */
         int64_t v;
     } a[] = {
-        {"hostname", run->hostname, 0},
-        {"executable", run->executable, 0},
-        {"command_line", run->command_line, 0},
-        {"pid", NULL, run->pid},
-        {"mpi_rank", NULL, run->mpi_rank},
-        {"likwid_status", run->likwid_status, 0},
+        {SL_H5N_hostname, run->hostname, 0},
+        {SL_H5N_executable, run->executable, 0},
+        {SL_H5N_command_line, run->command_line, 0},
+        {SL_H5N_pid, NULL, run->pid},
+        {SL_H5N_mpi_rank, NULL, run->mpi_rank},
+        {SL_H5N_likwid_status, run->likwid_status, 0},
     };
     for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
         htri_t has = H5Aexists(g, a[i].name);
@@ -64,35 +84,31 @@ int sl_h5w_rank_attrs(sl_h5w *w, hid_t g, const sl_run *run)
 
 static int timing_region(sl_h5w *w, hid_t parent, const sl_timing_region *t)
 {
-    char *name = sl_name_encode(t->tag, t->tag_len, -1, 0);
-    if (!name)
-        return -ENOMEM;
-    hid_t g = sl_h5w_group(w, parent, name, 0);
-    free(name);
-    if (g < 0)
-        return -EIO;
-    int rc = put_tag(w, g, t->tag, t->tag_len);
+    hid_t g;
+    int rc = region_group(w, parent, t->tag, t->tag_len, -1, 0, &g);
+    if (rc)
+        return rc;
     if (!rc)
-        rc = sl_h5w_i64(w, g, "dropped_calls", t->dropped_calls);
+        rc = sl_h5w_i64(w, g, SL_H5N_dropped_calls, t->dropped_calls);
     if (!rc)
-        rc = sl_h5w_i64(w, g, "open_at_close", t->open_at_close);
+        rc = sl_h5w_i64(w, g, SL_H5N_open_at_close, t->open_at_close);
     if (!rc)
-        rc = sl_h5w_i64(w, g, "unmatched_stops", t->unmatched_stops);
+        rc = sl_h5w_i64(w, g, SL_H5N_unmatched_stops, t->unmatched_stops);
     if (!rc)
-        rc = sl_h5w_i64(w, g, "nested_starts", t->nested_starts);
+        rc = sl_h5w_i64(w, g, SL_H5N_nested_starts, t->nested_starts);
     const struct {
         const char *name;
         const int64_t *v;
         size_t n;
     } d[] = {
-        {"threads", t->threads, t->nthreads},
-        {"call_counts", t->call_counts, t->nthreads},
-        {"total_ns", t->total_ns, t->nthreads},
-        {"min_ns", t->min_ns, t->nthreads},
-        {"max_ns", t->max_ns, t->nthreads},
-        {"call_threads", t->call_threads, t->ncalls},
-        {"start_times", t->start_times, t->ncalls},
-        {"end_times", t->end_times, t->ncalls},
+        {SL_H5N_threads, t->threads, t->nthreads},
+        {SL_H5N_call_counts, t->call_counts, t->nthreads},
+        {SL_H5N_total_ns, t->total_ns, t->nthreads},
+        {SL_H5N_min_ns, t->min_ns, t->nthreads},
+        {SL_H5N_max_ns, t->max_ns, t->nthreads},
+        {SL_H5N_call_threads, t->call_threads, t->ncalls},
+        {SL_H5N_start_times, t->start_times, t->ncalls},
+        {SL_H5N_end_times, t->end_times, t->ncalls},
     };
     for (size_t i = 0; !rc && i < sizeof d / sizeof d[0]; i++)
         rc = sl_h5w_i64_data(w, g, d[i].name, d[i].v, d[i].n);
@@ -101,15 +117,15 @@ static int timing_region(sl_h5w *w, hid_t parent, const sl_timing_region *t)
 
 int sl_h5w_timing(sl_h5w *w, hid_t rank_g, const sl_timing *t)
 {
-    hid_t g = sl_h5w_group(w, rank_g, "timing", 0);
+    hid_t g = sl_h5w_group(w, rank_g, SL_H5N_timing, 0);
     if (g < 0)
         return -EIO;
-    int rc = sl_h5w_str(w, g, "clock", t->clock);
+    int rc = sl_h5w_str(w, g, SL_H5N_clock, t->clock);
     if (!rc)
-        rc = sl_h5w_i64(w, g, "origin_unix_ns", t->origin_unix_ns);
+        rc = sl_h5w_i64(w, g, SL_H5N_origin_unix_ns, t->origin_unix_ns);
     if (rc)
         return close_fail(g, rc);
-    hid_t regs = sl_h5w_group(w, g, "regions", 1);
+    hid_t regs = sl_h5w_group(w, g, SL_H5N_regions, 1);
     if (regs < 0)
         return close_fail(g, -EIO);
     for (size_t i = 0; !rc && i < t->nregions; i++)
@@ -174,14 +190,14 @@ static int region_names(sl_h5w *w, hid_t g, const sl_region *r)
             rc = -ENOMEM;
     }
     if (!rc)
-        rc = sl_h5w_strv(w, g, "event_names", r->has_names ? r->event_names : labels, r->nevents);
+        rc = sl_h5w_strv(w, g, SL_H5N_event_names, r->has_names ? r->event_names : labels, r->nevents);
     if (!rc)
-        rc = sl_h5w_strv(w, g, "counter_names", r->has_names ? r->counter_names : counters,
+        rc = sl_h5w_strv(w, g, SL_H5N_counter_names, r->has_names ? r->counter_names : counters,
                          r->nevents);
     if (!rc)
-        rc = sl_h5w_strv(w, g, "metric_names", r->metric_names, r->nmetrics);
+        rc = sl_h5w_strv(w, g, SL_H5N_metric_names, r->metric_names, r->nmetrics);
     if (!rc)
-        rc = sl_h5w_strv(w, g, "event_labels", labels, r->nevents);
+        rc = sl_h5w_strv(w, g, SL_H5N_event_labels, labels, r->nevents);
     free(counters);
     sl_labels_free(labels, r->nevents);
     return rc;
@@ -189,32 +205,28 @@ static int region_names(sl_h5w *w, hid_t g, const sl_region *r)
 
 static int likwid_region(sl_h5w *w, hid_t parent, const sl_region *r, int multi)
 {
-    char *name = sl_name_encode(r->tag, r->tag_len, r->group_id, multi);
-    if (!name)
-        return -ENOMEM;
-    hid_t g = sl_h5w_group(w, parent, name, 0);
-    free(name);
-    if (g < 0)
-        return -EIO;
-    int rc = put_tag(w, g, r->tag, r->tag_len);
+    hid_t g;
+    int rc = region_group(w, parent, r->tag, r->tag_len, r->group_id, multi, &g);
+    if (rc)
+        return rc;
     if (!rc)
-        rc = sl_h5w_str(w, g, "group_name", r->group_name);
+        rc = sl_h5w_str(w, g, SL_H5N_group_name, r->group_name);
     if (!rc)
-        rc = sl_h5w_str(w, g, "source", sl_source_name(r->source));
+        rc = sl_h5w_str(w, g, SL_H5N_source, sl_source_name(r->source));
     if (!rc)
-        rc = sl_h5w_i64(w, g, "group_id", r->group_id);
+        rc = sl_h5w_i64(w, g, SL_H5N_group_id, r->group_id);
     if (!rc)
         rc = region_names(w, g, r);
     if (!rc)
-        rc = sl_h5w_i64_data(w, g, "cpus", r->cpus, r->nthreads);
+        rc = sl_h5w_i64_data(w, g, SL_H5N_cpus, r->cpus, r->nthreads);
     if (!rc)
-        rc = sl_h5w_f64_data(w, g, "times", r->times, r->nthreads, 1, 1);
+        rc = sl_h5w_f64_data(w, g, SL_H5N_times, r->times, r->nthreads, 1, 1);
     if (!rc)
-        rc = sl_h5w_i64_data(w, g, "call_counts", r->call_counts, r->nthreads);
+        rc = sl_h5w_i64_data(w, g, SL_H5N_call_counts, r->call_counts, r->nthreads);
     if (!rc)
-        rc = sl_h5w_f64_data(w, g, "events", r->events, r->nevents, r->nthreads, 2);
+        rc = sl_h5w_f64_data(w, g, SL_H5N_events, r->events, r->nevents, r->nthreads, 2);
     if (!rc)
-        rc = sl_h5w_f64_data(w, g, "metrics", r->metrics, r->nmetrics, r->nthreads, 2);
+        rc = sl_h5w_f64_data(w, g, SL_H5N_metrics, r->metrics, r->nmetrics, r->nthreads, 2);
     return close_fail(g, rc);
 }
 
@@ -242,17 +254,17 @@ static int likwid_env(sl_h5w *w, hid_t g, const sl_run *run)
 int sl_h5w_likwid(sl_h5w *w, hid_t rank_g, const sl_run *run)
 {
     const sl_likwid *lw = &run->likwid;
-    hid_t g = sl_h5w_group(w, rank_g, "likwid", 1);
+    hid_t g = sl_h5w_group(w, rank_g, SL_H5N_likwid, 1);
     if (g < 0)
         return -EIO;
-    int rc = sl_h5w_i64(w, g, "num_regions", (int64_t)lw->nregions);
+    int rc = sl_h5w_i64(w, g, SL_H5N_num_regions, (int64_t)lw->nregions);
     if (!rc)
-        rc = sl_h5w_str(w, g, "source", sl_source_name(lw->source));
+        rc = sl_h5w_str(w, g, SL_H5N_source, sl_source_name(lw->source));
     if (!rc)
         rc = likwid_env(w, g, run);
     if (rc)
         return close_fail(g, rc);
-    hid_t regs = sl_h5w_group(w, g, "regions", 1);
+    hid_t regs = sl_h5w_group(w, g, SL_H5N_regions, 1);
     if (regs < 0)
         return close_fail(g, -EIO);
     unsigned char *multi = multi_groups(lw);
@@ -267,7 +279,7 @@ int sl_h5w_likwid(sl_h5w *w, hid_t rank_g, const sl_run *run)
 int sl_h5w_run(sl_h5w *w, hid_t file, const sl_run *run)
 {
     char name[32];
-    snprintf(name, sizeof name, "rank%" PRId64, run->rank);
+    sl_h5_rank_name(name, sizeof name, run->rank, 0);
     hid_t g = sl_h5w_group(w, file, name, 0);
     if (g < 0)
         return -EIO;

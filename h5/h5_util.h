@@ -1,5 +1,5 @@
-/* Internal to tools/h5*.c: helpers shared by the result-file writer and
- * reader. Not a contract: only h5write.h and h5read.h are. */
+/* Internal header: not installed. Helpers shared by h5/'s writer, reader
+ * and merge. Not a contract: only h5write.h, h5read.h and h5merge.h are. */
 #ifndef SL_H5_UTIL_H
 #define SL_H5_UTIL_H
 
@@ -9,15 +9,29 @@
 
 #include "diag.h"
 #include "run.h"
+#include "schema.h"
 
-#define SL_H5_FORMAT "scope-likwid"
-#define SL_H5_FORMAT_VERSION 1
+/* ---- HDF5's error printing (h5_err.c) ---- */
 
-/* Turns HDF5's automatic error printing off for this thread: failures
- * become diag lines, never a stack dump on stderr. */
-void sl_h5_quiet(void);
+/* Every entry point of h5/ silences HDF5's automatic error printing
+ * (failures become diag lines, never a stack dump on stderr) and restores
+ * the caller's handler before it returns. */
+typedef struct sl_h5_errsave {
+    H5E_auto2_t func;
+    void *data;
+} sl_h5_errsave;
+void sl_h5_silence(sl_h5_errsave *s);
+void sl_h5_restore(const sl_h5_errsave *s);
 /* The innermost HDF5 error message of this thread's stack, "" when none. */
 void sl_h5_errmsg(char *buf, size_t len);
+
+/* ---- rank group names (h5_rank.c) ---- */
+
+/* 1 and *rank, *copy (0 for "rank<R>") when name is "rank<R>" or
+ * "rank<R>.<k>" (decimal, no leading zeros, k >= 1); else 0. */
+int sl_h5_rank_parse(const char *name, int64_t *rank, int64_t *copy);
+/* "rank<R>", or "rank<R>.<copy>" when copy > 0. */
+void sl_h5_rank_name(char *buf, size_t len, int64_t rank, unsigned copy);
 
 /* ---- writing (h5_put.c) ---- */
 
@@ -37,6 +51,8 @@ int sl_h5w_open(sl_h5w *w, const char *file, sl_diag *diag);
 void sl_h5w_close(sl_h5w *w);
 /* Reports a failure (with HDF5's reason) and returns err. */
 int sl_h5w_fail(sl_h5w *w, int err, const char *what, const char *where);
+/* The root attributes: format, format_version, created_by (h5write.c). */
+int sl_h5w_root(sl_h5w *w, hid_t file);
 
 hid_t sl_h5w_group(sl_h5w *w, hid_t parent, const char *name, int ordered);
 /* String attrs: s is made valid UTF-8 (stray bytes as \xHH) when it is not. */
@@ -78,25 +94,33 @@ int sl_slurp(const char *path, void **buf, size_t *len, sl_diag *diag);
 typedef struct sl_h5r {
     const char *file;
     sl_diag *diag;
+    int64_t version; /* the file's format_version, once read */
 } sl_h5r;
 
-/* Each returns 0, or -EINVAL after a diag "file: path: ...: expected ...". */
-int sl_h5r_str(sl_h5r *r, hid_t obj, const char *path, const char *name, char **out);
-int sl_h5r_i64(sl_h5r *r, hid_t obj, const char *path, const char *name, int64_t *out);
+/* Checks the root attributes format and format_version (1 up to the one
+ * this build writes) and sets r->version (h5read.c). */
+int sl_h5r_format(sl_h5r *r, hid_t file);
+
+/* Attribute and dataset readers: the name, type and rank come from the
+ * field's schema row. Each returns 0, or -EINVAL after a diag
+ * "file: path/name: ...: expected ...". A field that may be absent (not
+ * required, or newer than the file's format_version) and is absent gives 0
+ * and leaves *out as it was (*out NULL and *n 0 for sl_h5r_u8v). */
+int sl_h5r_str(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, char **out);
+int sl_h5r_i64(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, int64_t *out);
 /* 1-D string array attr; *n must equal want unless want is (size_t)-1. */
-int sl_h5r_strv(sl_h5r *r, hid_t obj, const char *path, const char *name, size_t want,
+int sl_h5r_strv(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, size_t want,
                 char ***out, size_t *n);
-/* Optional uint8 array attr: *out NULL when absent. */
-int sl_h5r_u8v(sl_h5r *r, hid_t obj, const char *path, const char *name, char **out,
+int sl_h5r_u8v(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, char **out,
                size_t *n);
-/* Shape of a dataset of the given rank; (size_t)-1 in *d0 / *d1 accepts
- * any extent and returns the actual one, other values must match. */
-int sl_h5r_shape(sl_h5r *r, hid_t g, const char *path, const char *name, int rank, size_t *d0,
+/* Shape of a dataset; (size_t)-1 in *d0 / *d1 accepts any extent and
+ * returns the actual one, other values must match. */
+int sl_h5r_shape(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, size_t *d0,
                  size_t *d1);
-/* Reads a dataset that must be integer (is_float 0, read as int64) or float
- * (read as double) and have exactly the shape (d0,) or (d0, d1). */
-int sl_h5r_data(sl_h5r *r, hid_t g, const char *path, const char *name, int is_float, int rank,
-                size_t d0, size_t d1, void *dst);
+/* Reads a dataset that must be integer (I64, read as int64) or float (F64,
+ * read as double) and have exactly the shape (d0,) or (d0, d1). */
+int sl_h5r_data(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, size_t d0,
+                size_t d1, void *dst);
 /* Names of the links of group g in creation order when the file tracks it,
  * else in name order. */
 int sl_h5r_links(sl_h5r *r, hid_t g, const char *path, char ***names, size_t *n);

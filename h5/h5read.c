@@ -47,13 +47,14 @@ static char *join(const char *path, const char *name)
 }
 
 /* The exact tag: tag_bytes when present, else attr tag. */
-static int read_tag(sl_h5r *r, hid_t g, const char *path, char **tag, size_t *len)
+static int read_tag(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f_tag,
+                    const sl_h5_field *f_bytes, char **tag, size_t *len)
 {
-    int rc = sl_h5r_u8v(r, g, path, "tag_bytes", tag, len);
+    int rc = sl_h5r_u8v(r, g, path, f_bytes, tag, len);
     if (rc || *tag)
         return rc;
     char *t = NULL;
-    rc = sl_h5r_str(r, g, path, "tag", &t);
+    rc = sl_h5r_str(r, g, path, f_tag, &t);
     if (rc)
         return rc;
     *tag = t;
@@ -61,25 +62,15 @@ static int read_tag(sl_h5r *r, hid_t g, const char *path, char **tag, size_t *le
     return 0;
 }
 
-static int read_i64_opt(sl_h5r *r, hid_t g, const char *path, const char *name, int64_t *v)
-{
-    *v = 0;
-    if (H5Aexists(g, name) <= 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return 0;
-    }
-    return sl_h5r_i64(r, g, path, name, v);
-}
-
 static int timing_region(sl_h5r *r, hid_t g, const char *path, sl_timing *t)
 {
     char *tag = NULL;
     size_t len = 0, nt = ANY, nc = ANY;
-    int rc = read_tag(r, g, path, &tag, &len);
+    int rc = read_tag(r, g, path, SL_H5_FIELD(TREG_TAG), SL_H5_FIELD(TREG_TAG_BYTES), &tag, &len);
     if (!rc)
-        rc = sl_h5r_shape(r, g, path, "threads", 1, &nt, NULL);
+        rc = sl_h5r_shape(r, g, path, SL_H5_FIELD(TREG_THREADS), &nt, NULL);
     if (!rc)
-        rc = sl_h5r_shape(r, g, path, "call_threads", 1, &nc, NULL);
+        rc = sl_h5r_shape(r, g, path, SL_H5_FIELD(TREG_CALL_THREADS), &nc, NULL);
     sl_timing_region *tr = NULL;
     if (!rc) {
         tr = sl_timing_add(t, tag, len, nt, nc);
@@ -88,29 +79,33 @@ static int timing_region(sl_h5r *r, hid_t g, const char *path, sl_timing *t)
     free(tag);
     if (rc)
         return rc;
-    rc = sl_h5r_i64(r, g, path, "dropped_calls", &tr->dropped_calls);
-    if (!rc)
-        rc = sl_h5r_i64(r, g, path, "open_at_close", &tr->open_at_close);
-    if (!rc)
-        rc = read_i64_opt(r, g, path, "unmatched_stops", &tr->unmatched_stops);
-    if (!rc)
-        rc = read_i64_opt(r, g, path, "nested_starts", &tr->nested_starts);
     const struct {
-        const char *name;
+        sl_h5_fid f;
+        int64_t *v;
+    } a[] = {
+        {SL_H5F_TREG_DROPPED_CALLS, &tr->dropped_calls},
+        {SL_H5F_TREG_OPEN_AT_CLOSE, &tr->open_at_close},
+        {SL_H5F_TREG_UNMATCHED_STOPS, &tr->unmatched_stops}, /* optional: stays 0 */
+        {SL_H5F_TREG_NESTED_STARTS, &tr->nested_starts},
+    };
+    for (size_t i = 0; !rc && i < sizeof a / sizeof a[0]; i++)
+        rc = sl_h5r_i64(r, g, path, &sl_h5_schema[a[i].f], a[i].v);
+    const struct {
+        sl_h5_fid f;
         int64_t *v;
         size_t n;
     } d[] = {
-        {"threads", tr->threads, nt},
-        {"call_counts", tr->call_counts, nt},
-        {"total_ns", tr->total_ns, nt},
-        {"min_ns", tr->min_ns, nt},
-        {"max_ns", tr->max_ns, nt},
-        {"call_threads", tr->call_threads, nc},
-        {"start_times", tr->start_times, nc},
-        {"end_times", tr->end_times, nc},
+        {SL_H5F_TREG_THREADS, tr->threads, nt},
+        {SL_H5F_TREG_CALL_COUNTS, tr->call_counts, nt},
+        {SL_H5F_TREG_TOTAL_NS, tr->total_ns, nt},
+        {SL_H5F_TREG_MIN_NS, tr->min_ns, nt},
+        {SL_H5F_TREG_MAX_NS, tr->max_ns, nt},
+        {SL_H5F_TREG_CALL_THREADS, tr->call_threads, nc},
+        {SL_H5F_TREG_START_TIMES, tr->start_times, nc},
+        {SL_H5F_TREG_END_TIMES, tr->end_times, nc},
     };
     for (size_t i = 0; !rc && i < sizeof d / sizeof d[0]; i++)
-        rc = sl_h5r_data(r, g, path, d[i].name, 0, 1, d[i].n, 0, d[i].v);
+        rc = sl_h5r_data(r, g, path, &sl_h5_schema[d[i].f], d[i].n, 0, d[i].v);
     return rc;
 }
 
@@ -120,10 +115,10 @@ typedef int (*region_fn)(sl_h5r *r, hid_t g, const char *path, void *arg);
 static int each_region(sl_h5r *r, hid_t parent, const char *path, region_fn fn, void *arg,
                        size_t *count)
 {
-    char *rpath = join(path, "regions");
+    char *rpath = join(path, SL_H5N_regions);
     if (!rpath)
         return -ENOMEM;
-    hid_t regs = open_group(r, parent, path, "regions");
+    hid_t regs = open_group(r, parent, path, SL_H5N_regions);
     char **names = NULL;
     size_t n = 0;
     int rc = regs < 0 ? -EINVAL : sl_h5r_links(r, regs, rpath, &names, &n);
@@ -151,13 +146,13 @@ static int timing_cb(sl_h5r *r, hid_t g, const char *path, void *arg)
 
 static int read_timing(sl_h5r *r, hid_t rank_g, const char *path, sl_timing *t)
 {
-    char *tpath = join(path, "timing");
+    char *tpath = join(path, SL_H5N_timing);
     if (!tpath)
         return -ENOMEM;
-    hid_t g = open_group(r, rank_g, path, "timing");
-    int rc = g < 0 ? -EINVAL : sl_h5r_str(r, g, tpath, "clock", &t->clock);
+    hid_t g = open_group(r, rank_g, path, SL_H5N_timing);
+    int rc = g < 0 ? -EINVAL : sl_h5r_str(r, g, tpath, SL_H5_FIELD(TIMING_CLOCK), &t->clock);
     if (!rc)
-        rc = sl_h5r_i64(r, g, tpath, "origin_unix_ns", &t->origin_unix_ns);
+        rc = sl_h5r_i64(r, g, tpath, SL_H5_FIELD(TIMING_ORIGIN_UNIX_NS), &t->origin_unix_ns);
     if (!rc)
         rc = each_region(r, g, tpath, timing_cb, t, NULL);
     if (g >= 0)
@@ -166,14 +161,15 @@ static int read_timing(sl_h5r *r, hid_t rank_g, const char *path, sl_timing *t)
     return rc;
 }
 
-static int read_source(sl_h5r *r, hid_t g, const char *path, sl_source *src)
+static int read_source(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f,
+                       sl_source *src)
 {
     char *s = NULL;
-    int rc = sl_h5r_str(r, g, path, "source", &s);
+    int rc = sl_h5r_str(r, g, path, f, &s);
     if (!rc && (sl_source_parse(s, strlen(s), src) < 0 || *src == SL_SOURCE_NONE)) {
         sl_diag_add(r->diag, r->file, 0,
-                    "%s/source: unknown source \"%s\": expected full_api, marker_file or marker_api",
-                    path, s);
+                    "%s/%s: unknown source \"%s\": expected full_api, marker_file or marker_api",
+                    path, f->name, s);
         rc = -EINVAL;
     }
     free(s);
@@ -210,23 +206,23 @@ static int likwid_region(sl_h5r *r, hid_t g, const char *path, void *arg)
     size_t len = 0, ne = 0, nc = 0, nm = 0, nl = 0, nt = ANY;
     int64_t gid = 0;
     sl_source src = SL_SOURCE_NONE;
-    int rc = read_tag(r, g, path, &tag, &len);
+    int rc = read_tag(r, g, path, SL_H5_FIELD(LREG_TAG), SL_H5_FIELD(LREG_TAG_BYTES), &tag, &len);
     if (!rc)
-        rc = sl_h5r_str(r, g, path, "group_name", &group_name);
+        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(LREG_GROUP_NAME), &group_name);
     if (!rc)
-        rc = read_source(r, g, path, &src);
+        rc = read_source(r, g, path, SL_H5_FIELD(LREG_SOURCE), &src);
     if (!rc)
-        rc = sl_h5r_i64(r, g, path, "group_id", &gid);
+        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(LREG_GROUP_ID), &gid);
     if (!rc)
-        rc = sl_h5r_strv(r, g, path, "event_names", ANY, &ev, &ne);
+        rc = sl_h5r_strv(r, g, path, SL_H5_FIELD(LREG_EVENT_NAMES), ANY, &ev, &ne);
     if (!rc)
-        rc = sl_h5r_strv(r, g, path, "counter_names", ne, &ctr, &nc);
+        rc = sl_h5r_strv(r, g, path, SL_H5_FIELD(LREG_COUNTER_NAMES), ne, &ctr, &nc);
     if (!rc)
-        rc = sl_h5r_strv(r, g, path, "event_labels", ne, &lab, &nl);
+        rc = sl_h5r_strv(r, g, path, SL_H5_FIELD(LREG_EVENT_LABELS), ne, &lab, &nl);
     if (!rc)
-        rc = sl_h5r_strv(r, g, path, "metric_names", ANY, &met, &nm);
+        rc = sl_h5r_strv(r, g, path, SL_H5_FIELD(LREG_METRIC_NAMES), ANY, &met, &nm);
     if (!rc)
-        rc = sl_h5r_shape(r, g, path, "cpus", 1, &nt, NULL);
+        rc = sl_h5r_shape(r, g, path, SL_H5_FIELD(LREG_CPUS), &nt, NULL);
     sl_region *reg = NULL;
     int has_names = 0;
     if (!rc) {
@@ -241,15 +237,15 @@ static int likwid_region(sl_h5r *r, hid_t g, const char *path, void *arg)
     if (!rc)
         rc = copy_names(reg->metric_names, met, nm);
     if (!rc)
-        rc = sl_h5r_data(r, g, path, "cpus", 0, 1, nt, 0, reg->cpus);
+        rc = sl_h5r_data(r, g, path, SL_H5_FIELD(LREG_CPUS), nt, 0, reg->cpus);
     if (!rc)
-        rc = sl_h5r_data(r, g, path, "times", 1, 1, nt, 0, reg->times);
+        rc = sl_h5r_data(r, g, path, SL_H5_FIELD(LREG_TIMES), nt, 0, reg->times);
     if (!rc)
-        rc = sl_h5r_data(r, g, path, "call_counts", 0, 1, nt, 0, reg->call_counts);
+        rc = sl_h5r_data(r, g, path, SL_H5_FIELD(LREG_CALL_COUNTS), nt, 0, reg->call_counts);
     if (!rc)
-        rc = sl_h5r_data(r, g, path, "events", 1, 2, ne, nt, reg->events);
+        rc = sl_h5r_data(r, g, path, SL_H5_FIELD(LREG_EVENTS), ne, nt, reg->events);
     if (!rc)
-        rc = sl_h5r_data(r, g, path, "metrics", 1, 2, nm, nt, reg->metrics);
+        rc = sl_h5r_data(r, g, path, SL_H5_FIELD(LREG_METRICS), nm, nt, reg->metrics);
     free(tag);
     free(group_name);
     sl_h5r_free_names(ev, ne);
@@ -266,12 +262,14 @@ typedef struct env_ctx {
     int rc;
 } env_ctx;
 
-/* Every string attribute of likwid/ but source is a LIKWID_* variable. */
+/* Every string attribute of likwid/ but the schema's own is a LIKWID_*
+ * variable (LIKWID_ENV: the writer keeps the name the variable had). */
 static herr_t env_attr(hid_t g, const char *name, const H5A_info_t *info, void *data)
 {
     (void)info;
     env_ctx *c = data;
-    if (strcmp(name, "source") == 0 || strcmp(name, "num_regions") == 0)
+    if (strcmp(name, SL_H5_NAME(LIKWID_SOURCE)) == 0 ||
+        strcmp(name, SL_H5_NAME(LIKWID_NUM_REGIONS)) == 0)
         return 0;
     hid_t a = H5Aopen(g, name, H5P_DEFAULT);
     hid_t t = a >= 0 ? H5Aget_type(a) : -1;
@@ -282,8 +280,11 @@ static herr_t env_attr(hid_t g, const char *name, const H5A_info_t *info, void *
         H5Aclose(a);
     if (!is_str)
         return 0;
+    sl_h5_field row = *SL_H5_FIELD(LIKWID_ENV);
+    row.name = name;
+    row.need = SL_H5_REQ;
     char *v = NULL;
-    c->rc = sl_h5r_str(c->r, g, c->path, name, &v);
+    c->rc = sl_h5r_str(c->r, g, c->path, &row, &v);
     if (!c->rc)
         c->rc = sl_run_add_env(c->run, name, v);
     free(v);
@@ -314,26 +315,26 @@ static int read_env(sl_h5r *r, hid_t g, const char *path, sl_run *run)
 
 static int read_likwid(sl_h5r *r, hid_t rank_g, const char *path, sl_run *run)
 {
-    if (H5Lexists(rank_g, "likwid", H5P_DEFAULT) <= 0) {
+    if (H5Lexists(rank_g, SL_H5N_likwid, H5P_DEFAULT) <= 0) {
         H5Eclear2(H5E_DEFAULT);
-        return 0; /* no counter data: allowed */
+        return 0; /* no counter data: allowed (RANK_LIKWID is optional) */
     }
-    char *lpath = join(path, "likwid");
+    char *lpath = join(path, SL_H5N_likwid);
     if (!lpath)
         return -ENOMEM;
-    hid_t g = open_group(r, rank_g, path, "likwid");
+    hid_t g = open_group(r, rank_g, path, SL_H5N_likwid);
     int64_t num = 0;
     size_t count = 0;
-    int rc = g < 0 ? -EINVAL : sl_h5r_i64(r, g, lpath, "num_regions", &num);
+    int rc = g < 0 ? -EINVAL : sl_h5r_i64(r, g, lpath, SL_H5_FIELD(LIKWID_NUM_REGIONS), &num);
     if (!rc)
-        rc = read_source(r, g, lpath, &run->likwid.source);
+        rc = read_source(r, g, lpath, SL_H5_FIELD(LIKWID_SOURCE), &run->likwid.source);
     if (!rc)
         rc = read_env(r, g, lpath, run);
     if (!rc)
         rc = each_region(r, g, lpath, likwid_region, &run->likwid, &count);
     if (!rc && (num < 0 || (uint64_t)num != count)) {
-        sl_diag_add(r->diag, r->file, 0, "%s/num_regions: is %" PRId64 ": expected %zu, the regions present",
-                    lpath, num, count);
+        sl_diag_add(r->diag, r->file, 0, "%s/%s: is %" PRId64 ": expected %zu, the regions present",
+                    lpath, SL_H5_NAME(LIKWID_NUM_REGIONS), num, count);
         rc = -EINVAL;
     }
     if (g >= 0)
@@ -354,17 +355,17 @@ static int read_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *
     hid_t g = open_group(r, f, "", name);
     rc = g < 0 ? -EINVAL : 0;
     if (!rc)
-        rc = sl_h5r_str(r, g, path, "hostname", &run->hostname);
+        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_HOSTNAME), &run->hostname);
     if (!rc)
-        rc = sl_h5r_str(r, g, path, "executable", &run->executable);
+        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_EXECUTABLE), &run->executable);
     if (!rc)
-        rc = sl_h5r_str(r, g, path, "command_line", &run->command_line);
+        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_COMMAND_LINE), &run->command_line);
     if (!rc)
-        rc = sl_h5r_i64(r, g, path, "pid", &run->pid);
+        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(RANK_PID), &run->pid);
     if (!rc)
-        rc = sl_h5r_i64(r, g, path, "mpi_rank", &run->mpi_rank);
+        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(RANK_MPI_RANK), &run->mpi_rank);
     if (!rc)
-        rc = sl_h5r_str(r, g, path, "likwid_status", &run->likwid_status);
+        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_LIKWID_STATUS), &run->likwid_status);
     if (!rc)
         rc = read_timing(r, g, path, &run->timing);
     if (!rc)
@@ -373,27 +374,6 @@ static int read_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *
         H5Oclose(g);
     free(path);
     return rc;
-}
-
-/* "rank<R>" with R a decimal number without leading zeros, or
- * "rank<R>.<k>" (k >= 1, same form): the k-th further rank-R group that
- * `scope-likwid merge` keeps when inputs clash (docs/FORMAT.md). */
-static int rank_of(const char *name, int64_t *rank, int64_t *copy)
-{
-    if (strncmp(name, "rank", 4) != 0 || name[4] < '0' || name[4] > '9' ||
-        (name[4] == '0' && name[5] >= '0' && name[5] <= '9'))
-        return 0;
-    char *end;
-    errno = 0;
-    long long v = strtoll(name + 4, &end, 10);
-    long long k = 0;
-    if (!errno && *end == '.' && end[1] >= '1' && end[1] <= '9')
-        k = strtoll(end + 1, &end, 10);
-    if (errno || *end)
-        return 0;
-    *rank = v;
-    *copy = k;
-    return 1;
 }
 
 typedef struct rank_ref {
@@ -410,29 +390,35 @@ static int cmp_rank(const void *a, const void *b)
     return (x->copy > y->copy) - (x->copy < y->copy);
 }
 
-static int check_format(sl_h5r *r, hid_t f)
+int sl_h5r_format(sl_h5r *r, hid_t f)
 {
     char *fmt = NULL;
     int64_t version = 0;
-    int rc = sl_h5r_str(r, f, "", "format", &fmt);
+    r->version = SL_H5_FORMAT_VERSION; /* the root's fields are in every version */
+    int rc = sl_h5r_str(r, f, "", SL_H5_FIELD(ROOT_FORMAT), &fmt);
     if (!rc && strcmp(fmt, SL_H5_FORMAT) != 0) {
-        sl_diag_add(r->diag, r->file, 0, "/format: is \"%s\": expected \"" SL_H5_FORMAT "\"", fmt);
+        sl_diag_add(r->diag, r->file, 0, "/%s: is \"%s\": expected \"" SL_H5_FORMAT "\"",
+                    SL_H5_NAME(ROOT_FORMAT), fmt);
         rc = -EINVAL;
     }
     if (!rc)
-        rc = sl_h5r_i64(r, f, "", "format_version", &version);
-    if (!rc && version != SL_H5_FORMAT_VERSION) {
-        sl_diag_add(r->diag, r->file, 0, "/format_version: is %" PRId64 ": expected %d", version,
-                    SL_H5_FORMAT_VERSION);
+        rc = sl_h5r_i64(r, f, "", SL_H5_FIELD(ROOT_FORMAT_VERSION), &version);
+    /* every version up to ours: the schema's `since` column says which
+     * fields an older file lacks */
+    if (!rc && (version < 1 || version > SL_H5_FORMAT_VERSION)) {
+        sl_diag_add(r->diag, r->file, 0, "/%s: is %" PRId64 ": expected %d",
+                    SL_H5_NAME(ROOT_FORMAT_VERSION), version, SL_H5_FORMAT_VERSION);
         rc = -EINVAL;
     }
+    if (!rc)
+        r->version = version;
     free(fmt);
     return rc;
 }
 
 static int read_file(sl_h5r *r, hid_t f, sl_runset *out)
 {
-    int rc = check_format(r, f);
+    int rc = sl_h5r_format(r, f);
     char **names = NULL;
     size_t n = 0;
     if (!rc)
@@ -442,7 +428,7 @@ static int read_file(sl_h5r *r, hid_t f, sl_runset *out)
         rc = -ENOMEM;
     size_t nr = 0;
     for (size_t i = 0; !rc && i < n; i++)
-        if (rank_of(names[i], &refs[nr].rank, &refs[nr].copy))
+        if (sl_h5_rank_parse(names[i], &refs[nr].rank, &refs[nr].copy))
             refs[nr++].name = names[i];
     if (!rc) {
         qsort(refs, nr, sizeof *refs, cmp_rank);
@@ -458,11 +444,9 @@ static int read_file(sl_h5r *r, hid_t f, sl_runset *out)
     return rc;
 }
 
-int sl_h5_read(const char *path, sl_runset *out, sl_diag *diag)
+static int read_path(const char *path, sl_runset *out, sl_diag *diag)
 {
-    memset(out, 0, sizeof *out);
-    sl_h5_quiet();
-    sl_h5r r = {path, diag};
+    sl_h5r r = {path, diag, 0};
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int err = errno;
@@ -485,5 +469,15 @@ int sl_h5_read(const char *path, sl_runset *out, sl_diag *diag)
     H5Fclose(f);
     if (rc)
         sl_runset_free(out);
+    return rc;
+}
+
+int sl_h5_read(const char *path, sl_runset *out, sl_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    sl_h5_errsave quiet;
+    sl_h5_silence(&quiet);
+    int rc = read_path(path, out, diag);
+    sl_h5_restore(&quiet);
     return rc;
 }

@@ -209,53 +209,75 @@ static int check_ranks(const char *path, const sl_run *runs, size_t nruns, sl_di
     return 0;
 }
 
-static int write_root(sl_h5w *w, hid_t f)
+int sl_h5w_root(sl_h5w *w, hid_t f)
 {
-    int rc = sl_h5w_str(w, f, "format", SL_H5_FORMAT);
+    int rc = sl_h5w_str(w, f, SL_H5_NAME(ROOT_FORMAT), SL_H5_FORMAT);
     if (!rc)
-        rc = sl_h5w_i64(w, f, "format_version", SL_H5_FORMAT_VERSION);
+        rc = sl_h5w_i64(w, f, SL_H5_NAME(ROOT_FORMAT_VERSION), SL_H5_FORMAT_VERSION);
     if (!rc)
-        rc = sl_h5w_str(w, f, "created_by", "scope-likwid " SCOPE_LIKWID_VERSION);
+        rc = sl_h5w_str(w, f, SL_H5_NAME(ROOT_CREATED_BY), "scope-likwid " SCOPE_LIKWID_VERSION);
     return rc;
 }
 
-int sl_h5_write(const char *path, const sl_run *runs, size_t nruns, char **written, sl_diag *diag)
+/* The in-memory file being built and what it needs. */
+typedef struct mem_file {
+    sl_h5w w;
+    image_capture cap;
+    char *name;
+    hid_t fapl;
+} mem_file;
+
+/* Sets up writing `path` in memory (new_file: with the newer object
+ * formats). 0, or negative errno with nothing left to clean up. */
+static int mem_open(mem_file *m, const char *path, int new_file, sl_diag *diag)
 {
-    if (written)
-        *written = NULL;
-    sl_h5_quiet();
+    memset(m, 0, sizeof *m);
+    m->fapl = -1;
+    int rc = sl_h5w_open(&m->w, path, diag);
+    if (rc)
+        return rc;
+    m->name = mem_name();
+    m->fapl = m->name ? mem_fapl(&m->w, new_file, &m->cap) : -1;
+    if (m->fapl >= 0)
+        return 0;
+    rc = m->name ? -EIO : -ENOMEM;
+    sl_h5w_close(&m->w);
+    free(m->name);
+    return rc;
+}
+
+static void mem_close(mem_file *m)
+{
+    if (m->fapl >= 0)
+        H5Pclose(m->fapl);
+    free(m->cap.done); /* an image HDF5 released on a failed open */
+    sl_h5w_close(&m->w);
+    free(m->name);
+}
+
+static int write_new(const char *path, const sl_run *runs, size_t nruns, char **written,
+                     sl_diag *diag)
+{
     int rc = check_ranks(path, runs, nruns, diag);
     if (rc)
         return rc;
-    sl_h5w w;
-    rc = sl_h5w_open(&w, path, diag);
+    mem_file m;
+    rc = mem_open(&m, path, 1, diag);
     if (rc)
         return rc;
-    image_capture cap = {0};
-    char *name = mem_name();
-    hid_t fapl = name ? mem_fapl(&w, 1, &cap) : -1, f = -1;
     void *buf = NULL;
     size_t len = 0;
-    if (fapl < 0) {
-        rc = name ? -EIO : -ENOMEM;
-        goto out;
+    hid_t f = H5Fcreate(m.name, H5F_ACC_TRUNC, H5P_DEFAULT, m.fapl);
+    if (f < 0)
+        rc = sl_h5w_fail(&m.w, -EIO, "create", "the in-memory file");
+    else {
+        rc = sl_h5w_root(&m.w, f);
+        for (size_t i = 0; !rc && i < nruns; i++)
+            rc = sl_h5w_run(&m.w, f, &runs[i]);
+        int crc = close_take(&m.w, f, &m.cap, &buf, &len);
+        rc = rc ? rc : crc;
     }
-    f = H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    if (f < 0) {
-        rc = sl_h5w_fail(&w, -EIO, "create", "the in-memory file");
-        goto out;
-    }
-    rc = write_root(&w, f);
-    for (size_t i = 0; !rc && i < nruns; i++)
-        rc = sl_h5w_run(&w, f, &runs[i]);
-    int crc = close_take(&w, f, &cap, &buf, &len);
-    rc = rc ? rc : crc;
-out:
-    if (fapl >= 0)
-        H5Pclose(fapl);
-    free(cap.done); /* an image HDF5 released on a failed open */
-    sl_h5w_close(&w);
-    free(name);
+    mem_close(&m);
     if (!rc)
         rc = sl_place_new(path, buf, len, written, diag);
     free(buf);
@@ -267,7 +289,7 @@ out:
 static hid_t rank_group(sl_h5w *w, hid_t f, const sl_run *run)
 {
     char name[32];
-    snprintf(name, sizeof name, "rank%" PRId64, run->rank);
+    sl_h5_rank_name(name, sizeof name, run->rank, 0);
     htri_t exists = H5Lexists(f, name, H5P_DEFAULT);
     if (exists < 0) {
         sl_h5w_fail(w, -EIO, "look up", name);
@@ -288,7 +310,7 @@ static hid_t rank_group(sl_h5w *w, hid_t f, const sl_run *run)
         return -1;
     }
     /* timing/ is always present in a rank group: a new one gets the run's */
-    htri_t has_timing = H5Lexists(g, "timing", H5P_DEFAULT);
+    htri_t has_timing = H5Lexists(g, SL_H5N_timing, H5P_DEFAULT);
     if (has_timing < 0 || (has_timing == 0 && sl_h5w_timing(w, g, &run->timing) < 0)) {
         H5Oclose(g);
         return -1;
@@ -296,9 +318,24 @@ static hid_t rank_group(sl_h5w *w, hid_t f, const sl_run *run)
     return g;
 }
 
-int sl_h5_into(const char *path, const sl_run *run, sl_diag *diag)
+/* Adds rank<R>/likwid to the open in-memory copy f of an existing file. */
+static int add_likwid(mem_file *m, hid_t f, const sl_run *run)
 {
-    sl_h5_quiet();
+    hid_t g = rank_group(&m->w, f, run);
+    if (g < 0)
+        return -EIO;
+    int rc = 0;
+    htri_t had = H5Lexists(g, SL_H5N_likwid, H5P_DEFAULT);
+    if (had < 0 || (had > 0 && H5Ldelete(g, SL_H5N_likwid, H5P_DEFAULT) < 0))
+        rc = sl_h5w_fail(&m->w, -EIO, "replace", SL_H5N_likwid);
+    if (!rc)
+        rc = sl_h5w_likwid(&m->w, g, run);
+    H5Oclose(g);
+    return rc;
+}
+
+static int write_into(const char *path, const sl_run *run, sl_diag *diag)
+{
     if (run->likwid.source == SL_SOURCE_NONE) {
         sl_diag_add(diag, path, 0, "the run has no counter data: expected a likwid source");
         return -EINVAL;
@@ -312,53 +349,53 @@ int sl_h5_into(const char *path, const sl_run *run, sl_diag *diag)
     int rc = sl_slurp(path, &old, &old_len, diag);
     if (rc)
         return rc;
-    sl_h5w w;
-    rc = sl_h5w_open(&w, path, diag);
+    mem_file m;
+    rc = mem_open(&m, path, 0, diag);
     if (rc) {
         free(old);
         return rc;
     }
-    image_capture cap = {0};
-    char *name = mem_name();
-    hid_t fapl = name ? mem_fapl(&w, 0, &cap) : -1, f = -1, g = -1;
-    if (fapl < 0) {
-        rc = name ? -EIO : -ENOMEM;
-        goto out;
-    }
-    if (H5Pset_file_image(fapl, old, old_len) < 0) {
-        rc = sl_h5w_fail(&w, -EIO, "set up", "the in-memory file");
-        goto out;
-    }
+    hid_t f = -1;
+    if (H5Pset_file_image(m.fapl, old, old_len) < 0)
+        rc = sl_h5w_fail(&m.w, -EIO, "set up", "the in-memory file");
     free(old);
-    old = NULL;
-    f = H5Fopen(name, H5F_ACC_RDWR, fapl);
-    if (f < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        sl_diag_add(diag, path, 0, "cannot open as HDF5: expected an HDF5 file");
-        rc = -EINVAL;
-        goto out;
+    if (!rc) {
+        f = H5Fopen(m.name, H5F_ACC_RDWR, m.fapl);
+        if (f < 0) {
+            H5Eclear2(H5E_DEFAULT);
+            sl_diag_add(diag, path, 0, "cannot open as HDF5: expected an HDF5 file");
+            rc = -EINVAL;
+        }
     }
-    g = rank_group(&w, f, run);
-    if (g < 0)
-        rc = -EIO;
-    htri_t had = rc ? 0 : H5Lexists(g, "likwid", H5P_DEFAULT);
-    if (!rc && (had < 0 || (had > 0 && H5Ldelete(g, "likwid", H5P_DEFAULT) < 0)))
-        rc = sl_h5w_fail(&w, -EIO, "replace", "likwid");
-    if (!rc)
-        rc = sl_h5w_likwid(&w, g, run);
-    if (g >= 0)
-        H5Oclose(g);
-    int crc = close_take(&w, f, &cap, &buf, &len);
-    rc = rc ? rc : crc;
-out:
-    if (fapl >= 0)
-        H5Pclose(fapl);
-    free(cap.done); /* an image HDF5 released on a failed open */
-    sl_h5w_close(&w);
-    free(name);
-    free(old);
+    if (f >= 0) {
+        rc = add_likwid(&m, f, run);
+        int crc = close_take(&m.w, f, &m.cap, &buf, &len);
+        rc = rc ? rc : crc;
+    }
+    mem_close(&m);
     if (!rc)
         rc = sl_place_replace(path, buf, len, diag);
     free(buf);
+    return rc;
+}
+
+/* The entry points: HDF5's error printing silenced for the call only. */
+int sl_h5_write(const char *path, const sl_run *runs, size_t nruns, char **written, sl_diag *diag)
+{
+    if (written)
+        *written = NULL;
+    sl_h5_errsave quiet;
+    sl_h5_silence(&quiet);
+    int rc = write_new(path, runs, nruns, written, diag);
+    sl_h5_restore(&quiet);
+    return rc;
+}
+
+int sl_h5_into(const char *path, const sl_run *run, sl_diag *diag)
+{
+    sl_h5_errsave quiet;
+    sl_h5_silence(&quiet);
+    int rc = write_into(path, run, diag);
+    sl_h5_restore(&quiet);
     return rc;
 }

@@ -1,5 +1,5 @@
 /* Internal header: not installed. Writes the result file (docs/FORMAT.md).
- * HDF5 lives only here and in h5read.c: only tools link it, never the shim. */
+ * HDF5 lives only in h5/: only tools and helpers link it, never the shim. */
 #ifndef SL_H5WRITE_H
 #define SL_H5WRITE_H
 

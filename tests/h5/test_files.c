@@ -388,10 +388,67 @@ static void drop_timing(hid_t f)
     cr_assert_geq(H5Ldelete(f, "rank0/timing", H5P_DEFAULT), 0);
 }
 
+static void zero_version(hid_t f)
+{
+    hid_t a = H5Aopen(f, "format_version", H5P_DEFAULT);
+    int64_t v = 0;
+    H5Awrite(a, H5T_NATIVE_INT64, &v);
+    H5Aclose(a);
+}
+
+/* Deletes attr `name` of every timing region. */
+static void drop_timing_attr(hid_t f, const char *name)
+{
+    hid_t g = H5Gopen2(f, "rank0/timing/regions", H5P_DEFAULT);
+    H5G_info_t info;
+    cr_assert_geq(H5Gget_info(g, &info), 0);
+    cr_assert_gt(info.nlinks, 1);
+    for (hsize_t i = 0; i < info.nlinks; i++) {
+        hid_t r = H5Oopen_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT);
+        cr_assert_geq(r, 0);
+        cr_assert_geq(H5Adelete(r, name), 0, "region %llu: %s", (unsigned long long)i, name);
+        H5Oclose(r);
+    }
+    H5Gclose(g);
+}
+
+static void drop_dropped_calls(hid_t f)
+{
+    drop_timing_attr(f, "dropped_calls");
+}
+
+/* Optional fields (schema rows SL_H5_OPT) may be absent: read as 0. */
+static void drop_optional(hid_t f)
+{
+    drop_timing_attr(f, "unmatched_stops");
+    drop_timing_attr(f, "nested_starts");
+}
+
+Test(files, read_takes_optional_fields_as_absent)
+{
+    char *p = damaged("opt.h5", drop_optional);
+    sl_runset set;
+    cr_assert_eq(sl_h5_read(p, &set, &diag), 0, "%s", diag.kept ? diag.lines[0] : "");
+    cr_assert_eq(set.nruns, 1);
+    cr_assert_gt(set.runs[0].timing.nregions, 1); /* the fixture's are not all 0 */
+    for (size_t i = 0; i < set.runs[0].timing.nregions; i++) {
+        cr_expect_eq(set.runs[0].timing.regions[i].unmatched_stops, 0);
+        cr_expect_eq(set.runs[0].timing.regions[i].nested_starts, 0);
+    }
+    sl_runset_free(&set);
+    free(p);
+    expect_quiet();
+}
+
 Test(files, read_rejects_damaged_files)
 {
     char *p;
     expect_read_fails(p = damaged("v2.h5", bump_version), "format_version");
+    free(p);
+    expect_read_fails(p = damaged("v0.h5", zero_version), "/format_version: is 0");
+    free(p);
+    expect_read_fails(p = damaged("nodropped.h5", drop_dropped_calls),
+                      "dropped_calls: attribute missing");
     free(p);
     expect_read_fails(p = damaged("noevents.h5", drop_events), "events: dataset missing");
     free(p);
@@ -402,4 +459,52 @@ Test(files, read_rejects_damaged_files)
     expect_read_fails(p = damaged("notiming.h5", drop_timing), "/rank0/timing");
     free(p);
     expect_quiet();
+}
+
+/* Every entry point silences HDF5's error printing for its own length and
+ * gives the caller's handler back, on success and on failure. */
+static herr_t callers_handler(hid_t stack, void *data)
+{
+    (void)stack;
+    ++*(int *)data;
+    return 0;
+}
+
+static void assert_handler_back(H5E_auto2_t want, void *want_data, const char *after)
+{
+    H5E_auto2_t func = NULL;
+    void *data = NULL;
+    cr_assert_geq(H5Eget_auto2(H5E_DEFAULT, &func, &data), 0);
+    cr_assert(func == want && data == want_data, "after %s: HDF5's error handler not restored",
+              after);
+}
+
+Test(files, hdf5_error_handler_is_restored)
+{
+    int calls = 0;
+    cr_assert_geq(H5Eset_auto2(H5E_DEFAULT, callers_handler, &calls), 0);
+    char *good = in_dir("good.h5"), *bad = in_dir("bad.h5"), *missing = in_dir("no/such.h5");
+    FILE *f = fopen(bad, "w");
+    cr_assert_not_null(f);
+    fputs("not hdf5\n", f);
+    fclose(f);
+
+    cr_assert_eq(sl_h5_write(good, &run, 1, NULL, &diag), 0);
+    assert_handler_back(callers_handler, &calls, "sl_h5_write");
+    cr_assert_neq(sl_h5_write(missing, &run, 1, NULL, &diag), 0);
+    assert_handler_back(callers_handler, &calls, "a failed sl_h5_write");
+    sl_runset set;
+    cr_assert_eq(sl_h5_read(good, &set, &diag), 0);
+    sl_runset_free(&set);
+    assert_handler_back(callers_handler, &calls, "sl_h5_read");
+    cr_assert_neq(sl_h5_read(bad, &set, &diag), 0);
+    assert_handler_back(callers_handler, &calls, "a failed sl_h5_read");
+    cr_assert_neq(sl_h5_into(bad, &run, &diag), 0);
+    assert_handler_back(callers_handler, &calls, "a failed sl_h5_into");
+    /* the failures above went to diag, never through the handler */
+    cr_assert_eq(calls, 0, "HDF5 printed %d error stacks during our calls", calls);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    free(good);
+    free(bad);
+    free(missing);
 }

@@ -1,0 +1,25 @@
+/* Internal header: not installed. Merging result files: every rank group of
+ * the inputs copied unchanged into one new file (`scope-likwid merge`). */
+#ifndef SL_H5MERGE_H
+#define SL_H5MERGE_H
+
+#include <stddef.h>
+
+#include "diag.h"
+
+/* Told when a rank group of `input` is written under another name than it
+ * had, because `clash_group` of `clash_input` already holds that rank. */
+typedef void (*sl_h5_clash_fn)(void *ctx, const char *input, const char *group,
+                               const char *clash_group, const char *clash_input,
+                               const char *written_as);
+
+/* Writes the merged file at out, placed like every result file (temporary
+ * name, never overwriting: *written, newly allocated, says which name was
+ * used; no half file on failure). Inputs are only read; each must be a
+ * result file (format attributes, timing/ in every rank group). Rank
+ * clashes are kept as rank<R>.<k> (docs/FORMAT.md) and told to clash (may
+ * be NULL). 0 or negative errno (reason in diag). */
+int sl_h5_merge(const char *out, char *const *inputs, size_t ninputs, sl_h5_clash_fn clash,
+                void *ctx, char **written, sl_diag *diag);
+
+#endif
