@@ -2,7 +2,7 @@
  * shape the format promises, and anything else becomes one diag line
  * "FILE: OBJECT: what is wrong: expected what" and -EINVAL, never a crash. */
 #include "h5_util.h"
-#include "h5_grow.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -354,7 +354,7 @@ static herr_t add_name(hid_t g, const char *name, const H5L_info_t *info, void *
     (void)g;
     (void)info;
     names_acc *acc = data;
-    if (sl_h5_grow(&acc->v, &acc->cap, acc->n, sizeof *acc->v, 16) < 0) {
+    if (SL_VEC_RESERVE(acc->v, acc->cap, acc->n, 1) < 0) {
         acc->oom = 1;
         return -1;
     }

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "h5_grow.h"
+#include "vec.h"
 #include "h5_util.h"
 
 /* One rank group of the output, and where it came from. */
@@ -55,7 +55,7 @@ static char *free_name(const merge *m, int64_t rank, const placed **clash)
 
 static int add_placed(merge *m, int64_t rank, char *name, const char *from)
 {
-    if (sl_h5_grow(&m->groups, &m->cap, m->n, sizeof *m->groups, 64) < 0)
+    if (SL_VEC_RESERVE(m->groups, m->cap, m->n, 1) < 0)
         return -ENOMEM;
     m->groups[m->n++] = (placed){rank, name, from};
     return 0;
@@ -74,7 +74,7 @@ static herr_t collect(hid_t g, const char *name, const H5L_info_t *info, void *u
     int64_t rank, copy;
     if (!sl_h5_rank_parse(name, &rank, &copy))
         return 0;
-    if (sl_h5_grow(&ns->v, &ns->cap, ns->n, sizeof *ns->v, 8) < 0)
+    if (SL_VEC_RESERVE(ns->v, ns->cap, ns->n, 1) < 0)
         return -1;
     if (!(ns->v[ns->n] = strdup(name)))
         return -1;
