@@ -14,6 +14,7 @@
 #include "csv_json.h"
 #include "labels.h"
 #include "names.h"
+#include "sat.h"
 #include "table.h"
 
 static const char *const fixed_cols[] = {
@@ -140,9 +141,6 @@ static int map_region(const sl_region *r, struct reg *g, struct cols *ev, struct
 
 /* ---- output ---------------------------------------------------------------- */
 
-/* export escapes \n and \t short, \r as \u000d (csv_json.h) */
-#define EXPORT_ESC "\n\t"
-
 static void put_cell(FILE *f, const cell *c, int json)
 {
     char b[SL_NUM_BUF];
@@ -162,7 +160,7 @@ static void put_cell(FILE *f, const cell *c, int json)
         break;
     case C_STR:
         if (json)
-            sl_json_string(f, c->s, EXPORT_ESC);
+            sl_json_string(f, c->s);
         else
             sl_csv_field(f, c->s);
         break;
@@ -187,7 +185,7 @@ static void put_row(struct out *o)
         if (o->json) {
             if (i)
                 fputc(',', f);
-            sl_json_string(f, o->names[i], EXPORT_ESC);
+            sl_json_string(f, o->names[i]);
             fputc(':', f);
         } else if (i) {
             fputc(',', f);
@@ -229,11 +227,11 @@ static void timing_cells(cell *c, const sl_timing_region *t)
         c[i] = (cell){.kind = C_EMPTY};
     if (!t)
         return;
-    long long calls = 0, total = 0, mn = 0, mx = 0;
+    int64_t calls = 0, total = 0, mn = 0, mx = 0;
     int have = 0;
     for (size_t i = 0; i < t->nthreads; i++) {
-        calls += t->call_counts[i];
-        total += t->total_ns[i];
+        calls = sl_add_sat(calls, t->call_counts[i]);
+        total = sl_add_sat(total, t->total_ns[i]);
         if (t->call_counts[i] <= 0)
             continue;
         if (!have || t->min_ns[i] < mn)
