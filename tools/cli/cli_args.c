@@ -7,12 +7,18 @@
 
 #include "cmds.h"
 
+/* "scope-likwid: [CMD: ]MSG" without the line end */
+static void vmessage(const char *cmd, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "scope-likwid: %s%s", cmd ? cmd : "", cmd ? ": " : "");
+    vfprintf(stderr, fmt, ap);
+}
+
 int sl_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "scope-likwid: %s%s", cmd ? cmd : "", cmd ? ": " : "");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vmessage(cmd, fmt, ap);
     va_end(ap);
     fprintf(stderr, "; try 'scope-likwid %s%s--help'\n", cmd ? cmd : "", cmd ? " " : "");
     return SL_EXIT_USAGE;
@@ -21,9 +27,8 @@ int sl_usage_error(const char *cmd, const char *fmt, ...)
 void sl_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "scope-likwid: %s%s", cmd ? cmd : "", cmd ? ": " : "");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vmessage(cmd, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
 }

@@ -5,6 +5,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -101,6 +102,12 @@ int sl_read_result(const char *cmd, const char *path, sl_runset *set)
     }
     sl_diag_free(&diag);
     return rc;
+}
+
+int sl_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && !strcasecmp(s + n - k, suffix);
 }
 
 int sl_out_file_write(const char *path, int sync, sl_out_fill fill, void *ctx)

@@ -29,6 +29,9 @@ int sl_file_refuse(const char *cmd, const char *path, sl_file_kind kind);
  * code. */
 int sl_read_result(const char *cmd, const char *path, sl_runset *set);
 
+/* s ends in suffix (case ignored) after at least one other character. */
+int sl_ends_with(const char *s, const char *suffix);
+
 /* Writes the output; 0 or negative errno. */
 typedef int (*sl_out_fill)(FILE *f, void *ctx);
 

@@ -59,12 +59,6 @@ static const char usage[] =
     "\n"
     "Exit codes: 0 ok, 1 unreadable input or failed write, 2 usage error.\n";
 
-static int has_suffix(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n > m && !strcmp(s + n - m, suffix);
-}
-
 /* OUT names the input file (a hard link or the same path). */
 static int same_file(const char *a, const char *b)
 {
@@ -111,8 +105,8 @@ int sl_cmd_export(int argc, char **argv)
         return sl_usage_error("export", "-o needs a file name");
     if (out && !strcmp(out, "-"))
         out = NULL;
-    if (!format && out && (has_suffix(out, ".csv") || has_suffix(out, ".json")))
-        format = has_suffix(out, ".csv") ? "csv" : "json";
+    if (!format && out && (sl_ends_with(out, ".csv") || sl_ends_with(out, ".json")))
+        format = sl_ends_with(out, ".csv") ? "csv" : "json";
     if (!format && out)
         return sl_usage_error("export", "%s: cannot tell the format from the extension "
                               "(.csv or .json): give --format csv|json", out);

@@ -51,12 +51,6 @@ static const char usage[] =
     "Prints \"wrote OUT\" on success. Exit codes: 0 written, 1 unreadable input,\n"
     "unknown metric or failed write, 2 usage error.\n";
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && !strcasecmp(s + n - k, suffix);
-}
-
 /* FILE's base name with .h5 replaced by .html (appended when absent). */
 static char *default_output(const char *in)
 {
@@ -65,7 +59,7 @@ static char *default_output(const char *in)
         return NULL;
     const char *base = basename(copy);
     size_t n = strlen(base);
-    if (ends_with(base, ".h5"))
+    if (sl_ends_with(base, ".h5"))
         n -= 3;
     char *out = malloc(n + 6);
     if (out)
@@ -123,9 +117,9 @@ int sl_cmd_plot(int argc, char **argv)
         return SL_EXIT_USAGE;
     path = argv[optind];
     if (out) {
-        if (ends_with(out, ".svg"))
+        if (sl_ends_with(out, ".svg"))
             opts.svg = 1;
-        else if (!ends_with(out, ".html") && !ends_with(out, ".htm") && !ends_with(out, ".xhtml"))
+        else if (!sl_ends_with(out, ".html") && !sl_ends_with(out, ".htm") && !sl_ends_with(out, ".xhtml"))
             return sl_usage_error("plot", "-o '%s': expected a name ending in .html or .svg", out);
     }
     char *out_owned = out ? NULL : default_output(path);

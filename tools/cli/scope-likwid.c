@@ -63,20 +63,17 @@ int main(int argc, char **argv)
         puts("scope-likwid " SCOPE_LIKWID_VERSION);
         return SL_EXIT_OK;
     }
-    if (!strcmp(cmd, "convert"))
-        return sl_cmd_convert(argc - 1, argv + 1);
-    if (!strcmp(cmd, "show"))
-        return sl_cmd_show(argc - 1, argv + 1);
-    if (!strcmp(cmd, "run"))
-        return sl_cmd_run(argc - 1, argv + 1);
-    if (!strcmp(cmd, "export"))
-        return sl_cmd_export(argc - 1, argv + 1);
-    if (!strcmp(cmd, "diff"))
-        return sl_cmd_diff(argc - 1, argv + 1);
-    if (!strcmp(cmd, "merge"))
-        return sl_cmd_merge(argc - 1, argv + 1);
-    if (!strcmp(cmd, "plot"))
-        return sl_cmd_plot(argc - 1, argv + 1);
+    static const struct {
+        const char *name;
+        int (*run)(int argc, char **argv);
+    } cmds[] = {
+        {"convert", sl_cmd_convert}, {"show", sl_cmd_show},   {"run", sl_cmd_run},
+        {"export", sl_cmd_export},   {"diff", sl_cmd_diff},   {"merge", sl_cmd_merge},
+        {"plot", sl_cmd_plot},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(cmd, cmds[i].name))
+            return cmds[i].run(argc - 1, argv + 1);
     if (!strcmp(cmd, "--print-shim-path"))
         return print_shim_path();
     if (cmd[0] == '-')

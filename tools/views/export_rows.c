@@ -110,31 +110,31 @@ static int reg_cmp(const void *a, const void *b)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* The column of each of the n names (prefixed) in cols, into col[]. */
+static int map_columns(const char *prefix, char **names, size_t n, struct cols *cols, long *col)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *name = column_name(prefix, names, n, i);
+        long c = name ? cols_add(cols, name) : -ENOMEM;
+        free(name);
+        if (c < 0)
+            return -ENOMEM;
+        col[i] = c;
+    }
+    return 0;
+}
+
 static int map_region(const sl_region *r, struct reg *g, struct cols *ev, struct cols *met)
 {
     g->ev_col = calloc(r->nevents ? r->nevents : 1, sizeof *g->ev_col);
     g->met_col = calloc(r->nmetrics ? r->nmetrics : 1, sizeof *g->met_col);
     char **labels = r->nevents ? sl_event_labels(r) : NULL;
     int rc = (!g->ev_col || !g->met_col || (r->nevents && !labels)) ? -ENOMEM : 0;
-    for (size_t e = 0; e < r->nevents && !rc; e++) {
-        /* labels are unique within a region (FORMAT.md, "Event labels") */
-        char *name = column_name("event:", labels, r->nevents, e);
-        long c = name ? cols_add(ev, name) : -ENOMEM;
-        free(name);
-        if (c < 0)
-            rc = -ENOMEM;
-        else
-            g->ev_col[e] = c;
-    }
-    for (size_t m = 0; m < r->nmetrics && !rc; m++) {
-        char *name = column_name("metric:", r->metric_names, r->nmetrics, m);
-        long c = name ? cols_add(met, name) : -ENOMEM;
-        free(name);
-        if (c < 0)
-            rc = -ENOMEM;
-        else
-            g->met_col[m] = c;
-    }
+    /* labels are unique within a region (FORMAT.md, "Event labels") */
+    if (!rc)
+        rc = map_columns("event:", labels, r->nevents, ev, g->ev_col);
+    if (!rc)
+        rc = map_columns("metric:", r->metric_names, r->nmetrics, met, g->met_col);
     sl_labels_free(labels, r->nevents);
     return rc;
 }

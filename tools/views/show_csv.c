@@ -8,7 +8,6 @@
 
 #include "csv_json.h"
 #include "names.h"
-#include "region_order.h"
 #include "table.h"
 
 static void csv_line(FILE *f, long long rank, const char *section, const char *group_id,
@@ -59,13 +58,10 @@ int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const
 
     const sl_likwid *lw = &v->lw;
     int agg = flt->threads != SL_THREADS_ALL;
-    size_t *order = sl_likwid_order(lw);
-    char ***labels = sl_show_labels(lw);
-    if (!order || !labels) {
-        free(order);
-        sl_show_labels_free(lw, labels);
+    size_t *order;
+    char ***labels;
+    if (sl_show_order(lw, &order, &labels))
         return -ENOMEM;
-    }
     for (size_t k = 0; k < lw->nregions; k++) {
         const sl_region *r = &lw->regions[order[k]];
         char *tag = sl_tag_display(r->tag, r->tag_len);
@@ -99,8 +95,7 @@ int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const
         free(tag);
         free(gname);
     }
-    sl_show_labels_free(lw, labels);
-    free(order);
+    sl_show_order_free(lw, order, labels);
 
     const sl_timing *tm = &v->tm;
     struct tm_sum *s = sl_show_timing_order(tm);

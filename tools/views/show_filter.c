@@ -187,6 +187,17 @@ static void no_such(FILE *m, const char *path, const char *what, const char *x,
         fprintf(m, ", ... (%zu more)", have->n - shown);
 }
 
+/* found: frees have and returns 0; else says what the file has (no_such),
+ * frees have and returns -ENOENT. */
+static int found_or_say(FILE *m, const char *path, const char *what, const char *x, int found,
+                        struct names *have)
+{
+    if (!found)
+        no_such(m, path, what, x, have);
+    names_free(have);
+    return found ? 0 : -ENOENT;
+}
+
 static int check_ranks(FILE *m, const sl_show_filter *f, const sl_runset *set, const char *path)
 {
     for (size_t i = 0; i < f->nranks; i++) {
@@ -233,10 +244,7 @@ static int check_regions(FILE *m, const sl_show_filter *f, const sl_runset *set,
                 free(d);
             }
         }
-        if (!found)
-            no_such(m, path, "region matching", f->regions[i], &have);
-        names_free(&have);
-        if (!found)
+        if (found_or_say(m, path, "region matching", f->regions[i], found, &have))
             return -ENOENT;
     }
     return 0;
@@ -274,10 +282,7 @@ static int check_groups(FILE *m, const sl_show_filter *f, const sl_runset *set, 
                 }
                 free(s);
             }
-        if (!found)
-            no_such(m, path, "group", f->groups[i], &have);
-        names_free(&have);
-        if (!found)
+        if (found_or_say(m, path, "group", f->groups[i], found, &have))
             return -ENOENT;
     }
     return 0;

@@ -9,7 +9,6 @@
 
 #include "csv_json.h"
 #include "names.h"
-#include "region_order.h"
 
 /* A region of the view; orig = the file's region (its CPUs when aggregated). */
 static void json_region(FILE *f, const sl_show_filter *flt, const sl_region *r, char **labels,
@@ -90,31 +89,27 @@ int sl_show_run_json(FILE *f, const sl_run *run, const sl_show_filter *flt, cons
     if (lw->source == SL_SOURCE_NONE) {
         fputs("null", f);
     } else {
-        size_t *order = sl_likwid_order(lw);
-        char ***labels = sl_show_labels(lw);
-        if (!order || !labels) {
-            free(order);
-            sl_show_labels_free(lw, labels);
+        size_t *order;
+        char ***labels;
+        if (sl_show_order(lw, &order, &labels))
             return -ENOMEM;
-        }
         fprintf(f, "{\"source\":\"%s\",\"groups\":[", sl_source_name(lw->source));
         for (size_t k = 0; k < lw->nregions;) {
             const sl_region *first = &lw->regions[order[k]];
             fprintf(f, "%s\n  {\"group_id\":%lld,\"group_name\":", k ? "," : "", (long long)first->group_id);
             sl_json_bytes(f, first->group_name);
             fputs(",\"regions\":[", f);
-            size_t end = k;
-            for (; end < lw->nregions && lw->regions[order[end]].group_id == first->group_id; end++) {
-                fputs(end > k ? ",\n   " : "\n   ", f);
-                json_region(f, flt, &lw->regions[order[end]], labels[order[end]],
-                            &run->likwid.regions[v->src[order[end]]], v->calls[order[end]]);
+            size_t end = sl_show_group_end(lw, order, k);
+            for (size_t j = k; j < end; j++) {
+                fputs(j > k ? ",\n   " : "\n   ", f);
+                json_region(f, flt, &lw->regions[order[j]], labels[order[j]],
+                            &run->likwid.regions[v->src[order[j]]], v->calls[order[j]]);
             }
             fputs("]}", f);
             k = end;
         }
         fputs("]}", f);
-        sl_show_labels_free(lw, labels);
-        free(order);
+        sl_show_order_free(lw, order, labels);
     }
     const sl_timing *tm = &v->tm;
     fputs(",\n \"timing\":{\"clock\":", f);

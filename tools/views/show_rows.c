@@ -10,6 +10,7 @@
 #include "csv_json.h"
 #include "labels.h"
 #include "names.h"
+#include "region_order.h"
 #include "sat.h"
 
 /* ---- ordering shared by the three formats ---- */
@@ -75,8 +76,7 @@ void sl_show_group_rows_free(struct group_rows *g)
     memset(g, 0, sizeof *g);
 }
 
-/* Event labels of every region, computed once per rank. */
-char ***sl_show_labels(const sl_likwid *lw)
+static char ***region_labels(const sl_likwid *lw)
 {
     char ***l = calloc(lw->nregions ? lw->nregions : 1, sizeof *l);
     if (!l)
@@ -92,13 +92,39 @@ char ***sl_show_labels(const sl_likwid *lw)
     return l;
 }
 
-void sl_show_labels_free(const sl_likwid *lw, char ***l)
+static void labels_free(const sl_likwid *lw, char ***l)
 {
     if (!l)
         return;
     for (size_t i = 0; i < lw->nregions; i++)
         sl_labels_free(l[i], lw->regions[i].nevents);
     free(l);
+}
+
+int sl_show_order(const sl_likwid *lw, size_t **order, char ****labels)
+{
+    *order = sl_likwid_order(lw);
+    *labels = region_labels(lw);
+    if (*order && *labels)
+        return 0;
+    sl_show_order_free(lw, *order, *labels);
+    *order = NULL;
+    *labels = NULL;
+    return -ENOMEM;
+}
+
+void sl_show_order_free(const sl_likwid *lw, size_t *order, char ***labels)
+{
+    labels_free(lw, labels);
+    free(order);
+}
+
+size_t sl_show_group_end(const sl_likwid *lw, const size_t *order, size_t k)
+{
+    size_t end = k;
+    while (end < lw->nregions && lw->regions[order[end]].group_id == lw->regions[order[k]].group_id)
+        end++;
+    return end;
 }
 
 const char *sl_show_metric_name(const sl_region *r, size_t m)

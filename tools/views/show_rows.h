@@ -39,9 +39,12 @@ int sl_show_group_rows(const sl_likwid *lw, char ***labels, const size_t *order,
                        size_t to, const sl_show_filter *flt, struct group_rows *g);
 void sl_show_group_rows_free(struct group_rows *g);
 
-/* Event labels of every region, computed once per rank; NULL on -ENOMEM. */
-char ***sl_show_labels(const sl_likwid *lw);
-void sl_show_labels_free(const sl_likwid *lw, char ***l);
+/* A rank's regions in show's order (region_order.h) and the event labels
+ * of every region (computed once per rank). 0, or -ENOMEM with both NULL. */
+int sl_show_order(const sl_likwid *lw, size_t **order, char ****labels);
+void sl_show_order_free(const sl_likwid *lw, size_t *order, char ***labels);
+/* The end of the run of regions order[k..] that share order[k]'s group. */
+size_t sl_show_group_end(const sl_likwid *lw, const size_t *order, size_t k);
 /* The metric's name, "" when the file has none. */
 const char *sl_show_metric_name(const sl_region *r, size_t m);
 /* Displayable tag (malloc'd); for tables, control bytes become '?'. */

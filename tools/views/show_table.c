@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "region_order.h"
 #include "table.h"
 
 static int show_group_table(FILE *f, const sl_show_filter *flt, const sl_show_view *v,
@@ -197,16 +196,13 @@ int sl_show_run_table(FILE *f, const sl_run *run, const sl_show_filter *flt, con
         fputs("LIKWID: no counter data\n", f);
     } else {
         fprintf(f, "LIKWID counters (source %s)\n", sl_source_name(lw->source));
-        size_t *order = sl_likwid_order(lw);
-        char ***labels = sl_show_labels(lw);
-        if (!order || !labels)
-            rc = -ENOMEM;
+        size_t *order;
+        char ***labels;
+        rc = sl_show_order(lw, &order, &labels);
         if (!rc && !lw->nregions)
             fputs("no regions\n", f);
         for (size_t k = 0; k < lw->nregions && !rc;) {
-            size_t end = k;
-            while (end < lw->nregions && lw->regions[order[end]].group_id == lw->regions[order[k]].group_id)
-                end++;
+            size_t end = sl_show_group_end(lw, order, k);
             const sl_region *first = &lw->regions[order[k]];
             fprintf(f, "Group %lld", (long long)first->group_id);
             if (first->group_name && *first->group_name)
@@ -220,8 +216,7 @@ int sl_show_run_table(FILE *f, const sl_run *run, const sl_show_filter *flt, con
             metrics |= lw->regions[i].nmetrics != 0;
         if (!rc && metrics && flt->threads == SL_THREADS_SUM)
             fputs("(--threads sum: metrics are the mean over threads)\n", f);
-        sl_show_labels_free(lw, labels);
-        free(order);
+        sl_show_order_free(lw, order, labels);
     }
     if (!rc)
         rc = show_timing_table(f, &v->tm);
