@@ -70,6 +70,14 @@ for c in export merge plot convert; do
     check_grep "$TMP/out_$c.err" "option '--output' needs a value" "$c --output spelled alike"
 done
 
+# --csv and --json spelled as in show and diff
+"$SL" convert "$SAMPLES/v52_one_group.txt" -o e.h5 >/dev/null
+sl exp_fmt export e.h5 --format csv
+sl exp_csv export e.h5 --csv
+check_rc 0 "export --csv"
+check_same "$TMP/exp_fmt.out" "$TMP/exp_csv.out" "export --csv = --format csv"
+usage "export: --csv and --json" export e.h5 --csv --json
+
 # export -o without a format it can tell
 "$SL" convert "$SAMPLES/v52_one_group.txt" -o r.h5 >/dev/null
 sl noext export r.h5 -o x.txt

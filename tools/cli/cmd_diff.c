@@ -151,7 +151,7 @@ int sl_cmd_diff(int argc, char **argv)
     else
         sl_diff_print_json(stdout, &d, paths[0], paths[1], threshold, slower);
     if (fflush(stdout) || ferror(stdout)) {
-        fprintf(stderr, "scope-likwid: diff: cannot write the output: %s\n", strerror(errno));
+        sl_error("diff", "stdout: cannot write: %s", strerror(errno));
         rc = SL_EXIT_FAIL;
         goto out;
     }

@@ -16,7 +16,7 @@
 #include "h5read.h"
 
 static const char usage[] =
-    "usage: scope-likwid export FILE.h5 [--format csv|json] [-o OUT]\n"
+    "usage: scope-likwid export FILE.h5 [--format csv|json | --csv | --json] [-o OUT]\n"
     "\n"
     "Writes every value of a result file as one flat table: one row per\n"
     "(rank, LIKWID region, event group, thread), plus one row per timing\n"
@@ -49,7 +49,8 @@ static const char usage[] =
     "                 reads back as the same double; nan, inf, -inf as such\n"
     "  --format json  an array of objects with the column names as keys, in\n"
     "                 column order; nan, inf and missing values are null\n"
-    "                 (without --format: from OUT's extension .csv/.json;\n"
+    "  --csv, --json  the same as --format csv, --format json\n"
+    "                 (without a format: from OUT's extension .csv/.json;\n"
     "                 any other extension is a usage error)\n"
     "  -o, --output OUT  write to OUT instead of stdout (\"-\": stdout). OUT is\n"
     "                 written to a temporary file in its directory and renamed\n"
@@ -81,6 +82,7 @@ int sl_cmd_export(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+        {"csv", no_argument, NULL, 'C'},          {"json", no_argument, NULL, 'J'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     const char *path = NULL, *out = NULL, *format = NULL;
@@ -90,8 +92,12 @@ int sl_cmd_export(int argc, char **argv)
         if (c == 'h') {
             fputs(usage, stdout);
             return SL_EXIT_OK;
-        } else if (c == 'f') {
-            format = optarg;
+        } else if (c == 'f' || c == 'C' || c == 'J') {
+            /* --csv and --json as show and diff spell them */
+            const char *want = c == 'f' ? optarg : c == 'C' ? "csv" : "json";
+            if (format && strcmp(format, want))
+                return sl_usage_error("export", "two formats given ('%s' and '%s')", format, want);
+            format = want;
         } else if (c == 'o') {
             out = optarg;
         } else {

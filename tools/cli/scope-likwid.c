@@ -14,7 +14,7 @@ static const char usage[] =
     "  show FILE.h5 [--csv | --json] [--rank R[,R...]] [--region PATTERN] [--group G]\n"
     "               [--metric NAME] [--threads sum|mean|max|all]\n"
     "                 print a result file as tables, CSV or JSON\n"
-    "  export FILE.h5 [--format csv|json] [-o OUT]\n"
+    "  export FILE.h5 [--format csv|json | --csv | --json] [-o OUT]\n"
     "                 one row per (rank, region, group, thread) with every value\n"
     "  diff BASE.h5 NEW.h5 [--threshold PCT] [--metric NAME]... [--csv | --json]\n"
     "                 compare region runtimes; exit 1 when a region got slower\n"
