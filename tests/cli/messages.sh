@@ -105,6 +105,14 @@ for c in show export plot; do
     one_line "other_$c" "scope-likwid: $c: other.h5: an HDF5 file, but not a scope-likwid result file" \
         "$c on a foreign HDF5 file"
 done
+sl dir_convert convert adir
+check_rc 1 "convert of a directory"
+one_line dir_convert "scope-likwid: convert: adir: a directory: expected a LIKWID marker file" \
+    "convert of a directory"
+sl missing_show show missing.h5
+check_rc 1 "show of a missing file"
+one_line missing_show "scope-likwid: show: missing.h5: cannot open: No such file or directory" \
+    "show of a missing file"
 sl dir_diff diff adir r.h5
 check_rc 1 "diff on a directory"
 check_grep "$TMP/dir_diff.err" "scope-likwid: diff: adir: a directory" "diff on a directory"

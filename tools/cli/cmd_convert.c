@@ -192,6 +192,10 @@ int sl_cmd_convert(int argc, char **argv)
     int status = SL_EXIT_FAIL;
 
     rc = sl_read_file(o.input, 0, &buf, &len);
+    if (rc == -EISDIR || (rc < 0 && sl_file_probe(o.input) == SL_FILE_DIRECTORY)) {
+        sl_diag_add(&diag, o.input, 0, "a directory: expected a LIKWID marker file");
+        goto done;
+    }
     if (rc < 0) {
         sl_diag_add(&diag, o.input, 0, "cannot read: %s: expected a readable LIKWID marker file",
                     strerror(-rc));
