@@ -5,7 +5,7 @@
 sl help --help
 check_rc 0 "--help"
 check_grep "$TMP/help.out" "usage: scope-likwid COMMAND" "--help text"
-for c in convert show run; do
+for c in convert show export diff merge plot run; do
     sl "help_$c" "$c" --help
     check_rc 0 "$c --help"
     check_grep "$TMP/help_$c.out" "usage: scope-likwid $c" "$c --help text"
@@ -16,13 +16,19 @@ CHECKS=$((CHECKS + 1))
 grep -qE '^scope-likwid [0-9]+\.[0-9]+\.[0-9]+$' "$TMP/version.out" ||
     fail "--version prints '$(cat "$TMP/version.out")'"
 
-# usage errors: exit 2, one line naming the problem plus the hint
+# usage errors: exit 2, one line "scope-likwid: [CMD: ]what" plus the hint
 usage_case() {
     _what=$1
     shift
     sl usage "$@"
     check_rc 2 "$_what"
-    check_grep "$TMP/usage.err" "try 'scope-likwid --help'" "$_what: hint"
+    case ${1:-} in
+    convert|show|export|diff|merge|plot|run) _pre="scope-likwid: $1: " _hint="scope-likwid $1 --help" ;;
+    *) _pre="scope-likwid: " _hint="scope-likwid --help" ;;
+    esac
+    CHECKS=$((CHECKS + 1))
+    case $(cat "$TMP/usage.err") in "$_pre"*) ;; *) fail "$_what: not prefixed '$_pre'" ;; esac
+    check_grep "$TMP/usage.err" "try '$_hint'" "$_what: hint"
     CHECKS=$((CHECKS + 1))
     [ "$(wc -l <"$TMP/usage.err")" -eq 1 ] || fail "$_what: more than one line: $(cat "$TMP/usage.err")"
     [ ! -s "$TMP/usage.out" ] || fail "$_what: wrote to stdout"

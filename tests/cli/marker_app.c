@@ -1,10 +1,15 @@
 /* A tiny program using LIKWID's marker API, for `scope-likwid run` tests.
- * Optional argument: exit code. */
+ * Optional argument: exit code. Prints its pid (the result file is named
+ * after it). */
 #include <likwid.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 int main(int argc, char **argv)
 {
+    printf("pid %ld\n", (long)getpid());
+    fflush(stdout);
     likwid_markerInit();
     for (int i = 0; i < 3; i++) {
         likwid_markerStartRegion("cli-region");

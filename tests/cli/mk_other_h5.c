@@ -1,6 +1,8 @@
-/* mk_other_h5 FILE: an HDF5 file with content that is not ours, for the
- * `convert --into` tests: root attr "owner", /other/data (int, attr "note"),
- * /rank0 with attr "custom" and dataset "mine". */
+/* mk_other_h5 FILE [ours]: an HDF5 file with content that is not ours, for
+ * the `convert --into` tests: root attr "owner", /other/data (int, attr
+ * "note"), /rank0 with attr "custom" and dataset "mine". With "ours" the
+ * root also says format = "scope-likwid" (a result file that holds other
+ * things too, which --into must leave alone); without, --into refuses it. */
 #include <hdf5.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,8 +33,8 @@ static int put_ints(hid_t loc, const char *name, const int *v, hsize_t n)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: mk_other_h5 FILE\n");
+    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "ours"))) {
+        fprintf(stderr, "usage: mk_other_h5 FILE [ours]\n");
         return 2;
     }
     hid_t f = H5Fcreate(argv[1], H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
@@ -43,7 +45,8 @@ int main(int argc, char **argv)
     hid_t rank0 = H5Gcreate2(f, "rank0", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     int rc = other < 0 || rank0 < 0 || put_str_attr(f, "owner", "someone else") ||
              put_ints(other, "data", data, 3) || put_ints(rank0, "mine", mine, 1) ||
-             put_str_attr(rank0, "custom", "untouched");
+             put_str_attr(rank0, "custom", "untouched") ||
+             (argc == 3 && put_str_attr(f, "format", "scope-likwid"));
     H5Gclose(other);
     H5Gclose(rank0);
     if (H5Fclose(f) < 0)

@@ -32,9 +32,21 @@ check_same "$TMP/orig.h5" "$TMP/cwd/v52_one_group.h5" "existing output untouched
 sl again2 convert "$S" -o "$TMP/cwd/v52_one_group.h5"
 check_grep "$TMP/again2.out" "wrote $TMP/cwd/v52_one_group.2.h5" "second existing output"
 
-# --into: adds rank0/likwid, leaves the rest alone
+# --into an HDF5 file that is not a result file: refused, left as it was
+mkdir "$TMP/foreign"
+"$MK" "$TMP/foreign/other.h5" || { fail "mk_other_h5 failed"; finish; }
+cp "$TMP/foreign/other.h5" "$TMP/foreign.orig"
+sl into_foreign convert "$S" --into "$TMP/foreign/other.h5"
+check_rc 1 "--into a foreign HDF5 file"
+check_grep "$TMP/into_foreign.err" \
+    "scope-likwid: convert: $TMP/foreign/other.h5: an HDF5 file, but not a scope-likwid result file" \
+    "--into a foreign HDF5 file: message"
+check_same "$TMP/foreign.orig" "$TMP/foreign/other.h5" "--into a foreign HDF5 file: unchanged"
+check_files "$TMP/foreign" "other.h5" "--into a foreign HDF5 file: nothing beside it"
+
+# --into: adds rank0/likwid to a result file, leaves the rest of it alone
 mkdir "$TMP/intodir"
-"$MK" "$TMP/intodir/other.h5" || { fail "mk_other_h5 failed"; finish; }
+"$MK" "$TMP/intodir/other.h5" ours || { fail "mk_other_h5 failed"; finish; }
 dump_others() {
     h5dump -g /other "$1" | sed 1d
     h5dump -d /rank0/mine "$1" | sed 1d

@@ -32,8 +32,8 @@ case $(sed -n 2p "$TMP/env.out") in
 "$TMP"/scope-likwid-run-*.h5) ;;
 *) fail "SCOPE_LIKWID_OUTPUT in the app is '$(sed -n 2p "$TMP/env.out")'" ;;
 esac
-check_grep "$TMP/env.err" "scope-likwid: LIKWID cannot count on this host (SCOPE_LIKWID_PERFCTR=none): running sh without likwid-perfctr; timing only" "fallback message"
-check_grep "$TMP/env.err" "scope-likwid: no result file" "no result from sh"
+check_grep "$TMP/env.err" "scope-likwid: run: LIKWID cannot count on this host (SCOPE_LIKWID_PERFCTR=none): running sh without likwid-perfctr; timing only" "fallback message"
+check_grep "$TMP/env.err" "scope-likwid: run: $TMP/scope-likwid-run-<PID>.h5: no result file" "no result from sh"
 CHECKS=$((CHECKS + 1))
 [ "$(grep -c 'cannot count' "$TMP/env.err")" -eq 1 ] || fail "fallback message not printed once"
 
@@ -45,6 +45,10 @@ check_rc 143 "app killed by SIGTERM"
 sl notfound run -- "$TMP/no-such-app"
 check_rc 127 "app not found"
 check_grep "$TMP/notfound.err" "no-such-app" "app not found: named"
+printf 'not a program\n' >"$TMP/not-executable"
+sl noexec run -- "$TMP/not-executable"
+check_rc 126 "app not executable"
+check_grep "$TMP/noexec.err" "scope-likwid: run: $TMP/not-executable: cannot run" "app not executable: named"
 sl_env SCOPE_LIKWID_SHIM=$TMP/no-shim.so noshim run -- true
 check_rc 1 "shim not found"
 check_grep "$TMP/noshim.err" "no-shim.so" "shim not found: named"
@@ -117,16 +121,26 @@ export SCOPE_LIKWID_QUIET=1
 _name=app
 check_rc 5 "marker app exit status"
 CHECKS=$((CHECKS + 1))
-res=$(sed -n 's/^scope-likwid: result in //p' "$TMP/app.err")
+res=$(sed -n 's/^scope-likwid: run: result in //p' "$TMP/app.err")
 case $res in
-"$TMP/dir%p"/scope-likwid-run-*.h5) ;;
+"$TMP/dir%p"/scope-likwid-run-[0-9]*.h5) ;;
 *) fail "marker app: result line '$res': $(cat "$TMP/app.err")" ;;
 esac
 CHECKS=$((CHECKS + 1))
 [ -f "$res" ] || fail "marker app: $res does not exist"
+# named after the app's pid (the process that wrote it), not scope-likwid's
+CHECKS=$((CHECKS + 1))
+app_pid=$(sed -n 's/^pid //p' "$TMP/app.out")
+[ "$res" = "$TMP/dir%p/scope-likwid-run-$app_pid.h5" ] ||
+    fail "marker app: result '$res', expected one named after the app's pid $app_pid"
 sl appshow show "$res" --csv
 check_rc 0 "marker app: show"
 check_grep "$TMP/appshow.out" "0,timing,,,cli-region,,,calls,3" "marker app: timing"
+# a timing-only file: --metric says there are no counters (not "no metric X")
+sl appcpi show "$res" --metric CPI
+check_rc 1 "timing only: --metric CPI"
+check_grep "$TMP/appcpi.err" "scope-likwid: show: $res: no counter data (timing only)" \
+    "timing only: --metric CPI"
 
 # SCOPE_LIKWID_OUTPUT set by the user is left alone and named
 sl_env SCOPE_LIKWID_OUTPUT=$TMP/mine.h5 own run -- "$APP"

@@ -8,7 +8,12 @@
  *   l TAG GID GNAME T1,T2,... [C1,C2,...] [NAME=V1,V2,...]...
  *                                LIKWID region (full_api): seconds per
  *                                thread, calls per thread (default 1 each),
- *                                metrics per thread
+ *                                metrics per thread (nan, inf, -inf allowed)
+ *   x TAG C1,C2.. T1,T2.. MIN1,.. MAX1,.. START END
+ *                                timing region with these per-thread calls,
+ *                                total, min, max ns taken as they are (any
+ *                                int64, no arithmetic) and one call sample
+ * In TAG (and GNAME) %XX is the byte of hex XX, for control bytes.
  * Prints the name written. Exit 0, or 1 with a message. */
 #include <errno.h>
 #include <stdio.h>
@@ -73,6 +78,66 @@ static int timing(sl_run *run, char *tag, char **words, size_t nw, int samples)
             r->max_ns[0] = d;
     }
     r->call_counts[0] = (int64_t)nw;
+    return 0;
+}
+
+/* "%09" -> tab, in place */
+static void unescape(char *s)
+{
+    char *o = s;
+    for (; *s; s++) {
+        unsigned v;
+        if (s[0] == '%' && sscanf(s + 1, "%2x", &v) == 1 && s[1] && s[2]) {
+            *o++ = (char)v;
+            s += 2;
+        } else {
+            *o++ = *s;
+        }
+    }
+    *o = '\0';
+}
+
+/* "1,-2,9223372036854775807" -> int64 values; the count, 0 on a bad list. */
+static size_t list_i64(const char *s, int64_t *v)
+{
+    size_t n = 0;
+    char *end;
+    while (n < MAX_VALS) {
+        errno = 0;
+        v[n++] = strtoll(s, &end, 10);
+        if (end == s || errno)
+            return 0;
+        if (!*end)
+            return n;
+        if (*end != ',')
+            return 0;
+        s = end + 1;
+    }
+    return 0;
+}
+
+static int raw_timing(sl_run *run, char **w, size_t nw)
+{
+    static int64_t v[4][MAX_VALS];
+    if (nw != 7)
+        return -EINVAL;
+    size_t n = list_i64(w[1], v[0]);
+    for (int k = 1; k < 4; k++)
+        if (!n || list_i64(w[1 + k], v[k]) != n)
+            return -EINVAL;
+    sl_timing_region *r = sl_timing_add(&run->timing, w[0], strlen(w[0]), n, 1);
+    if (!r)
+        return -ENOMEM;
+    for (size_t t = 0; t < n; t++) {
+        r->threads[t] = 4242 + (int64_t)t;
+        r->call_counts[t] = v[0][t];
+        r->total_ns[t] = v[1][t];
+        r->min_ns[t] = v[2][t];
+        r->max_ns[t] = v[3][t];
+    }
+    r->call_threads[0] = 4242;
+    r->start_times[0] = strtoll(w[5], NULL, 10);
+    r->end_times[0] = strtoll(w[6], NULL, 10);
     return 0;
 }
 
@@ -142,6 +207,10 @@ int main(int argc, char **argv)
         }
         if (!nruns)
             return fail("expected 'rank R' first", lineno);
+        if (nw >= 2)
+            unescape(words[1]);
+        if (!strcmp(words[0], "l") && nw >= 4)
+            unescape(words[3]);
         sl_run *run = &runs[nruns - 1];
         int rc = -EINVAL;
         if (!strcmp(words[0], "t") && nw >= 3)
@@ -150,8 +219,10 @@ int main(int argc, char **argv)
             rc = timing(run, words[1], words + 2, 2, 0);
         else if (!strcmp(words[0], "l"))
             rc = likwid(run, words + 1, nw - 1);
+        else if (!strcmp(words[0], "x"))
+            rc = raw_timing(run, words + 1, nw - 1);
         if (rc)
-            return fail("bad directive: expected rank, t, m or l (see mk_result.c)", lineno);
+            return fail("bad directive: expected rank, t, m, l or x (see mk_result.c)", lineno);
     }
     sl_diag diag;
     sl_diag_init(&diag);

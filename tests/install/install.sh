@@ -88,6 +88,11 @@ for h in collect write; do
 done
 [ "$FAILED" = 0 ] || show_run shim
 
+# The installed CLI names the shim it would preload: the installed one.
+run shimpath "$CLI" --print-shim-path
+[ "$(rc_of shimpath)" = 0 ] && [ "$(cat "$T/shimpath.out")" = "$(readlink -f "$SHIM")" ] ||
+    fail "installed scope-likwid --print-shim-path printed '$(cat "$T/shimpath.out")' (exit $(rc_of shimpath)): expected $(readlink -f "$SHIM")"
+
 # 3. The installed CLI: `run` finds the installed shim (bindir -> libdir),
 # likwid-perfctr skipped; `show` reads the result.
 SCOPE_LIKWID_PERFCTR=none run cli "$CLI" run -- "$SL_SOLVER"
@@ -97,8 +102,8 @@ if f=$(result_file cli); then
     scope-likwid-run-*.h5) ;;
     *) fail "run wrote $(basename "$f"): expected scope-likwid-run-PID.h5" ;;
     esac
-    grep -q "^scope-likwid: result in $f\$" "$T/cli.err" ||
-        fail "installed scope-likwid run did not print 'scope-likwid: result in $f'"
+    grep -q "^scope-likwid: run: result in $f\$" "$T/cli.err" ||
+        fail "installed scope-likwid run did not print 'scope-likwid: run: result in $f'"
     solver_timing "$f" --no-likwid --status "not counting"
     run show "$CLI" show "$f"
     [ "$(rc_of show)" = 0 ] && grep -q "solve-step" "$T/show.out" ||

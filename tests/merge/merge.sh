@@ -114,7 +114,7 @@ for input in bad/text.h5 bad/other.h5 bad/missing.h5; do
     sl bad merge -o bad/out.h5 in/a.h5 "$input"
     check_rc 1 "bad input $input"
     check_grep bad.err "$input" "bad input $input: named"
-    check_grep bad.err "scope-likwid: merge: nothing written" "bad input $input: nothing written"
+    check_grep bad.err "scope-likwid: merge: bad/out.h5: nothing written" "bad input $input: nothing written"
     check_files bad "other.h5 text.h5" "bad input $input: no output left"
 done
 check_files in "a.h5 b.h5 c.h5" "inputs still alone"

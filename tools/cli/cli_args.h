@@ -1,19 +1,31 @@
-/* Internal header: not installed. The command-line words that the
- * one-FILE subcommands (show, export, plot) read alike. */
+/* Internal header: not installed. How every subcommand reads its words and
+ * reports a usage error: getopt_long with one-line messages
+ * "scope-likwid: CMD: what is wrong; try 'scope-likwid CMD --help'". */
 #ifndef SL_CLI_ARGS_H
 #define SL_CLI_ARGS_H
 
-enum {
-    SL_ARG_TAKEN = -1,      /* handled: go on with the next word */
-    SL_ARG_OPTION = -2,     /* an option for the caller to parse */
-};
+#include <getopt.h>
 
-/* Reads word a of subcommand cmd: an operand ("-" alone, no leading '-',
- * or any word after "--") becomes *path (a second one is a usage error);
- * "--" sets *only_operands; -h/--help prints usage on stdout. Returns
- * SL_ARG_TAKEN, SL_ARG_OPTION, or the exit code to return now
- * (SL_EXIT_OK after the help, SL_EXIT_USAGE). */
-int sl_arg_common(const char *cmd, const char *usage, const char *a, int *only_operands,
-                  const char **path);
+/* Prints the usage error (cmd NULL: the top level) on stderr; returns
+ * SL_EXIT_USAGE. */
+int sl_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints "scope-likwid: CMD: MSG" (cmd NULL: no CMD part) on stderr: bad
+ * input, a failed write. */
+void sl_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+enum { SL_OPT_END = -1, SL_OPT_BAD = '?' };
+
+/* getopt_long over argv (argv[0]: the subcommand's name) with the CLI's
+ * messages. shortopts starts with ':' (and '+' first to stop at the first
+ * operand). Returns the option, SL_OPT_END after the options (operands from
+ * optind), or SL_OPT_BAD after printing the usage error (unknown option,
+ * missing value). */
+int sl_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+              const struct option *longopts);
+
+/* The operands after the options: exactly n (min..max) or a usage error.
+ * Returns the number found, or -1 after printing the error. */
+int sl_operands(const char *cmd, int argc, char **argv, int min, int max, const char *what);
 
 #endif

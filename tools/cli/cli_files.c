@@ -5,25 +5,109 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include <hdf5.h>
 
-int sl_read_result(const char *path, sl_runset *set)
+#include "cli_args.h"
+#include "diag.h"
+#include "h5_util.h"
+
+/* The root attribute "format" equals SL_H5_FORMAT (fixed or variable
+ * length string). */
+static int format_is_ours(hid_t f)
+{
+    if (H5Aexists(f, "format") <= 0)
+        return 0;
+    hid_t a = H5Aopen(f, "format", H5P_DEFAULT);
+    hid_t t = a < 0 ? H5I_INVALID_HID : H5Aget_type(a);
+    int ours = 0;
+    if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
+        char want[] = SL_H5_FORMAT;
+        if (H5Tis_variable_str(t) > 0) {
+            char *v = NULL;
+            hid_t mt = H5Tcopy(H5T_C_S1);
+            H5Tset_size(mt, H5T_VARIABLE);
+            H5Tset_cset(mt, H5Tget_cset(t));
+            if (H5Aread(a, mt, &v) >= 0 && v) {
+                ours = !strcmp(v, want);
+                H5free_memory(v);
+            }
+            H5Tclose(mt);
+        } else if (H5Tget_size(t) < 64) {
+            char v[64] = "";
+            if (H5Aread(a, t, v) >= 0)
+                ours = !strncmp(v, want, sizeof want);
+        }
+    }
+    if (t >= 0)
+        H5Tclose(t);
+    if (a >= 0)
+        H5Aclose(a);
+    return ours;
+}
+
+sl_file_kind sl_file_probe(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return SL_FILE_MISSING;
+    if (S_ISDIR(st.st_mode))
+        return SL_FILE_DIRECTORY;
+    sl_h5_quiet();
+    if (H5Fis_hdf5(path) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return SL_FILE_NOT_HDF5;
+    }
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return SL_FILE_NOT_HDF5;
+    }
+    int ours = format_is_ours(f);
+    H5Fclose(f);
+    H5Eclear2(H5E_DEFAULT);
+    return ours ? SL_FILE_RESULT : SL_FILE_OTHER_HDF5;
+}
+
+int sl_file_refuse(const char *cmd, const char *path, sl_file_kind kind)
+{
+    if (kind == SL_FILE_DIRECTORY)
+        sl_error(cmd, "%s: a directory: expected a scope-likwid result file", path);
+    else if (kind == SL_FILE_NOT_HDF5)
+        sl_error(cmd, "%s: not an HDF5 file: expected a scope-likwid result file", path);
+    else if (kind == SL_FILE_OTHER_HDF5)
+        sl_error(cmd, "%s: an HDF5 file, but not a scope-likwid result file (no root "
+                 "attribute format = \"" SL_H5_FORMAT "\")", path);
+    else
+        return 0;
+    return 1;
+}
+
+int sl_read_result(const char *cmd, const char *path, sl_runset *set)
 {
     sl_diag diag;
     sl_diag_init(&diag);
     int rc = sl_h5_read(path, set, &diag);
-    if (rc < 0) {
+    /* the reader's first complaint would be "not an HDF5 file" or a missing
+     * /format: say what the file is instead */
+    if (rc < 0 && !sl_file_refuse(cmd, path, sl_file_probe(path))) {
         for (size_t i = 0; i < diag.kept; i++)
-            fprintf(stderr, "%s\n", diag.lines[i]);
+            sl_error(cmd, "%s", diag.lines[i]);
         if (!diag.kept)
-            fprintf(stderr, "%s: cannot read: %s: expected a scope-likwid result file\n", path,
-                    strerror(-rc));
+            sl_error(cmd, "%s: cannot read: %s: expected a scope-likwid result file", path,
+                     strerror(-rc));
     }
     sl_diag_free(&diag);
     return rc;
+}
+
+int sl_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && !strcasecmp(s + n - k, suffix);
 }
 
 int sl_out_file_write(const char *path, int sync, sl_out_fill fill, void *ctx)

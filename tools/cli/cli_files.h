@@ -7,9 +7,30 @@
 #include <stdio.h>
 #include "h5read.h"
 
-/* Reads a result file. On failure prints the reader's lines (or one line
- * "PATH: cannot read: ...") on stderr. sl_h5_read's return code. */
-int sl_read_result(const char *path, sl_runset *set);
+/* What a path holds, as far as a result file goes. */
+typedef enum sl_file_kind {
+    SL_FILE_MISSING,        /* cannot be opened (errno says why) */
+    SL_FILE_DIRECTORY,
+    SL_FILE_NOT_HDF5,
+    SL_FILE_OTHER_HDF5,     /* HDF5, but no root attribute format "scope-likwid" */
+    SL_FILE_RESULT,         /* HDF5 that says it is ours (its content may be damaged) */
+} sl_file_kind;
+
+sl_file_kind sl_file_probe(const char *path);
+
+/* Prints "scope-likwid: CMD: PATH: ..." for a directory, a file that is not
+ * HDF5 or an HDF5 file that is not ours; returns 1 when it did (kind is one
+ * of those), 0 otherwise. */
+int sl_file_refuse(const char *cmd, const char *path, sl_file_kind kind);
+
+/* Reads a result file. On failure prints one line "scope-likwid: CMD:
+ * PATH: what is wrong" per problem the reader found on stderr (a directory,
+ * or an HDF5 file that is not ours, is called that). sl_h5_read's return
+ * code. */
+int sl_read_result(const char *cmd, const char *path, sl_runset *set);
+
+/* s ends in suffix (case ignored) after at least one other character. */
+int sl_ends_with(const char *s, const char *suffix);
 
 /* Writes the output; 0 or negative errno. */
 typedef int (*sl_out_fill)(FILE *f, void *ctx);

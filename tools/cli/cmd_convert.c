@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_files.h"
 #include "diag.h"
 #include "fileio.h"
 #include "h5write.h"
@@ -30,8 +31,9 @@ static const char usage[] =
     "  --strict              any defect in INPUT is an error (default: defective\n"
     "                        lines are skipped, reported on stderr, and the rest\n"
     "                        is written)\n"
-    "  --into FILE.h5        add (or replace) rank<R>/likwid in an existing HDF5\n"
-    "                        file instead, leaving everything else in it untouched\n"
+    "  --into FILE.h5        add (or replace) rank<R>/likwid in an existing\n"
+    "                        scope-likwid result file instead, leaving everything\n"
+    "                        else in it untouched (any other file is refused)\n"
     "  -h, --help            this help\n"
     "\n"
     "Prints \"wrote PATH\" on success. Exit codes: 0 written, 1 bad input or\n"
@@ -46,66 +48,44 @@ struct convert_opts {
     long long rank;
 };
 
-/* Matches "-x VALUE", "-xVALUE", "--long VALUE", "--long=VALUE". 1 when
- * matched (value in *val, NULL when missing), 0 otherwise. */
-static int opt_value(char **argv, int argc, int *i, const char *sname, const char *lname,
-                     const char **val)
-{
-    const char *a = argv[*i];
-    size_t ll = lname ? strlen(lname) : 0;
-    if ((sname && !strcmp(a, sname)) || (lname && !strcmp(a, lname))) {
-        *val = *i + 1 < argc ? argv[++*i] : NULL;
-        return 1;
-    }
-    if (sname && !strncmp(a, sname, 2) && a[2]) {
-        *val = a + 2;
-        return 1;
-    }
-    if (lname && !strncmp(a, lname, ll) && a[ll] == '=') {
-        *val = a + ll + 1;
-        return 1;
-    }
-    return 0;
-}
-
 static int parse_args(int argc, char **argv, struct convert_opts *o, int *help)
 {
-    int only_positional = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val;
-        if (only_positional || a[0] != '-' || !a[1]) {
-            if (o->input)
-                return sl_usage_error("convert: more than one INPUT ('%s')", a);
-            o->input = a;
-        } else if (!strcmp(a, "--")) {
-            only_positional = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'}, {"into", required_argument, NULL, 'i'},
+        {"rank", required_argument, NULL, 'r'},   {"strict", no_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    int c;
+    optind = 0;
+    while ((c = sl_getopt("convert", argc, argv, ":ho:", opts)) != SL_OPT_END) {
+        switch (c) {
+        case 'h':
             *help = 1;
             return 0;
-        } else if (!strcmp(a, "--strict")) {
+        case 's':
             o->strict = 1;
-        } else if (opt_value(argv, argc, &i, "-o", "--output", &val)) {
-            if (!val)
-                return sl_usage_error("convert: option '%s' needs a file name", a);
-            o->output = val;
-        } else if (opt_value(argv, argc, &i, NULL, "--into", &val)) {
-            if (!val)
-                return sl_usage_error("convert: option '--into' needs a file name");
-            o->into = val;
-        } else if (opt_value(argv, argc, &i, NULL, "--rank", &val)) {
-            if (!val)
-                return sl_usage_error("convert: option '--rank' needs a number");
-            if (sl_parse_i64(val, &o->rank) || o->rank < 0)
-                return sl_usage_error("convert: bad rank '%s': expected a non-negative integer", val);
+            break;
+        case 'o':
+            o->output = optarg;
+            break;
+        case 'i':
+            o->into = optarg;
+            break;
+        case 'r':
+            if (sl_parse_i64(optarg, &o->rank) || o->rank < 0)
+                return sl_usage_error("convert", "bad rank '%s': expected a non-negative integer",
+                                      optarg);
             o->have_rank = 1;
-        } else {
-            return sl_usage_error("convert: unknown option '%s'", a);
+            break;
+        default:
+            return SL_EXIT_USAGE;
         }
     }
-    if (!o->input)
-        return sl_usage_error("convert: missing INPUT");
+    if (sl_operands("convert", argc, argv, 1, 1, "INPUT") < 0)
+        return SL_EXIT_USAGE;
+    o->input = argv[optind];
     if (o->output && o->into)
-        return sl_usage_error("convert: -o and --into exclude each other");
+        return sl_usage_error("convert", "-o and --into exclude each other");
     return 0;
 }
 
@@ -133,9 +113,9 @@ static char *default_output(const char *input)
 static void print_diag(const sl_diag *d)
 {
     for (size_t i = 0; i < d->kept; i++)
-        fprintf(stderr, "%s\n", d->lines[i]);
+        sl_error("convert", "%s", d->lines[i]);
     if (d->count > d->kept)
-        fprintf(stderr, "scope-likwid: %zu more problems not shown\n", d->count - d->kept);
+        sl_error("convert", "%zu more problems not shown", d->count - d->kept);
 }
 
 static int fill_from_marker_file(sl_run *run, const char *buf, size_t len,
@@ -199,7 +179,12 @@ int sl_cmd_convert(int argc, char **argv)
     sl_diag_init(&diag);
     sl_run run;
     if (sl_run_init(&run) < 0) {
-        fprintf(stderr, "scope-likwid: out of memory\n");
+        sl_error("convert", "out of memory");
+        return SL_EXIT_FAIL;
+    }
+    /* --into adds to a result file only: anything else is left as it is */
+    if (o.into && sl_file_refuse("convert", o.into, sl_file_probe(o.into))) {
+        sl_run_free(&run);
         return SL_EXIT_FAIL;
     }
     char *buf = NULL, *out_default = NULL, *written = NULL;
@@ -207,6 +192,10 @@ int sl_cmd_convert(int argc, char **argv)
     int status = SL_EXIT_FAIL;
 
     rc = sl_read_file(o.input, 0, &buf, &len);
+    if (rc == -EISDIR || (rc < 0 && sl_file_probe(o.input) == SL_FILE_DIRECTORY)) {
+        sl_diag_add(&diag, o.input, 0, "a directory: expected a LIKWID marker file");
+        goto done;
+    }
     if (rc < 0) {
         sl_diag_add(&diag, o.input, 0, "cannot read: %s: expected a readable LIKWID marker file",
                     strerror(-rc));

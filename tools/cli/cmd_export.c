@@ -16,7 +16,7 @@
 #include "h5read.h"
 
 static const char usage[] =
-    "usage: scope-likwid export FILE.h5 [--format csv|json] [-o OUT]\n"
+    "usage: scope-likwid export FILE.h5 [--format csv|json | --csv | --json] [-o OUT]\n"
     "\n"
     "Writes every value of a result file as one flat table: one row per\n"
     "(rank, LIKWID region, event group, thread), plus one row per timing\n"
@@ -49,20 +49,16 @@ static const char usage[] =
     "                 reads back as the same double; nan, inf, -inf as such\n"
     "  --format json  an array of objects with the column names as keys, in\n"
     "                 column order; nan, inf and missing values are null\n"
-    "                 (without --format: from OUT's extension .csv/.json)\n"
-    "  -o OUT         write to OUT instead of stdout (\"-\": stdout). OUT is\n"
+    "  --csv, --json  the same as --format csv, --format json\n"
+    "                 (without a format: from OUT's extension .csv/.json;\n"
+    "                 any other extension is a usage error)\n"
+    "  -o, --output OUT  write to OUT instead of stdout (\"-\": stdout). OUT is\n"
     "                 written to a temporary file in its directory and renamed\n"
     "                 over OUT: an existing OUT is replaced (never the input),\n"
     "                 a failed export leaves OUT as it was.\n"
     "  -h, --help     this help\n"
     "\n"
     "Exit codes: 0 ok, 1 unreadable input or failed write, 2 usage error.\n";
-
-static int has_suffix(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n > m && !strcmp(s + n - m, suffix);
-}
 
 /* OUT names the input file (a hard link or the same path). */
 static int same_file(const char *a, const char *b)
@@ -84,47 +80,54 @@ static int fill_export(FILE *f, void *ctx)
 
 int sl_cmd_export(int argc, char **argv)
 {
+    static const struct option opts[] = {
+        {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+        {"csv", no_argument, NULL, 'C'},          {"json", no_argument, NULL, 'J'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
     const char *path = NULL, *out = NULL, *format = NULL;
-    int only_positional = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int k = sl_arg_common("export", usage, a, &only_positional, &path);
-        if (k == SL_ARG_TAKEN)
-            continue;
-        if (k != SL_ARG_OPTION)
-            return k;
-        if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--format")) {
-            if (i + 1 >= argc)
-                return sl_usage_error("export: %s needs a value", a);
-            *(a[2] == 'f' ? &format : &out) = argv[++i];
-        } else if (!strncmp(a, "--format=", 9)) {
-            format = a + 9;
-        } else if (!strncmp(a, "--output=", 9)) {
-            out = a + 9;
+    int c;
+    optind = 0;
+    while ((c = sl_getopt("export", argc, argv, ":ho:", opts)) != SL_OPT_END) {
+        if (c == 'h') {
+            fputs(usage, stdout);
+            return SL_EXIT_OK;
+        } else if (c == 'f' || c == 'C' || c == 'J') {
+            /* --csv and --json as show and diff spell them */
+            const char *want = c == 'f' ? optarg : c == 'C' ? "csv" : "json";
+            if (format && strcmp(format, want))
+                return sl_usage_error("export", "two formats given ('%s' and '%s')", format, want);
+            format = want;
+        } else if (c == 'o') {
+            out = optarg;
         } else {
-            return sl_usage_error("export: unknown option '%s'", a);
+            return SL_EXIT_USAGE;
         }
     }
-    if (!path)
-        return sl_usage_error("export: missing FILE");
+    if (sl_operands("export", argc, argv, 1, 1, "FILE") < 0)
+        return SL_EXIT_USAGE;
+    path = argv[optind];
     if (out && !*out)
-        return sl_usage_error("export: -o needs a file name");
+        return sl_usage_error("export", "-o needs a file name");
     if (out && !strcmp(out, "-"))
         out = NULL;
-    if (!format && out && (has_suffix(out, ".csv") || has_suffix(out, ".json")))
-        format = has_suffix(out, ".csv") ? "csv" : "json";
+    if (!format && out && (sl_ends_with(out, ".csv") || sl_ends_with(out, ".json")))
+        format = sl_ends_with(out, ".csv") ? "csv" : "json";
+    if (!format && out)
+        return sl_usage_error("export", "%s: cannot tell the format from the extension "
+                              "(.csv or .json): give --format csv|json", out);
     if (!format)
-        return sl_usage_error("export: missing --format csv|json");
+        return sl_usage_error("export", "missing --format csv|json");
     if (strcmp(format, "csv") && strcmp(format, "json"))
-        return sl_usage_error("export: --format '%s': expected csv or json", format);
+        return sl_usage_error("export", "--format '%s': expected csv or json", format);
     enum sl_export_format fmt = format[0] == 'c' ? SL_EXPORT_CSV : SL_EXPORT_JSON;
 
     sl_runset set = {0};
-    int rc = sl_read_result(path, &set);
+    int rc = sl_read_result("export", path, &set);
     if (rc < 0)
         return SL_EXIT_FAIL;
     if (out && same_file(out, path)) {
-        fprintf(stderr, "scope-likwid: export: -o %s is the input file: expected another file name\n", out);
+        sl_error("export", "%s: is the input file: expected another file name for -o", out);
         sl_runset_free(&set);
         return SL_EXIT_FAIL;
     }
@@ -137,8 +140,7 @@ int sl_cmd_export(int argc, char **argv)
     }
     sl_runset_free(&set);
     if (rc < 0) {
-        fprintf(stderr, "scope-likwid: export %s: cannot write %s: %s\n", path, out ? out : "stdout",
-                strerror(-rc));
+        sl_error("export", "%s: cannot write: %s", out ? out : "stdout", strerror(-rc));
         return SL_EXIT_FAIL;
     }
     if (out)

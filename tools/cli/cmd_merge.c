@@ -37,52 +37,53 @@ static void tell_clash(void *ctx, const char *input, const char *group, const ch
             input, group, clash_group, clash_input, written_as);
 }
 
+/* -o OUT and the inputs (from argv + optind); 0 or the exit code. */
+static int parse_args(int argc, char **argv, const char **out)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    optind = 0;
+    while ((c = sl_getopt("merge", argc, argv, ":ho:", opts)) != SL_OPT_END) {
+        if (c == 'h') {
+            fputs(usage, stdout);
+            return SL_EXIT_OK;
+        }
+        if (c != 'o')
+            return SL_EXIT_USAGE;
+        if (*out)
+            return sl_usage_error("merge", "-o given twice");
+        *out = optarg;
+    }
+    if (!*out)
+        return sl_usage_error("merge", "missing -o OUT.h5");
+    if (sl_operands("merge", argc, argv, 1, argc, "RANK_FILE.h5 (no input files)") < 0)
+        return SL_EXIT_USAGE;
+    return -1;
+}
+
 int sl_cmd_merge(int argc, char **argv)
 {
     const char *out = NULL;
-    char **inputs = calloc((size_t)argc, sizeof *inputs);
-    size_t ninputs = 0;
-    int only_positional = 0;
-    if (!inputs)
-        return SL_EXIT_FAIL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_positional || a[0] != '-' || !a[1]) {
-            inputs[ninputs++] = argv[i];
-        } else if (!strcmp(a, "--")) {
-            only_positional = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            free(inputs);
-            return SL_EXIT_OK;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (i + 1 >= argc || out) {
-                free(inputs);
-                return sl_usage_error(out ? "merge: -o given twice" : "merge: %s needs a file", a);
-            }
-            out = argv[++i];
-        } else {
-            free(inputs);
-            return sl_usage_error("merge: unknown option '%s'", a);
-        }
-    }
-    if (!out || !ninputs) {
-        free(inputs);
-        return sl_usage_error(!out ? "merge: missing -o OUT.h5" : "merge: no input files");
-    }
+    int prc = parse_args(argc, argv, &out);
+    if (prc >= 0)
+        return prc;
+    char **inputs = argv + optind;
+    size_t ninputs = (size_t)(argc - optind);
 
     sl_diag diag;
     sl_diag_init(&diag);
     char *written = NULL;
     int rc = sl_h5_merge(out, inputs, ninputs, tell_clash, NULL, &written, &diag);
     for (size_t i = 0; i < diag.kept; i++)
-        fprintf(stderr, "%s\n", diag.lines[i]);
+        sl_error("merge", "%s", diag.lines[i]);
     if (!rc)
         printf("wrote %s\n", written ? written : out);
     else
-        fprintf(stderr, "scope-likwid: merge: nothing written\n");
+        sl_error("merge", "%s: nothing written", out);
     free(written);
     sl_diag_free(&diag);
-    free(inputs);
     return rc ? SL_EXIT_FAIL : SL_EXIT_OK;
 }

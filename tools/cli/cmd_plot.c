@@ -32,7 +32,7 @@ static const char usage[] =
     "    region colours;\n"
     "  - one counter value per region and hardware thread as bars.\n"
     "\n"
-    "  -o OUT         where to write; OUT ending in .svg writes one standalone\n"
+    "  -o, --output OUT  where to write; OUT ending in .svg writes one standalone\n"
     "                 SVG (the charts stacked) instead of HTML (.html, .htm,\n"
     "                 .xhtml). Default: FILE's name with .h5 replaced by .html,\n"
     "                 in the current directory. An existing OUT is replaced\n"
@@ -51,12 +51,6 @@ static const char usage[] =
     "Prints \"wrote OUT\" on success. Exit codes: 0 written, 1 unreadable input,\n"
     "unknown metric or failed write, 2 usage error.\n";
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && !strcasecmp(s + n - k, suffix);
-}
-
 /* FILE's base name with .h5 replaced by .html (appended when absent). */
 static char *default_output(const char *in)
 {
@@ -65,7 +59,7 @@ static char *default_output(const char *in)
         return NULL;
     const char *base = basename(copy);
     size_t n = strlen(base);
-    if (ends_with(base, ".h5"))
+    if (sl_ends_with(base, ".h5"))
         n -= 3;
     char *out = malloc(n + 6);
     if (out)
@@ -83,51 +77,54 @@ static int fill_report(FILE *f, void *ctx)
 
 int sl_cmd_plot(int argc, char **argv)
 {
+    static const struct option lopts[] = {
+        {"output", required_argument, NULL, 'o'},    {"metric", required_argument, NULL, 'm'},
+        {"max-calls", required_argument, NULL, 'n'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
     const char *path = NULL, *out = NULL;
     sl_plot_opts opts = {.max_rects = DEFAULT_MAX_CALLS};
-    int only_positional = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int k = sl_arg_common("plot", usage, a, &only_positional, &path);
-        if (k == SL_ARG_TAKEN)
-            continue;
-        if (k != SL_ARG_OPTION)
-            return k;
-        if (!strcmp(a, "-o") || !strcmp(a, "--metric") || !strcmp(a, "--max-calls")) {
-            if (i + 1 >= argc)
-                return sl_usage_error("plot: %s needs an argument", a);
-            const char *v = argv[++i];
-            if (a[1] == 'o') {
-                if (out)
-                    return sl_usage_error("plot: -o given twice");
-                if (!*v)
-                    return sl_usage_error("plot: -o '': expected a file name");
-                out = v;
-            } else if (a[3] == 'e') {
-                if (opts.metric)
-                    return sl_usage_error("plot: --metric given twice");
-                opts.metric = v;
-            } else {
-                long long n;
-                if (sl_parse_i64(v, &n) || n < 0)
-                    return sl_usage_error("plot: --max-calls '%s': expected a number >= 0", v);
-                opts.max_rects = (size_t)n;
-            }
-        } else {
-            return sl_usage_error("plot: unknown option '%s'", a);
+    int c;
+    long long n;
+    optind = 0;
+    while ((c = sl_getopt("plot", argc, argv, ":ho:", lopts)) != SL_OPT_END) {
+        switch (c) {
+        case 'h':
+            fputs(usage, stdout);
+            return SL_EXIT_OK;
+        case 'o':
+            if (out)
+                return sl_usage_error("plot", "-o given twice");
+            if (!*optarg)
+                return sl_usage_error("plot", "-o '': expected a file name");
+            out = optarg;
+            break;
+        case 'm':
+            if (opts.metric)
+                return sl_usage_error("plot", "--metric given twice");
+            opts.metric = optarg;
+            break;
+        case 'n':
+            if (sl_parse_i64(optarg, &n) || n < 0)
+                return sl_usage_error("plot", "--max-calls '%s': expected a number >= 0", optarg);
+            opts.max_rects = (size_t)n;
+            break;
+        default:
+            return SL_EXIT_USAGE;
         }
     }
-    if (!path)
-        return sl_usage_error("plot: missing FILE");
+    if (sl_operands("plot", argc, argv, 1, 1, "FILE") < 0)
+        return SL_EXIT_USAGE;
+    path = argv[optind];
     if (out) {
-        if (ends_with(out, ".svg"))
+        if (sl_ends_with(out, ".svg"))
             opts.svg = 1;
-        else if (!ends_with(out, ".html") && !ends_with(out, ".htm") && !ends_with(out, ".xhtml"))
-            return sl_usage_error("plot: -o '%s': expected a name ending in .html or .svg", out);
+        else if (!sl_ends_with(out, ".html") && !sl_ends_with(out, ".htm") && !sl_ends_with(out, ".xhtml"))
+            return sl_usage_error("plot", "-o '%s': expected a name ending in .html or .svg", out);
     }
     char *out_owned = out ? NULL : default_output(path);
     if (!out && !out_owned) {
-        fputs("scope-likwid: plot: out of memory\n", stderr);
+        sl_error("plot", "out of memory");
         return SL_EXIT_FAIL;
     }
     if (!out)
@@ -135,7 +132,7 @@ int sl_cmd_plot(int argc, char **argv)
     opts.title = path;
 
     sl_runset set = {0};
-    int rc = sl_read_result(path, &set);
+    int rc = sl_read_result("plot", path, &set);
     if (rc < 0) {
         free(out_owned);
         return SL_EXIT_FAIL;
@@ -146,11 +143,11 @@ int sl_cmd_plot(int argc, char **argv)
     if (!rc) {
         rc = sl_out_file_write(out, 0, fill_report, &b);
         if (rc)
-            fprintf(stderr, "scope-likwid: plot: cannot write %s: %s\n", out, strerror(-rc));
+            sl_error("plot", "%s: cannot write: %s", out, strerror(-rc));
         else
             printf("wrote %s\n", out);
     } else if (rc != -ENOENT) {
-        fprintf(stderr, "scope-likwid: plot %s: %s\n", path, strerror(-rc));
+        sl_error("plot", "%s: %s", path, strerror(-rc));
     }
     sl_buf_free(&b);
     sl_runset_free(&set);

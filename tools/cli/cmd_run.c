@@ -3,6 +3,8 @@
  * the result went. */
 #include "cmds.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,6 +24,7 @@ extern char **environ;
 #define SL_BINDIR_TO_LIBDIR "../lib"
 #endif
 #define SHIM_NAME "libscope_likwid.so"
+#define RUN_PREFIX "scope-likwid-run-"
 
 static const char usage[] =
     "usage: scope-likwid run [likwid-perfctr options] -- APP [ARGS]\n"
@@ -34,8 +37,9 @@ static const char usage[] =
     "`likwid-perfctr -e` and `likwid-perfctr OPTIONS true` first.\n"
     "\n"
     "The result file is SCOPE_LIKWID_OUTPUT when set, else\n"
-    "./scope-likwid-run-<pid of scope-likwid>.h5 (the shim picks\n"
-    "....1.h5 if that exists); its name is printed after APP exits.\n"
+    "./scope-likwid-run-<PID>.h5, PID being the process of APP that calls\n"
+    "likwid_markerInit (scope-likwid-run-<PID>.1.h5 if that name is taken);\n"
+    "its name is printed after APP exits.\n"
     "\n"
     "Environment:\n"
     "  SCOPE_LIKWID_PERFCTR   likwid-perfctr program to use (default\n"
@@ -44,8 +48,12 @@ static const char usage[] =
     "                         to this program)\n"
     "  SCOPE_LIKWID_OUTPUT, SCOPE_LIKWID_DISABLE, ...: read by the shim\n"
     "\n"
-    "Exit status: APP's (128+N when killed by signal N); 127 when APP cannot\n"
-    "be started, 2 usage error, 1 when the shim is not found.\n";
+    "  -h, --help   this help (only as the first word: every other word\n"
+    "               before '--' is passed to likwid-perfctr as it is)\n"
+    "\n"
+    "Exit status: APP's (128+N when killed by signal N); 127 when APP is not\n"
+    "found, 126 when it is found but cannot be executed; 1 when the shim is\n"
+    "not found; 2 usage error.\n";
 
 /* ---- child processes ------------------------------------------------------ */
 
@@ -190,9 +198,7 @@ static int is_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* The shim: $SCOPE_LIKWID_SHIM, else beside this program in the build tree
- * (../shim/) or installed (bindir -> libdir). Newly allocated or NULL. */
-static char *find_shim(char *looked, size_t size)
+char *sl_find_shim(char *looked, size_t size)
 {
     const char *env = getenv("SCOPE_LIKWID_SHIM");
     if (env && *env) {
@@ -237,48 +243,61 @@ static char *escape_percent(const char *s)
     return out;
 }
 
-/* path "x.h5" -> "x.<k>.h5" (k 0: path itself). 0, or -1 when too long. */
-static int numbered(const char *path, unsigned k, char *out, size_t size)
+/* "scope-likwid-run-<digits>.h5" or "...-<digits>.<k>.h5": what the shim
+ * makes of run's template "scope-likwid-run-%p.h5". */
+static int run_name(const char *n)
 {
-    size_t len = strlen(path);
-    int n;
-    if (!k)
-        n = snprintf(out, size, "%s", path);
-    else if (len > 3 && !strcmp(path + len - 3, ".h5"))
-        n = snprintf(out, size, "%.*s.%u.h5", (int)(len - 3), path, k);
-    else
-        n = snprintf(out, size, "%s.%u", path, k);
-    return n < 0 || (size_t)n >= size ? -1 : 0;
+    if (strncmp(n, RUN_PREFIX, strlen(RUN_PREFIX)))
+        return 0;
+    n += strlen(RUN_PREFIX);
+    int parts = 0;
+    while (isdigit((unsigned char)*n)) {
+        while (isdigit((unsigned char)*n))
+            n++;
+        parts++;
+        if (*n != '.')
+            return 0;
+        n++;
+    }
+    return parts >= 1 && parts <= 2 && !strcmp(n, "h5");
 }
 
-/* The first of path, path.1.h5, ... created (modified) since `since`. */
-static int find_result(const char *path, time_t since, char *out, size_t size)
+/* Reports every result file of that name written in dir since `since` (the
+ * processes of APP name them after their own pid). Returns how many. */
+static int report_results(const char *dir, time_t since)
 {
-    for (unsigned k = 0; k < 1000; k++) {
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int found = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char p[PATH_MAX + 300];
         struct stat st;
-        if (numbered(path, k, out, size) < 0)
-            return 0;
-        if (stat(out, &st) < 0) {
-            if (k > 0)
-                return 0;
+        if (!run_name(e->d_name))
             continue;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= since) {
+            fprintf(stderr, "scope-likwid: run: result in %s\n", p);
+            found++;
         }
-        if (st.st_mtime >= since)
-            return 1;
     }
-    return 0;
+    closedir(d);
+    return found;
 }
 
 /* ---- command -------------------------------------------------------------- */
 
 int sl_cmd_run(int argc, char **argv)
 {
-    if (argc < 2)
-        return sl_usage_error("run: missing '-- APP'");
-    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+    /* run's own option only as the first word: likwid-perfctr's options
+     * (whatever they are) pass through to '--' unparsed */
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
         fputs(usage, stdout);
         return SL_EXIT_OK;
     }
+    if (argc < 2)
+        return sl_usage_error("run", "missing '-- APP'");
     /* options end at "--"; without one, the first non-option is APP */
     int app = -1;
     for (int i = 1; i < argc; i++) {
@@ -290,21 +309,21 @@ int sl_cmd_run(int argc, char **argv)
     int nopts;
     if (app < 0) {
         if (argv[1][0] == '-')
-            return sl_usage_error("run: missing '--' between likwid-perfctr options and APP");
+            return sl_usage_error("run", "missing '--' between likwid-perfctr options and APP");
         app = 1;
         nopts = 0;
     } else {
         nopts = app - 2;
     }
     if (app >= argc)
-        return sl_usage_error("run: missing APP after '--'");
+        return sl_usage_error("run", "missing APP after '--'");
     char **opts = argv + 1;
 
     char looked[3 * PATH_MAX];
-    char *shim = find_shim(looked, sizeof looked);
+    char *shim = sl_find_shim(looked, sizeof looked);
     if (!shim) {
-        fprintf(stderr, "scope-likwid: cannot find " SHIM_NAME " (looked at %s): "
-                        "expected an installed or built shim\n", looked);
+        sl_error("run", "cannot find " SHIM_NAME " (looked at %s): "
+                 "expected an installed or built shim", looked);
         return SL_EXIT_FAIL;
     }
 
@@ -321,8 +340,8 @@ int sl_cmd_run(int argc, char **argv)
         use_perfctr = perfctr_works(perfctr, opts, nopts, reason, sizeof reason);
     }
     if (!use_perfctr)
-        fprintf(stderr, "scope-likwid: LIKWID cannot count on this host (%s): running %s without "
-                        "likwid-perfctr; timing only\n", reason, argv[app]);
+        sl_error("run", "LIKWID cannot count on this host (%s): running %s without "
+                 "likwid-perfctr; timing only", reason, argv[app]);
 
     /* environment: LD_PRELOAD and the output path */
     const char *old_preload = getenv("LD_PRELOAD");
@@ -336,18 +355,22 @@ int sl_cmd_run(int argc, char **argv)
         preload = strdup(shim);
     }
     const char *user_output = getenv("SCOPE_LIKWID_OUTPUT");
-    char result[PATH_MAX + 64] = "";
+    char cwd[PATH_MAX];
     char *output_tmpl = NULL;
     if (!user_output || !*user_output) {
-        char cwd[PATH_MAX];
         if (!getcwd(cwd, sizeof cwd))
             snprintf(cwd, sizeof cwd, ".");
-        snprintf(result, sizeof result, "%s/scope-likwid-run-%ld.h5", cwd, (long)getpid());
-        output_tmpl = escape_percent(result);
+        /* %p: the pid of APP's process that writes, which run cannot know
+         * beforehand (under likwid-perfctr APP is its grandchild) */
+        char *dir = escape_percent(cwd);
+        size_t n = dir ? strlen(dir) + sizeof "/" RUN_PREFIX "%p.h5" : 0;
+        if (dir && (output_tmpl = malloc(n)))
+            snprintf(output_tmpl, n, "%s/" RUN_PREFIX "%%p.h5", dir);
+        free(dir);
     }
     if (!preload || (!user_output && !output_tmpl) || setenv("LD_PRELOAD", preload, 1) ||
         (output_tmpl && setenv("SCOPE_LIKWID_OUTPUT", output_tmpl, 1))) {
-        fprintf(stderr, "scope-likwid: out of memory\n");
+        sl_error("run", "out of memory");
         free(shim);
         free(preload);
         free(output_tmpl);
@@ -361,7 +384,7 @@ int sl_cmd_run(int argc, char **argv)
     int nargs = argc - app;
     char **cmd = calloc((size_t)(nopts + nargs + 3), sizeof *cmd);
     if (!cmd) {
-        fprintf(stderr, "scope-likwid: out of memory\n");
+        sl_error("run", "out of memory");
         return SL_EXIT_FAIL;
     }
     int c = 0;
@@ -399,22 +422,18 @@ int sl_cmd_run(int argc, char **argv)
     posix_spawnattr_destroy(&attr);
     int status;
     if (rc) {
-        fprintf(stderr, "scope-likwid: cannot run %s: %s\n", cmd[0], strerror(rc));
+        sl_error("run", "%s: cannot run: %s", cmd[0], strerror(rc));
         status = rc == ENOENT ? 127 : 126;
     } else {
         int st = 0;
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
             ;
         status = status_code(st);
-        char found[PATH_MAX + 64];
         if (user_output && *user_output)
-            fprintf(stderr, "scope-likwid: result in the file named by SCOPE_LIKWID_OUTPUT (%s)\n",
-                    user_output);
-        else if (find_result(result, started, found, sizeof found))
-            fprintf(stderr, "scope-likwid: result in %s\n", found);
-        else
-            fprintf(stderr, "scope-likwid: no result file %s (did %s call likwid_markerInit?)\n",
-                    result, argv[app]);
+            sl_error("run", "result in the file named by SCOPE_LIKWID_OUTPUT (%s)", user_output);
+        else if (!report_results(cwd, started))
+            sl_error("run", "%s/" RUN_PREFIX "<PID>.h5: no result file (did %s call "
+                     "likwid_markerInit?)", cwd, argv[app]);
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);

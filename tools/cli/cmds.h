@@ -3,6 +3,9 @@
 #ifndef SL_CMDS_H
 #define SL_CMDS_H
 
+#include <stddef.h>
+
+#include "cli_args.h"    /* sl_getopt, sl_usage_error, sl_error */
 #include "parse_int.h"   /* sl_parse_i64, for the option parsers */
 
 /* Exit codes shared by every subcommand. */
@@ -20,8 +23,9 @@ int sl_cmd_diff(int argc, char **argv);
 int sl_cmd_merge(int argc, char **argv);
 int sl_cmd_plot(int argc, char **argv);
 
-/* Prints "scope-likwid: <msg>" and the hint to --help on stderr; returns
- * SL_EXIT_USAGE. */
-int sl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The shim run would preload: $SCOPE_LIKWID_SHIM, else beside this program
+ * in the build tree (../shim/) or installed (bindir -> libdir). Absolute
+ * path, newly allocated; NULL (looked: where it looked) when none. */
+char *sl_find_shim(char *looked, size_t size);
 
 #endif

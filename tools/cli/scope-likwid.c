@@ -1,8 +1,8 @@
 /* scope-likwid: the command-line tool. Dispatches to one subcommand each. */
 #include "cmds.h"
 
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
@@ -11,42 +11,49 @@ static const char usage[] =
     "commands:\n"
     "  convert INPUT [-o OUT.h5] [--rank R] [--strict] [--into FILE.h5]\n"
     "                 LIKWID marker file (or scope-likwid rescue file) -> result file\n"
-    "  show FILE.h5 [--csv | --json] [--rank R] [--region PATTERN] [--group G]\n"
+    "  show FILE.h5 [--csv | --json] [--rank R[,R...]] [--region PATTERN] [--group G]\n"
     "               [--metric NAME] [--threads sum|mean|max|all]\n"
     "                 print a result file as tables, CSV or JSON\n"
-    "  export FILE.h5 --format csv|json [-o OUT]\n"
+    "  export FILE.h5 [--format csv|json | --csv | --json] [-o OUT]\n"
     "                 one row per (rank, region, group, thread) with every value\n"
-    "  diff BASE.h5 NEW.h5 [--threshold 10%] [--metric NAME]\n"
+    "  diff BASE.h5 NEW.h5 [--threshold PCT] [--metric NAME]... [--csv | --json]\n"
     "                 compare region runtimes; exit 1 when a region got slower\n"
-    "  merge -o JOB.h5 RANK_FILES...\n"
+    "  merge -o JOB.h5 RANK_FILE.h5...\n"
     "                 one file with the rank groups of every input\n"
-    "  plot FILE.h5 [-o report.html|report.svg] [--metric NAME] [--max-calls N]\n"
+    "  plot FILE.h5 [-o OUT.html|OUT.svg] [--metric NAME] [--max-calls N]\n"
     "                 a self-contained HTML (or SVG) report\n"
     "  run [likwid-perfctr options] -- APP [ARGS]\n"
     "                 run APP with the scope-likwid shim (under likwid-perfctr -m\n"
     "                 when LIKWID can count on this host)\n"
     "\n"
-    "  scope-likwid COMMAND --help   help on one command\n"
-    "  scope-likwid --version        print the version\n"
+    "  scope-likwid COMMAND --help     help on one command\n"
+    "  scope-likwid --version          print the version\n"
+    "  scope-likwid --print-shim-path  print the absolute path of the shim that\n"
+    "                                  run preloads (exit 1 when none is found)\n"
     "\n"
-    "exit codes: 0 ok, 1 bad input or failed write, 2 usage error\n"
-    "(run: the application's exit status; diff: 1 also when a region got slower)\n";
+    "Exit codes: 0 ok, 1 bad input or failed write, 2 usage error; diff: 1\n"
+    "also when a region got slower; run: the application's exit status, 127\n"
+    "when it is not found, 126 when it cannot be executed.\n"
+    "Messages: \"scope-likwid: COMMAND: FILE: what is wrong\", one line each.\n";
 
-int sl_usage_error(const char *fmt, ...)
+static int print_shim_path(void)
 {
-    va_list ap;
-    fputs("scope-likwid: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("; try 'scope-likwid --help'\n", stderr);
-    return SL_EXIT_USAGE;
+    char looked[3 * 4096];
+    char *shim = sl_find_shim(looked, sizeof looked);
+    if (!shim) {
+        sl_error(NULL, "cannot find libscope_likwid.so (looked at %s): expected an installed "
+                 "or built shim", looked);
+        return SL_EXIT_FAIL;
+    }
+    puts(shim);
+    free(shim);
+    return SL_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return sl_usage_error("missing command");
+        return sl_usage_error(NULL, "missing command");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
@@ -56,21 +63,20 @@ int main(int argc, char **argv)
         puts("scope-likwid " SCOPE_LIKWID_VERSION);
         return SL_EXIT_OK;
     }
-    if (!strcmp(cmd, "convert"))
-        return sl_cmd_convert(argc - 1, argv + 1);
-    if (!strcmp(cmd, "show"))
-        return sl_cmd_show(argc - 1, argv + 1);
-    if (!strcmp(cmd, "run"))
-        return sl_cmd_run(argc - 1, argv + 1);
-    if (!strcmp(cmd, "export"))
-        return sl_cmd_export(argc - 1, argv + 1);
-    if (!strcmp(cmd, "diff"))
-        return sl_cmd_diff(argc - 1, argv + 1);
-    if (!strcmp(cmd, "merge"))
-        return sl_cmd_merge(argc - 1, argv + 1);
-    if (!strcmp(cmd, "plot"))
-        return sl_cmd_plot(argc - 1, argv + 1);
+    static const struct {
+        const char *name;
+        int (*run)(int argc, char **argv);
+    } cmds[] = {
+        {"convert", sl_cmd_convert}, {"show", sl_cmd_show},   {"run", sl_cmd_run},
+        {"export", sl_cmd_export},   {"diff", sl_cmd_diff},   {"merge", sl_cmd_merge},
+        {"plot", sl_cmd_plot},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(cmd, cmds[i].name))
+            return cmds[i].run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "--print-shim-path"))
+        return print_shim_path();
     if (cmd[0] == '-')
-        return sl_usage_error("unknown option '%s'", cmd);
-    return sl_usage_error("unknown command '%s'", cmd);
+        return sl_usage_error(NULL, "unknown option '%s'", cmd);
+    return sl_usage_error(NULL, "unknown command '%s'", cmd);
 }

@@ -2,8 +2,10 @@
 #include "csv_json.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "names.h"
 #include "table.h"
 
 void sl_csv_field(FILE *f, const char *s)
@@ -21,13 +23,13 @@ void sl_csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-void sl_json_string(FILE *f, const char *s, const char *short_escapes)
+void sl_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
-        else if ((*p == '\n' || *p == '\r' || *p == '\t') && strchr(short_escapes, *p))
+        else if (*p == '\n' || *p == '\r' || *p == '\t')
             fprintf(f, "\\%c", *p == '\n' ? 'n' : *p == '\r' ? 'r' : 't');
         else if (*p < 0x20 || *p == 0x7f)
             fprintf(f, "\\u%04x", *p);
@@ -41,4 +43,30 @@ void sl_json_double(FILE *f, double v)
 {
     char b[SL_NUM_BUF];
     fputs(isfinite(v) ? sl_fmt_exact(v, b) : "null", f);
+}
+
+void sl_json_bytes(FILE *f, const char *s)
+{
+    char *d = sl_tag_display(s, strlen(s));
+    sl_json_string(f, d ? d : "");
+    free(d);
+}
+
+void sl_json_i64_array(FILE *f, const int64_t *v, size_t n)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s%lld", i ? "," : "", (long long)v[i]);
+    fputc(']', f);
+}
+
+void sl_json_double_array(FILE *f, const double *v, size_t n)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputc(',', f);
+        sl_json_double(f, v[i]);
+    }
+    fputc(']', f);
 }

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "h5read.h"
 
@@ -45,5 +46,13 @@ typedef struct sl_diff {
 int sl_diff_build(const sl_runset *base, const sl_runset *new_, double threshold,
                   char *const *metrics, size_t nmetrics, sl_diff *out);
 void sl_diff_free(sl_diff *d);
+
+/* The renderers (diff_render.c). The table replaces control bytes of the
+ * region tags with '?' in place. base, new_: the files' names as JSON
+ * quotes them; slower: the rows with verdict slower. */
+void sl_diff_print_table(FILE *f, const sl_diff *d);
+void sl_diff_print_csv(FILE *f, const sl_diff *d);
+void sl_diff_print_json(FILE *f, const sl_diff *d, const char *base, const char *new_,
+                        double threshold, size_t slower);
 
 #endif

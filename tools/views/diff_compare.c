@@ -12,6 +12,7 @@
 
 #include "labels.h"
 #include "names.h"
+#include "sat.h"
 
 const char *sl_verdict_name(sl_verdict v)
 {
@@ -107,7 +108,7 @@ static int median_ms(const sl_timing_region *r, double *median, double *min)
     if (!d)
         return -ENOMEM;
     for (size_t i = 0; i < r->ncalls; i++)
-        d[i] = r->end_times[i] - r->start_times[i];
+        d[i] = sl_sub_sat(r->end_times[i], r->start_times[i]);
     qsort(d, r->ncalls, sizeof *d, cmp_i64);
     size_t n = r->ncalls;
     double m = n % 2 ? (double)d[n / 2] : ((double)d[n / 2 - 1] + (double)d[n / 2]) / 2.0;

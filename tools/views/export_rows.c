@@ -14,6 +14,7 @@
 #include "csv_json.h"
 #include "labels.h"
 #include "names.h"
+#include "sat.h"
 #include "table.h"
 
 static const char *const fixed_cols[] = {
@@ -109,39 +110,36 @@ static int reg_cmp(const void *a, const void *b)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* The column of each of the n names (prefixed) in cols, into col[]. */
+static int map_columns(const char *prefix, char **names, size_t n, struct cols *cols, long *col)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *name = column_name(prefix, names, n, i);
+        long c = name ? cols_add(cols, name) : -ENOMEM;
+        free(name);
+        if (c < 0)
+            return -ENOMEM;
+        col[i] = c;
+    }
+    return 0;
+}
+
 static int map_region(const sl_region *r, struct reg *g, struct cols *ev, struct cols *met)
 {
     g->ev_col = calloc(r->nevents ? r->nevents : 1, sizeof *g->ev_col);
     g->met_col = calloc(r->nmetrics ? r->nmetrics : 1, sizeof *g->met_col);
     char **labels = r->nevents ? sl_event_labels(r) : NULL;
     int rc = (!g->ev_col || !g->met_col || (r->nevents && !labels)) ? -ENOMEM : 0;
-    for (size_t e = 0; e < r->nevents && !rc; e++) {
-        /* labels are unique within a region (FORMAT.md, "Event labels") */
-        char *name = column_name("event:", labels, r->nevents, e);
-        long c = name ? cols_add(ev, name) : -ENOMEM;
-        free(name);
-        if (c < 0)
-            rc = -ENOMEM;
-        else
-            g->ev_col[e] = c;
-    }
-    for (size_t m = 0; m < r->nmetrics && !rc; m++) {
-        char *name = column_name("metric:", r->metric_names, r->nmetrics, m);
-        long c = name ? cols_add(met, name) : -ENOMEM;
-        free(name);
-        if (c < 0)
-            rc = -ENOMEM;
-        else
-            g->met_col[m] = c;
-    }
+    /* labels are unique within a region (FORMAT.md, "Event labels") */
+    if (!rc)
+        rc = map_columns("event:", labels, r->nevents, ev, g->ev_col);
+    if (!rc)
+        rc = map_columns("metric:", r->metric_names, r->nmetrics, met, g->met_col);
     sl_labels_free(labels, r->nevents);
     return rc;
 }
 
 /* ---- output ---------------------------------------------------------------- */
-
-/* export escapes \n and \t short, \r as \u000d (csv_json.h) */
-#define EXPORT_ESC "\n\t"
 
 static void put_cell(FILE *f, const cell *c, int json)
 {
@@ -162,7 +160,7 @@ static void put_cell(FILE *f, const cell *c, int json)
         break;
     case C_STR:
         if (json)
-            sl_json_string(f, c->s, EXPORT_ESC);
+            sl_json_string(f, c->s);
         else
             sl_csv_field(f, c->s);
         break;
@@ -187,7 +185,7 @@ static void put_row(struct out *o)
         if (o->json) {
             if (i)
                 fputc(',', f);
-            sl_json_string(f, o->names[i], EXPORT_ESC);
+            sl_json_string(f, o->names[i]);
             fputc(':', f);
         } else if (i) {
             fputc(',', f);
@@ -229,11 +227,11 @@ static void timing_cells(cell *c, const sl_timing_region *t)
         c[i] = (cell){.kind = C_EMPTY};
     if (!t)
         return;
-    long long calls = 0, total = 0, mn = 0, mx = 0;
+    int64_t calls = 0, total = 0, mn = 0, mx = 0;
     int have = 0;
     for (size_t i = 0; i < t->nthreads; i++) {
-        calls += t->call_counts[i];
-        total += t->total_ns[i];
+        calls = sl_add_sat(calls, t->call_counts[i]);
+        total = sl_add_sat(total, t->total_ns[i]);
         if (t->call_counts[i] <= 0)
             continue;
         if (!have || t->min_ns[i] < mn)

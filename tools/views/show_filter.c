@@ -170,24 +170,35 @@ static void names_free(struct names *s)
 }
 
 /* "PATH: no WHAT 'X': the file has A, B, C" on one line (long lists cut). */
-static void no_such(const char *path, const char *what, const char *x, const struct names *have)
+static void no_such(FILE *m, const char *path, const char *what, const char *x,
+                    const struct names *have)
 {
-    fprintf(stderr, "%s: no %s '%s': the file has ", path, what, x);
+    fprintf(m, "%s: no %s '%s': the file has ", path, what, x);
     if (!have->n)
-        fputs("none", stderr);
+        fputs("none", m);
     size_t shown = have->n < 40 ? have->n : 40;
     for (size_t i = 0; i < shown; i++) {
         /* control bytes would break the one-line message */
-        fputs(i ? ", " : "", stderr);
+        fputs(i ? ", " : "", m);
         for (const char *p = have->v[i]; *p; p++)
-            fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+            fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, m);
     }
     if (shown < have->n)
-        fprintf(stderr, ", ... (%zu more)", have->n - shown);
-    fputc('\n', stderr);
+        fprintf(m, ", ... (%zu more)", have->n - shown);
 }
 
-static int check_ranks(const sl_show_filter *f, const sl_runset *set, const char *path)
+/* found: frees have and returns 0; else says what the file has (no_such),
+ * frees have and returns -ENOENT. */
+static int found_or_say(FILE *m, const char *path, const char *what, const char *x, int found,
+                        struct names *have)
+{
+    if (!found)
+        no_such(m, path, what, x, have);
+    names_free(have);
+    return found ? 0 : -ENOENT;
+}
+
+static int check_ranks(FILE *m, const sl_show_filter *f, const sl_runset *set, const char *path)
 {
     for (size_t i = 0; i < f->nranks; i++) {
         int found = 0;
@@ -202,14 +213,14 @@ static int check_ranks(const sl_show_filter *f, const sl_runset *set, const char
             names_add(&have, b);
         }
         snprintf(b, sizeof b, "%lld", f->ranks[i]);
-        no_such(path, "rank", b, &have);
+        no_such(m, path, "rank", b, &have);
         names_free(&have);
         return -ENOENT;
     }
     return 0;
 }
 
-static int check_regions(const sl_show_filter *f, const sl_runset *set, const char *path)
+static int check_regions(FILE *m, const sl_show_filter *f, const sl_runset *set, const char *path)
 {
     for (size_t i = 0; i < f->nregions; i++) {
         struct names have = {0};
@@ -233,17 +244,28 @@ static int check_regions(const sl_show_filter *f, const sl_runset *set, const ch
                 free(d);
             }
         }
-        if (!found)
-            no_such(path, "region matching", f->regions[i], &have);
-        names_free(&have);
-        if (!found)
+        if (found_or_say(m, path, "region matching", f->regions[i], found, &have))
             return -ENOENT;
     }
     return 0;
 }
 
-static int check_groups(const sl_show_filter *f, const sl_runset *set, const char *path)
+/* Some rank has LIKWID's counter data. */
+static int has_counters(const sl_runset *set)
 {
+    for (size_t r = 0; r < set->nruns; r++)
+        if (set->runs[r].likwid.source != SL_SOURCE_NONE)
+            return 1;
+    return 0;
+}
+
+static int check_groups(FILE *m, const sl_show_filter *f, const sl_runset *set, const char *path)
+{
+    if (f->ngroups && !has_counters(set)) {
+        fprintf(m, "%s: no counter data (timing only): --group '%s' selects nothing", path,
+                f->groups[0]);
+        return -ENOENT;
+    }
     for (size_t i = 0; i < f->ngroups; i++) {
         struct names have = {0};
         int found = 0;
@@ -260,19 +282,21 @@ static int check_groups(const sl_show_filter *f, const sl_runset *set, const cha
                 }
                 free(s);
             }
-        if (!found)
-            no_such(path, "group", f->groups[i], &have);
-        names_free(&have);
-        if (!found)
+        if (found_or_say(m, path, "group", f->groups[i], found, &have))
             return -ENOENT;
     }
     return 0;
 }
 
-static int check_metrics(const sl_show_filter *f, const sl_runset *set, const char *path)
+static int check_metrics(FILE *m, const sl_show_filter *f, const sl_runset *set, const char *path)
 {
     if (!f->nmetrics)
         return 0;
+    if (!has_counters(set)) {
+        fprintf(m, "%s: no counter data (timing only): --metric '%s' selects nothing",
+                path, f->metrics[0]);
+        return -ENOENT;
+    }
     struct names have = {0};
     int rc = names_add(&have, "call count");
     rc |= names_add(&have, "runtime [s]");
@@ -295,7 +319,7 @@ static int check_metrics(const sl_show_filter *f, const sl_runset *set, const ch
         for (size_t k = 0; k < have.n; k++)
             found |= !strcmp(have.v[k], f->metrics[i]);
         if (!found) {
-            no_such(path, "event or metric", f->metrics[i], &have);
+            no_such(m, path, "event or metric", f->metrics[i], &have);
             rc = -ENOENT;
         }
     }
@@ -303,15 +327,26 @@ static int check_metrics(const sl_show_filter *f, const sl_runset *set, const ch
     return rc;
 }
 
-int sl_filter_check(const sl_show_filter *f, const sl_runset *set, const char *path)
+int sl_filter_check(const sl_show_filter *f, const sl_runset *set, const char *path, char **msg)
 {
-    int rc = check_ranks(f, set, path);
+    size_t len = 0;
+    *msg = NULL;
+    FILE *m = open_memstream(msg, &len);
+    if (!m)
+        return -ENOMEM;
+    int rc = check_ranks(m, f, set, path);
     if (!rc)
-        rc = check_regions(f, set, path);
+        rc = check_regions(m, f, set, path);
     if (!rc)
-        rc = check_groups(f, set, path);
+        rc = check_groups(m, f, set, path);
     if (!rc)
-        rc = check_metrics(f, set, path);
+        rc = check_metrics(m, f, set, path);
+    if (fclose(m) && !rc)
+        rc = -ENOMEM;
+    if (!rc || !*msg || !**msg) {
+        free(*msg);
+        *msg = NULL;
+    }
     return rc;
 }
 

@@ -1,0 +1,146 @@
+/* `scope-likwid show --csv`: one line per value,
+ * rank,section,group_id,group_name,tag,thread,cpu,row,value. */
+#include "show_rows.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_json.h"
+#include "names.h"
+#include "table.h"
+
+static void csv_line(FILE *f, long long rank, const char *section, const char *group_id,
+                     const char *group_name, const char *tag, const char *thread, const char *cpu,
+                     const char *row, const char *value)
+{
+    fprintf(f, "%lld,%s,", rank, section);
+    sl_csv_field(f, group_id);
+    fputc(',', f);
+    sl_csv_field(f, group_name);
+    fputc(',', f);
+    sl_csv_field(f, tag);
+    fprintf(f, ",%s,%s,", thread, cpu);
+    sl_csv_field(f, row);
+    fputc(',', f);
+    sl_csv_field(f, value);
+    fputc('\n', f);
+}
+
+static void csv_run_attr(FILE *f, const sl_run *run, const char *name, const char *value)
+{
+    char *v = sl_tag_display(value, strlen(value));
+    csv_line(f, run->rank, "run", "", "", "", "", "", name, v ? v : "");
+    free(v);
+}
+
+int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const sl_show_view *v)
+{
+    char b[SL_NUM_BUF], th[32], cpu[32], gid[32];
+    long long rank = run->rank;
+    snprintf(b, sizeof b, "%lld", (long long)run->mpi_rank);
+    csv_run_attr(f, run, "mpi_rank", b);
+    snprintf(b, sizeof b, "%lld", (long long)run->pid);
+    csv_run_attr(f, run, "pid", b);
+    csv_run_attr(f, run, "hostname", run->hostname);
+    csv_run_attr(f, run, "executable", run->executable);
+    csv_run_attr(f, run, "command_line", run->command_line);
+    csv_run_attr(f, run, "likwid_status", run->likwid_status);
+    csv_run_attr(f, run, "likwid_source", sl_source_name(run->likwid.source));
+    for (size_t i = 0; i < run->nenv; i++) {
+        char name[300];
+        snprintf(name, sizeof name, "env %s", run->env[i].name);
+        csv_run_attr(f, run, name, run->env[i].value);
+    }
+    csv_run_attr(f, run, "clock", run->timing.clock);
+    snprintf(b, sizeof b, "%lld", (long long)run->timing.origin_unix_ns);
+    csv_run_attr(f, run, "origin_unix_ns", b);
+
+    const sl_likwid *lw = &v->lw;
+    int agg = flt->threads != SL_THREADS_ALL;
+    size_t *order;
+    char ***labels;
+    if (sl_show_order(lw, &order, &labels))
+        return -ENOMEM;
+    for (size_t k = 0; k < lw->nregions; k++) {
+        const sl_region *r = &lw->regions[order[k]];
+        char *tag = sl_tag_display(r->tag, r->tag_len);
+        char *gname = sl_tag_display(r->group_name, strlen(r->group_name));
+        snprintf(gid, sizeof gid, "%lld", (long long)r->group_id);
+        for (size_t t = 0; t < r->nthreads && tag && gname; t++) {
+            /* aggregated: thread = sum|mean|max, no single cpu */
+            snprintf(th, sizeof th, "%s", agg ? sl_threads_name(flt->threads) : "");
+            if (!agg)
+                snprintf(th, sizeof th, "%zu", t);
+            cpu[0] = '\0';
+            if (!agg)
+                snprintf(cpu, sizeof cpu, "%lld", (long long)r->cpus[t]);
+            if (agg)
+                sl_fmt_exact(v->calls[order[k]], b);
+            else
+                snprintf(b, sizeof b, "%lld", (long long)r->call_counts[t]);
+            if (sl_filter_row(flt, "call count"))
+                csv_line(f, rank, "likwid", gid, gname, tag, th, cpu, "call count", b);
+            if (sl_filter_row(flt, "runtime [s]"))
+                csv_line(f, rank, "likwid", gid, gname, tag, th, cpu, "runtime [s]", sl_fmt_exact(r->times[t], b));
+            for (size_t e = 0; e < r->nevents; e++)
+                if (sl_filter_row(flt, labels[order[k]][e]))
+                    csv_line(f, rank, "likwid", gid, gname, tag, th, cpu, labels[order[k]][e],
+                             sl_fmt_exact(r->events[e * r->nthreads + t], b));
+            for (size_t m = 0; m < r->nmetrics; m++)
+                if (sl_filter_row(flt, sl_show_metric_name(r, m)))
+                    csv_line(f, rank, "likwid", gid, gname, tag, th, cpu, sl_show_metric_name(r, m),
+                             sl_fmt_exact(r->metrics[m * r->nthreads + t], b));
+        }
+        free(tag);
+        free(gname);
+    }
+    sl_show_order_free(lw, order, labels);
+
+    const sl_timing *tm = &v->tm;
+    struct tm_sum *s = sl_show_timing_order(tm);
+    if (!s)
+        return -ENOMEM;
+    for (size_t i = 0; i < tm->nregions; i++) {
+        const sl_timing_region *r = &tm->regions[s[i].idx];
+        char *tag = sl_tag_display(r->tag, r->tag_len);
+        if (!tag)
+            continue;
+#define TLINE(rowname, ...) do { snprintf(b, sizeof b, __VA_ARGS__); \
+        csv_line(f, rank, "timing", "", "", tag, "", "", rowname, b); } while (0)
+        TLINE("threads", "%zu", r->nthreads);
+        TLINE("calls", "%lld", (long long)s[i].calls);
+        TLINE("total_ns", "%lld", (long long)s[i].total);
+        if (s[i].calls > 0)
+            csv_line(f, rank, "timing", "", "", tag, "", "", "mean_ns",
+                     sl_fmt_exact((double)s[i].total / (double)s[i].calls, b));
+        else
+            csv_line(f, rank, "timing", "", "", tag, "", "", "mean_ns", "");
+        if (s[i].have_minmax) {
+            TLINE("min_ns", "%lld", (long long)s[i].min);
+            TLINE("max_ns", "%lld", (long long)s[i].max);
+        } else {
+            csv_line(f, rank, "timing", "", "", tag, "", "", "min_ns", "");
+            csv_line(f, rank, "timing", "", "", tag, "", "", "max_ns", "");
+        }
+        TLINE("dropped_calls", "%lld", (long long)r->dropped_calls);
+        TLINE("open_at_close", "%lld", (long long)r->open_at_close);
+        TLINE("unmatched_stops", "%lld", (long long)r->unmatched_stops);
+        TLINE("nested_starts", "%lld", (long long)r->nested_starts);
+#undef TLINE
+        for (size_t t = 0; t < r->nthreads; t++) {
+            snprintf(th, sizeof th, "%lld", (long long)r->threads[t]);
+#define PLINE(rowname, v) do { snprintf(b, sizeof b, "%lld", (long long)(v)); \
+        csv_line(f, rank, "timing", "", "", tag, th, "", rowname, b); } while (0)
+            PLINE("calls", r->call_counts[t]);
+            PLINE("total_ns", r->total_ns[t]);
+            PLINE("min_ns", r->min_ns[t]);
+            PLINE("max_ns", r->max_ns[t]);
+#undef PLINE
+        }
+        free(tag);
+    }
+    free(s);
+    return 0;
+}
+

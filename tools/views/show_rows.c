@@ -1,0 +1,206 @@
+/* The order and the rows show's renderers share, and the whole output of
+ * `scope-likwid show` (show.h, show_rows.h). */
+#include "show.h"
+#include "show_rows.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_json.h"
+#include "labels.h"
+#include "names.h"
+#include "region_order.h"
+#include "sat.h"
+
+/* ---- ordering shared by the three formats ---- */
+
+static struct tm_sum timing_sum(const sl_timing *tm, size_t i)
+{
+    const sl_timing_region *r = &tm->regions[i];
+    struct tm_sum s = {.idx = i};
+    for (size_t t = 0; t < r->nthreads; t++) {
+        s.calls = sl_add_sat(s.calls, r->call_counts[t]);
+        s.total = sl_add_sat(s.total, r->total_ns[t]);
+        if (r->call_counts[t] <= 0)
+            continue;
+        if (!s.have_minmax || r->min_ns[t] < s.min)
+            s.min = r->min_ns[t];
+        if (!s.have_minmax || r->max_ns[t] > s.max)
+            s.max = r->max_ns[t];
+        s.have_minmax = 1;
+    }
+    return s;
+}
+
+static int tm_sum_cmp(const void *a, const void *b)
+{
+    const struct tm_sum *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+struct tm_sum *sl_show_timing_order(const sl_timing *tm)
+{
+    struct tm_sum *s = calloc(tm->nregions ? tm->nregions : 1, sizeof *s);
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < tm->nregions; i++)
+        s[i] = timing_sum(tm, i);
+    qsort(s, tm->nregions, sizeof *s, tm_sum_cmp);
+    return s;
+}
+
+long sl_show_find_name(char **names, size_t n, const char *s, size_t hint)
+{
+    if (hint < n && !strcmp(names[hint], s))
+        return (long)hint;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(names[i], s))
+            return (long)i;
+    return -1;
+}
+
+static int add_name(char ***names, size_t *n, const char *s, size_t hint)
+{
+    if (sl_show_find_name(*names, *n, s, hint) >= 0)
+        return 0;
+    return sl_filter_add(names, n, s);
+}
+
+void sl_show_group_rows_free(struct group_rows *g)
+{
+    sl_labels_free(g->labels, g->nlabels);
+    sl_labels_free(g->metrics, g->nmetrics);
+    memset(g, 0, sizeof *g);
+}
+
+static char ***region_labels(const sl_likwid *lw)
+{
+    char ***l = calloc(lw->nregions ? lw->nregions : 1, sizeof *l);
+    if (!l)
+        return NULL;
+    for (size_t i = 0; i < lw->nregions; i++) {
+        if (lw->regions[i].nevents && !(l[i] = sl_event_labels(&lw->regions[i]))) {
+            for (size_t j = 0; j < i; j++)
+                sl_labels_free(l[j], lw->regions[j].nevents);
+            free(l);
+            return NULL;
+        }
+    }
+    return l;
+}
+
+static void labels_free(const sl_likwid *lw, char ***l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < lw->nregions; i++)
+        sl_labels_free(l[i], lw->regions[i].nevents);
+    free(l);
+}
+
+int sl_show_order(const sl_likwid *lw, size_t **order, char ****labels)
+{
+    *order = sl_likwid_order(lw);
+    *labels = region_labels(lw);
+    if (*order && *labels)
+        return 0;
+    sl_show_order_free(lw, *order, *labels);
+    *order = NULL;
+    *labels = NULL;
+    return -ENOMEM;
+}
+
+void sl_show_order_free(const sl_likwid *lw, size_t *order, char ***labels)
+{
+    labels_free(lw, labels);
+    free(order);
+}
+
+size_t sl_show_group_end(const sl_likwid *lw, const size_t *order, size_t k)
+{
+    size_t end = k;
+    while (end < lw->nregions && lw->regions[order[end]].group_id == lw->regions[order[k]].group_id)
+        end++;
+    return end;
+}
+
+const char *sl_show_metric_name(const sl_region *r, size_t m)
+{
+    return r->metric_names[m] ? r->metric_names[m] : "";
+}
+
+int sl_show_group_rows(const sl_likwid *lw, char ***labels, const size_t *order,
+                            size_t from, size_t to, const sl_show_filter *flt,
+                            struct group_rows *g)
+{
+    memset(g, 0, sizeof *g);
+    for (size_t k = from; k < to; k++) {
+        const sl_region *r = &lw->regions[order[k]];
+        for (size_t e = 0; e < r->nevents; e++)
+            if (sl_filter_row(flt, labels[order[k]][e]) &&
+                add_name(&g->labels, &g->nlabels, labels[order[k]][e], e))
+                return -ENOMEM;
+        for (size_t m = 0; m < r->nmetrics; m++)
+            if (sl_filter_row(flt, sl_show_metric_name(r, m)) &&
+                add_name(&g->metrics, &g->nmetrics, sl_show_metric_name(r, m), m))
+                return -ENOMEM;
+    }
+    return 0;
+}
+
+char *sl_show_tag(const char *tag, size_t len, int for_table)
+{
+    char *s = sl_tag_display(tag, len);
+    if (s && for_table)
+        for (char *p = s; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
+    return s;
+}
+
+/* show escapes \n \r \t short (csv_json.h) */
+#define SHOW_ESC "\n\r\t"
+
+static int show_run(FILE *f, sl_show_format fmt, size_t i, const sl_run *run,
+                    const sl_show_filter *flt)
+{
+    sl_show_view v;
+    int rc = sl_show_view_build(flt, run, &v);
+    if (rc == 0 && fmt == SL_SHOW_TABLE) {
+        if (i)
+            fputc('\n', f);
+        rc = sl_show_run_table(f, run, flt, &v);
+    } else if (rc == 0 && fmt == SL_SHOW_CSV) {
+        rc = sl_show_run_csv(f, run, flt, &v);
+    } else if (rc == 0) {
+        fputs(i ? ",\n" : "\n", f);
+        rc = sl_show_run_json(f, run, flt, &v);
+    }
+    sl_show_view_free(&v);
+    return rc;
+}
+
+int sl_show_write(FILE *f, const sl_runset *set, const char *path, sl_show_format fmt,
+                  const sl_show_filter *flt)
+{
+    if (fmt == SL_SHOW_CSV)
+        fputs("rank,section,group_id,group_name,tag,thread,cpu,row,value\n", f);
+    if (fmt == SL_SHOW_JSON) {
+        fputs("{\"file\":", f);
+        sl_json_bytes(f, path);
+        fputs(",\"ranks\":[", f);
+    }
+    int rc = 0;
+    size_t shown = 0;
+    for (size_t i = 0; i < set->nruns && rc == 0; i++)
+        if (sl_filter_rank(flt, set->runs[i].rank))
+            rc = show_run(f, fmt, shown++, &set->runs[i], flt);
+    if (fmt == SL_SHOW_JSON)
+        fputs("]}\n", f);
+    if (rc == 0 && (fflush(f) || ferror(f)))
+        rc = -EIO;
+    return rc;
+}

@@ -1,0 +1,61 @@
+/* Internal to the show views (show_rows.c, show_table.c, show_csv.c,
+ * show_json.c): the order and the rows the three renderers share, so a
+ * table, its CSV and its JSON cannot disagree. Not a contract. */
+#ifndef SL_SHOW_ROWS_H
+#define SL_SHOW_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "h5read.h"
+#include "run.h"
+#include "show_filter.h"
+
+/* One timing region summed over its threads (sums saturate at the int64
+ * limits rather than overflow). */
+struct tm_sum {
+    size_t idx;
+    int64_t calls, total, min, max;     /* min/max over threads that ran it */
+    int have_minmax;
+};
+
+/* The timing regions, costliest first; NULL when out of memory. */
+struct tm_sum *sl_show_timing_order(const sl_timing *tm);
+
+/* Rows of one event group: the union of the regions' event labels and
+ * metric names, in order of first appearance. */
+struct group_rows {
+    size_t nlabels;
+    char **labels;
+    size_t nmetrics;
+    char **metrics;
+};
+
+/* Index of s in names (tried at hint first), or -1. */
+long sl_show_find_name(char **names, size_t n, const char *s, size_t hint);
+/* Rows of the regions order[from..to) that flt lets through. 0 or -ENOMEM. */
+int sl_show_group_rows(const sl_likwid *lw, char ***labels, const size_t *order, size_t from,
+                       size_t to, const sl_show_filter *flt, struct group_rows *g);
+void sl_show_group_rows_free(struct group_rows *g);
+
+/* A rank's regions in show's order (region_order.h) and the event labels
+ * of every region (computed once per rank). 0, or -ENOMEM with both NULL. */
+int sl_show_order(const sl_likwid *lw, size_t **order, char ****labels);
+void sl_show_order_free(const sl_likwid *lw, size_t *order, char ***labels);
+/* The end of the run of regions order[k..] that share order[k]'s group. */
+size_t sl_show_group_end(const sl_likwid *lw, const size_t *order, size_t k);
+/* The metric's name, "" when the file has none. */
+const char *sl_show_metric_name(const sl_region *r, size_t m);
+/* Displayable tag (malloc'd); for tables, control bytes become '?'. */
+char *sl_show_tag(const char *tag, size_t len, int for_table);
+
+/* The renderers of one run. 0 or -ENOMEM. */
+int sl_show_run_table(FILE *f, const sl_run *run, const sl_show_filter *flt,
+                      const sl_show_view *v);
+int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt,
+                    const sl_show_view *v);
+int sl_show_run_json(FILE *f, const sl_run *run, const sl_show_filter *flt,
+                     const sl_show_view *v);
+
+#endif

@@ -1,0 +1,224 @@
+/* `scope-likwid show` as likwid-perfctr-like tables: per event group one
+ * column per region and thread, then the shim's timing table. */
+#include "show_rows.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+
+static int show_group_table(FILE *f, const sl_show_filter *flt, const sl_show_view *v,
+                            char ***labels, const size_t *order, size_t from, size_t to)
+{
+    const sl_likwid *lw = &v->lw;
+    int agg = flt->threads != SL_THREADS_ALL;
+    struct group_rows g;
+    int rc = sl_show_group_rows(lw, labels, order, from, to, flt, &g);
+    if (rc)
+        goto out;
+    size_t ncols = 1;
+    for (size_t k = from; k < to; k++)
+        ncols += lw->regions[order[k]].nthreads;
+    sl_table t;
+    sl_table_init(&t, ncols);
+    /* rows: header, [call count], [runtime], labels, metrics (--metric) */
+    int calls_row = sl_filter_row(flt, "call count");
+    int time_row = sl_filter_row(flt, "runtime [s]");
+    size_t first = 1 + (size_t)calls_row + (size_t)time_row;
+    size_t nrows = first + g.nlabels + g.nmetrics;
+    for (size_t i = 0; i < nrows; i++)
+        if (sl_table_add_row(&t) < 0) {
+            rc = -ENOMEM;
+            goto table_out;
+        }
+    rc = sl_table_set(&t, 0, 0, "Region");
+    if (calls_row)
+        rc |= sl_table_set(&t, 1, 0, "call count");
+    if (time_row)
+        rc |= sl_table_set(&t, 1 + (size_t)calls_row, 0, "runtime [s]");
+    for (size_t e = 0; e < g.nlabels; e++)
+        rc |= sl_table_set(&t, first + e, 0, g.labels[e]);
+    for (size_t m = 0; m < g.nmetrics; m++)
+        rc |= sl_table_set(&t, first + g.nlabels + m, 0, g.metrics[m]);
+    size_t col = 1;
+    char num[SL_NUM_BUF];
+    for (size_t k = from; k < to && !rc; k++) {
+        const sl_region *r = &lw->regions[order[k]];
+        char *tag = sl_show_tag(r->tag, r->tag_len, 1);
+        if (!tag) {
+            rc = -ENOMEM;
+            break;
+        }
+        /* where each of the group's rows sits in this region */
+        for (size_t th = 0; th < r->nthreads; th++, col++) {
+            if (agg)
+                rc |= sl_table_setf(&t, 0, col, "%s [%s]", tag, sl_threads_name(flt->threads));
+            else if (r->nthreads > 1)
+                rc |= sl_table_setf(&t, 0, col, "%s@cpu%lld", tag, (long long)r->cpus[th]);
+            else
+                rc |= sl_table_set(&t, 0, col, tag);
+            if (calls_row && agg)
+                rc |= sl_table_set(&t, 1, col, sl_fmt_value(v->calls[order[k]], num));
+            else if (calls_row)
+                rc |= sl_table_setf(&t, 1, col, "%lld", (long long)r->call_counts[th]);
+            if (time_row)
+                rc |= sl_table_set(&t, 1 + (size_t)calls_row, col, sl_fmt_value(r->times[th], num));
+            for (size_t e = 0; e < r->nevents; e++) {
+                long row = sl_show_find_name(g.labels, g.nlabels, labels[order[k]][e], e);
+                double x = r->events[e * r->nthreads + th];
+                if (row >= 0)
+                    rc |= sl_table_set(&t, first + (size_t)row, col, sl_fmt_value(x, num));
+            }
+            for (size_t m = 0; m < r->nmetrics; m++) {
+                long row = sl_show_find_name(g.metrics, g.nmetrics, sl_show_metric_name(r, m), m);
+                double x = r->metrics[m * r->nthreads + th];
+                if (row >= 0)
+                    rc |= sl_table_set(&t, first + g.nlabels + (size_t)row, col, sl_fmt_value(x, num));
+            }
+        }
+        free(tag);
+    }
+    if (!rc)
+        sl_table_print(f, &t, 1);
+table_out:
+    sl_table_free(&t);
+out:
+    sl_show_group_rows_free(&g);
+    return rc ? -ENOMEM : 0;
+}
+
+/* Milliseconds to the nanosecond, without trailing zeros (no exponents:
+ * "2e-05" reads badly in a table). */
+static void ms_cell(sl_table *t, size_t row, size_t col, double ns)
+{
+    char b[64];
+    snprintf(b, sizeof b, "%.6f", ns / 1e6);
+    char *dot = strchr(b, '.');
+    if (dot) {
+        char *e = b + strlen(b);
+        while (e > dot + 1 && e[-1] == '0')
+            *--e = '\0';
+        if (e == dot + 1)
+            *dot = '\0';
+    }
+    sl_table_set(t, row, col, b);
+}
+
+static int show_timing_table(FILE *f, const sl_timing *tm)
+{
+    fprintf(f, "Timing (scope-likwid, clock %s)\n", tm->clock && *tm->clock ? tm->clock : "unknown");
+    if (!tm->nregions) {
+        fputs("no timed regions\n", f);
+        return 0;
+    }
+    struct tm_sum *s = sl_show_timing_order(tm);
+    if (!s)
+        return -ENOMEM;
+    int dropped = 0, open = 0, unmatched = 0, nested = 0;
+    for (size_t i = 0; i < tm->nregions; i++) {
+        const sl_timing_region *r = &tm->regions[i];
+        dropped |= r->dropped_calls != 0;
+        open |= r->open_at_close != 0;
+        unmatched |= r->unmatched_stops != 0;
+        nested |= r->nested_starts != 0;
+    }
+    size_t ncols = 7 + (size_t)(dropped + open + unmatched + nested);
+    sl_table t;
+    sl_table_init(&t, ncols);
+    int rc = 0;
+    if (sl_table_add_row(&t) < 0) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    static const char *const head[] = {"Region", "threads", "calls", "total [ms]", "mean [ms]",
+                                       "min [ms]", "max [ms]"};
+    for (size_t c = 0; c < 7; c++)
+        sl_table_set(&t, 0, c, head[c]);
+    size_t c = 7;
+    if (dropped)
+        sl_table_set(&t, 0, c++, "dropped calls");
+    if (open)
+        sl_table_set(&t, 0, c++, "open at close");
+    if (unmatched)
+        sl_table_set(&t, 0, c++, "unmatched stops");
+    if (nested)
+        sl_table_set(&t, 0, c++, "nested starts");
+    for (size_t i = 0; i < tm->nregions; i++) {
+        const sl_timing_region *r = &tm->regions[s[i].idx];
+        long row = sl_table_add_row(&t);
+        char *tag = sl_show_tag(r->tag, r->tag_len, 1);
+        if (row < 0 || !tag) {
+            free(tag);
+            rc = -ENOMEM;
+            goto out;
+        }
+        size_t ro = (size_t)row;
+        sl_table_set(&t, ro, 0, tag);
+        free(tag);
+        sl_table_setf(&t, ro, 1, "%zu", r->nthreads);
+        sl_table_setf(&t, ro, 2, "%lld", (long long)s[i].calls);
+        ms_cell(&t, ro, 3, (double)s[i].total);
+        if (s[i].calls > 0)
+            ms_cell(&t, ro, 4, (double)s[i].total / (double)s[i].calls);
+        if (s[i].have_minmax) {
+            ms_cell(&t, ro, 5, (double)s[i].min);
+            ms_cell(&t, ro, 6, (double)s[i].max);
+        }
+        c = 7;
+        if (dropped)
+            sl_table_setf(&t, ro, c++, "%lld", (long long)r->dropped_calls);
+        if (open)
+            sl_table_setf(&t, ro, c++, "%lld", (long long)r->open_at_close);
+        if (unmatched)
+            sl_table_setf(&t, ro, c++, "%lld", (long long)r->unmatched_stops);
+        if (nested)
+            sl_table_setf(&t, ro, c++, "%lld", (long long)r->nested_starts);
+    }
+    sl_table_print(f, &t, 1);
+out:
+    sl_table_free(&t);
+    free(s);
+    return rc;
+}
+
+int sl_show_run_table(FILE *f, const sl_run *run, const sl_show_filter *flt, const sl_show_view *v)
+{
+    char *status = sl_show_tag(run->likwid_status, strlen(run->likwid_status), 1);
+    fprintf(f, "Rank %lld (mpi_rank %lld, pid %lld%s%s%s%s)\n", (long long)run->rank,
+            (long long)run->mpi_rank, (long long)run->pid, *run->hostname ? ", host " : "",
+            run->hostname, *run->executable ? ", " : "", run->executable);
+    fprintf(f, "LIKWID status: %s\n", status ? status : "");
+    free(status);
+    int rc = 0;
+    const sl_likwid *lw = &v->lw;
+    if (lw->source == SL_SOURCE_NONE) {
+        fputs("LIKWID: no counter data\n", f);
+    } else {
+        fprintf(f, "LIKWID counters (source %s)\n", sl_source_name(lw->source));
+        size_t *order;
+        char ***labels;
+        rc = sl_show_order(lw, &order, &labels);
+        if (!rc && !lw->nregions)
+            fputs("no regions\n", f);
+        for (size_t k = 0; k < lw->nregions && !rc;) {
+            size_t end = sl_show_group_end(lw, order, k);
+            const sl_region *first = &lw->regions[order[k]];
+            fprintf(f, "Group %lld", (long long)first->group_id);
+            if (first->group_name && *first->group_name)
+                fprintf(f, ": %s", first->group_name);
+            fputc('\n', f);
+            rc = show_group_table(f, flt, v, labels, order, k, end);
+            k = end;
+        }
+        int metrics = 0;
+        for (size_t i = 0; i < lw->nregions; i++)
+            metrics |= lw->regions[i].nmetrics != 0;
+        if (!rc && metrics && flt->threads == SL_THREADS_SUM)
+            fputs("(--threads sum: metrics are the mean over threads)\n", f);
+        sl_show_order_free(lw, order, labels);
+    }
+    if (!rc)
+        rc = show_timing_table(f, &v->tm);
+    return rc;
+}
