@@ -9,45 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <hdf5.h>
-
 #include "cli_args.h"
 #include "diag.h"
-#include "h5_util.h"
-
-/* The root attribute "format" equals SL_H5_FORMAT (fixed or variable
- * length string). */
-static int format_is_ours(hid_t f)
-{
-    if (H5Aexists(f, "format") <= 0)
-        return 0;
-    hid_t a = H5Aopen(f, "format", H5P_DEFAULT);
-    hid_t t = a < 0 ? H5I_INVALID_HID : H5Aget_type(a);
-    int ours = 0;
-    if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
-        char want[] = SL_H5_FORMAT;
-        if (H5Tis_variable_str(t) > 0) {
-            char *v = NULL;
-            hid_t mt = H5Tcopy(H5T_C_S1);
-            H5Tset_size(mt, H5T_VARIABLE);
-            H5Tset_cset(mt, H5Tget_cset(t));
-            if (H5Aread(a, mt, &v) >= 0 && v) {
-                ours = !strcmp(v, want);
-                H5free_memory(v);
-            }
-            H5Tclose(mt);
-        } else if (H5Tget_size(t) < 64) {
-            char v[64] = "";
-            if (H5Aread(a, t, v) >= 0)
-                ours = !strncmp(v, want, sizeof want);
-        }
-    }
-    if (t >= 0)
-        H5Tclose(t);
-    if (a >= 0)
-        H5Aclose(a);
-    return ours;
-}
+#include "h5probe.h"
+#include "schema.h"
 
 sl_file_kind sl_file_probe(const char *path)
 {
@@ -56,20 +21,14 @@ sl_file_kind sl_file_probe(const char *path)
         return SL_FILE_MISSING;
     if (S_ISDIR(st.st_mode))
         return SL_FILE_DIRECTORY;
-    sl_h5_quiet();
-    if (H5Fis_hdf5(path) <= 0) {
-        H5Eclear2(H5E_DEFAULT);
+    switch (sl_h5_probe(path)) {
+    case SL_H5_PROBED_OURS:
+        return SL_FILE_RESULT;
+    case SL_H5_PROBED_OTHER:
+        return SL_FILE_OTHER_HDF5;
+    default:
         return SL_FILE_NOT_HDF5;
     }
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return SL_FILE_NOT_HDF5;
-    }
-    int ours = format_is_ours(f);
-    H5Fclose(f);
-    H5Eclear2(H5E_DEFAULT);
-    return ours ? SL_FILE_RESULT : SL_FILE_OTHER_HDF5;
 }
 
 int sl_file_refuse(const char *cmd, const char *path, sl_file_kind kind)

@@ -262,9 +262,17 @@ static int run_name(const char *n)
     return parts >= 1 && parts <= 2 && !strcmp(n, "h5");
 }
 
+/* Whether a is not before b. */
+static int not_before(struct timespec a, struct timespec b)
+{
+    return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec >= b.tv_nsec);
+}
+
 /* Reports every result file of that name written in dir since `since` (the
- * processes of APP name them after their own pid). Returns how many. */
-static int report_results(const char *dir, time_t since)
+ * processes of APP name them after their own pid). `since` is read from the
+ * coarse clock that stamps files, to the nanosecond: a run a second before
+ * in the same directory is not this one. Returns how many. */
+static int report_results(const char *dir, struct timespec since)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -277,7 +285,7 @@ static int report_results(const char *dir, time_t since)
         if (!run_name(e->d_name))
             continue;
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= since) {
+        if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && not_before(st.st_mtim, since)) {
             fprintf(stderr, "scope-likwid: run: result in %s\n", p);
             found++;
         }
@@ -416,7 +424,8 @@ int sl_cmd_run(int argc, char **argv)
     posix_spawnattr_setsigdefault(&attr, &def);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
 
-    time_t started = time(NULL);
+    struct timespec started;
+    clock_gettime(CLOCK_REALTIME_COARSE, &started);
     pid_t pid;
     int rc = posix_spawnp(&pid, cmd[0], NULL, &attr, cmd, environ);
     posix_spawnattr_destroy(&attr);

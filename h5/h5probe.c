@@ -1,0 +1,55 @@
+/* Is a file one of ours? Only the root attribute "format" is read. */
+#include "h5probe.h"
+
+#include <string.h>
+
+#include "h5_util.h"
+
+/* The root attribute "format" equals SL_H5_FORMAT (fixed or variable
+ * length string). */
+static int format_is_ours(hid_t f)
+{
+    if (H5Aexists(f, SL_H5N_format) <= 0)
+        return 0;
+    hid_t a = H5Aopen(f, SL_H5N_format, H5P_DEFAULT);
+    hid_t t = a < 0 ? H5I_INVALID_HID : H5Aget_type(a);
+    int ours = 0;
+    if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
+        char want[] = SL_H5_FORMAT;
+        if (H5Tis_variable_str(t) > 0) {
+            char *v = NULL;
+            hid_t mt = H5Tcopy(H5T_C_S1);
+            H5Tset_size(mt, H5T_VARIABLE);
+            H5Tset_cset(mt, H5Tget_cset(t));
+            if (H5Aread(a, mt, &v) >= 0 && v) {
+                ours = !strcmp(v, want);
+                H5free_memory(v);
+            }
+            H5Tclose(mt);
+        } else if (H5Tget_size(t) < 64) {
+            char v[64] = "";
+            if (H5Aread(a, t, v) >= 0)
+                ours = !strncmp(v, want, sizeof want);
+        }
+    }
+    if (t >= 0)
+        H5Tclose(t);
+    if (a >= 0)
+        H5Aclose(a);
+    return ours;
+}
+
+sl_h5_probed sl_h5_probe(const char *path)
+{
+    sl_h5_errsave es;
+    sl_h5_silence(&es);
+    sl_h5_probed kind = SL_H5_PROBED_NOT_HDF5;
+    hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
+    if (f >= 0) {
+        kind = format_is_ours(f) ? SL_H5_PROBED_OURS : SL_H5_PROBED_OTHER;
+        H5Fclose(f);
+    }
+    H5Eclear2(H5E_DEFAULT);
+    sl_h5_restore(&es);
+    return kind;
+}
