@@ -139,8 +139,11 @@ writer-timeout)
     # per-call samples is written (the timeout grew with the data).
     printf '#!/bin/sh\nsleep 1.5\nexec "%s" "$@"\n' "$SL_WRITE" >"$T/slow-writer"
     chmod +x "$T/slow-writer"
+    # OMP_WAIT_POLICY=PASSIVE: 20000 barriers spun by two threads on a
+    # loaded 2-core machine took over a minute; sleeping waits take seconds.
     SCOPE_LIKWID_WRITER=$T/slow-writer SCOPE_LIKWID_TIMEOUT=1 SCOPE_LIKWID_MAX_CALLS=100000 OMP_NUM_THREADS=2
-    export SCOPE_LIKWID_WRITER SCOPE_LIKWID_TIMEOUT SCOPE_LIKWID_MAX_CALLS OMP_NUM_THREADS
+    OMP_WAIT_POLICY=PASSIVE
+    export SCOPE_LIKWID_WRITER SCOPE_LIKWID_TIMEOUT SCOPE_LIKWID_MAX_CALLS OMP_NUM_THREADS OMP_WAIT_POLICY
     pair small real "$SL_SOLVER" --steps 5
     expect_line small.shim 'writer timed out after 1 s' "the small run's writer killed at the 1 s deadline"
     check_rescue small.shim --no-likwid
