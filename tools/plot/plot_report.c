@@ -15,6 +15,7 @@
 #include "plot_colours.h"
 #include "plot_timeline.h"
 #include "region_order.h"
+#include "schema.h"
 
 #define WIDTH 1100.0
 
@@ -118,15 +119,15 @@ static void header(struct out *o, const sl_run *run)
     if (!o->svg)
         sl_buf_puts(o->b, "<table class=\"attrs\">\n");
     snprintf(t, sizeof t, "%lld", (long long)run->mpi_rank);
-    attr_row(o, "mpi_rank", t);
+    attr_row(o, SL_H5N_mpi_rank, t);
     snprintf(t, sizeof t, "%lld", (long long)run->pid);
-    attr_row(o, "pid", t);
-    attr_row(o, "hostname", run->hostname);
-    attr_row(o, "executable", run->executable);
-    attr_row(o, "command_line", run->command_line);
-    attr_row(o, "likwid_status", run->likwid_status);
+    attr_row(o, SL_H5N_pid, t);
+    attr_row(o, SL_H5N_hostname, run->hostname);
+    attr_row(o, SL_H5N_executable, run->executable);
+    attr_row(o, SL_H5N_command_line, run->command_line);
+    attr_row(o, SL_H5N_likwid_status, run->likwid_status);
     attr_row(o, "likwid source", sl_source_name(run->likwid.source));
-    attr_row(o, "clock", run->timing.clock ? run->timing.clock : "");
+    attr_row(o, SL_H5N_clock, run->timing.clock ? run->timing.clock : "");
     if (run->timing.origin_unix_ns) {
         time_t s = (time_t)(run->timing.origin_unix_ns / 1000000000);
         struct tm tmv;
@@ -199,7 +200,7 @@ static int times_chart(struct out *o, const sl_run *run, const sl_plot_colours *
         sl_buf body;
         sl_buf_init(&body);
         double h = sl_plot_bars(&body, g, tm->nregions, WIDTH, "total per thread [ms]");
-        chart(o, "times", &body, h);
+        chart(o, SL_H5N_times, &body, h);
         sl_buf_free(&body);
     }
     free_groups(g, tm->nregions);

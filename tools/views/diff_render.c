@@ -8,12 +8,13 @@
 
 #include "csv_json.h"
 #include "table.h"
+#include "schema.h"
 
 /* "timing" or "likwid g<id> NAME" */
 static void source_text(const sl_diff_row *r, char *buf, size_t len)
 {
     if (r->group_id < 0)
-        snprintf(buf, len, "%s", r->quantity[0] ? "timing" : "");
+        snprintf(buf, len, "%s", r->quantity[0] ? SL_H5N_timing : "");
     else
         snprintf(buf, len, "likwid g%lld%s%s", (long long)r->group_id, *r->group_name ? " " : "",
                  r->group_name);
@@ -92,7 +93,7 @@ void sl_diff_print_csv(FILE *f, const sl_diff *d)
         const sl_diff_row *r = &d->rows[i];
         fprintf(f, "%s,", r->rank);
         sl_csv_field(f, r->region);
-        fprintf(f, ",%s,", r->group_id >= 0 ? "likwid" : (r->quantity[0] ? "timing" : ""));
+        fprintf(f, ",%s,", r->group_id >= 0 ? SL_H5N_likwid : (r->quantity[0] ? SL_H5N_timing : ""));
         if (r->group_id >= 0)
             fprintf(f, "%lld", (long long)r->group_id);
         fputc(',', f);
@@ -127,17 +128,17 @@ void sl_diff_print_json(FILE *f, const sl_diff *d, const char *base, const char 
             slower);
     for (size_t i = 0; i < d->n; i++) {
         const sl_diff_row *r = &d->rows[i];
-        fputs(i ? ",\n {\"rank\":" : "\n {\"rank\":", f);
+        fputs(i ? ",\n {\"" SL_H5N_rank "\":" : "\n {\"" SL_H5N_rank "\":", f);
         sl_json_string(f, r->rank);
         fputs(",\"region\":", f);
         sl_json_string(f, r->region);
-        fprintf(f, ",\"source\":\"%s\",\"group_id\":",
-                r->group_id >= 0 ? "likwid" : (r->quantity[0] ? "timing" : ""));
+        fprintf(f, ",\"" SL_H5N_source "\":\"%s\",\"" SL_H5N_group_id "\":",
+                r->group_id >= 0 ? SL_H5N_likwid : (r->quantity[0] ? SL_H5N_timing : ""));
         if (r->group_id >= 0)
             fprintf(f, "%lld", (long long)r->group_id);
         else
             fputs("null", f);
-        fputs(",\"group_name\":", f);
+        fputs(",\"" SL_H5N_group_name "\":", f);
         sl_json_string(f, r->group_name);
         fputs(",\"quantity\":", f);
         sl_json_string(f, r->quantity);

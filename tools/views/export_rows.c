@@ -16,9 +16,10 @@
 #include "names.h"
 #include "sat.h"
 #include "table.h"
+#include "schema.h"
 
 static const char *const fixed_cols[] = {
-    "rank", "mpi_rank", "hostname", "tag", "region", "group_id", "group_name", "source",
+    SL_H5N_rank, SL_H5N_mpi_rank, SL_H5N_hostname, SL_H5N_tag, "region", SL_H5N_group_id, SL_H5N_group_name, SL_H5N_source,
     "thread_index", "cpu", "call_count", "time_s",
 };
 #define NFIXED (sizeof fixed_cols / sizeof fixed_cols[0])

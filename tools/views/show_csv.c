@@ -9,6 +9,7 @@
 #include "csv_json.h"
 #include "names.h"
 #include "table.h"
+#include "schema.h"
 
 static void csv_line(FILE *f, long long rank, const char *section, const char *group_id,
                      const char *group_name, const char *tag, const char *thread, const char *cpu,
@@ -39,22 +40,22 @@ int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const
     char b[SL_NUM_BUF], th[32], cpu[32], gid[32];
     long long rank = run->rank;
     snprintf(b, sizeof b, "%lld", (long long)run->mpi_rank);
-    csv_run_attr(f, run, "mpi_rank", b);
+    csv_run_attr(f, run, SL_H5N_mpi_rank, b);
     snprintf(b, sizeof b, "%lld", (long long)run->pid);
-    csv_run_attr(f, run, "pid", b);
-    csv_run_attr(f, run, "hostname", run->hostname);
-    csv_run_attr(f, run, "executable", run->executable);
-    csv_run_attr(f, run, "command_line", run->command_line);
-    csv_run_attr(f, run, "likwid_status", run->likwid_status);
+    csv_run_attr(f, run, SL_H5N_pid, b);
+    csv_run_attr(f, run, SL_H5N_hostname, run->hostname);
+    csv_run_attr(f, run, SL_H5N_executable, run->executable);
+    csv_run_attr(f, run, SL_H5N_command_line, run->command_line);
+    csv_run_attr(f, run, SL_H5N_likwid_status, run->likwid_status);
     csv_run_attr(f, run, "likwid_source", sl_source_name(run->likwid.source));
     for (size_t i = 0; i < run->nenv; i++) {
         char name[300];
         snprintf(name, sizeof name, "env %s", run->env[i].name);
         csv_run_attr(f, run, name, run->env[i].value);
     }
-    csv_run_attr(f, run, "clock", run->timing.clock);
+    csv_run_attr(f, run, SL_H5N_clock, run->timing.clock);
     snprintf(b, sizeof b, "%lld", (long long)run->timing.origin_unix_ns);
-    csv_run_attr(f, run, "origin_unix_ns", b);
+    csv_run_attr(f, run, SL_H5N_origin_unix_ns, b);
 
     const sl_likwid *lw = &v->lw;
     int agg = flt->threads != SL_THREADS_ALL;
@@ -80,16 +81,16 @@ int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const
             else
                 snprintf(b, sizeof b, "%lld", (long long)r->call_counts[t]);
             if (sl_filter_row(flt, "call count"))
-                csv_line(f, rank, "likwid", gid, gname, tag, th, cpu, "call count", b);
+                csv_line(f, rank, SL_H5N_likwid, gid, gname, tag, th, cpu, "call count", b);
             if (sl_filter_row(flt, "runtime [s]"))
-                csv_line(f, rank, "likwid", gid, gname, tag, th, cpu, "runtime [s]", sl_fmt_exact(r->times[t], b));
+                csv_line(f, rank, SL_H5N_likwid, gid, gname, tag, th, cpu, "runtime [s]", sl_fmt_exact(r->times[t], b));
             for (size_t e = 0; e < r->nevents; e++)
                 if (sl_filter_row(flt, labels[order[k]][e]))
-                    csv_line(f, rank, "likwid", gid, gname, tag, th, cpu, labels[order[k]][e],
+                    csv_line(f, rank, SL_H5N_likwid, gid, gname, tag, th, cpu, labels[order[k]][e],
                              sl_fmt_exact(r->events[e * r->nthreads + t], b));
             for (size_t m = 0; m < r->nmetrics; m++)
                 if (sl_filter_row(flt, sl_show_metric_name(r, m)))
-                    csv_line(f, rank, "likwid", gid, gname, tag, th, cpu, sl_show_metric_name(r, m),
+                    csv_line(f, rank, SL_H5N_likwid, gid, gname, tag, th, cpu, sl_show_metric_name(r, m),
                              sl_fmt_exact(r->metrics[m * r->nthreads + t], b));
         }
         free(tag);
@@ -107,35 +108,35 @@ int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const
         if (!tag)
             continue;
 #define TLINE(rowname, ...) do { snprintf(b, sizeof b, __VA_ARGS__); \
-        csv_line(f, rank, "timing", "", "", tag, "", "", rowname, b); } while (0)
-        TLINE("threads", "%zu", r->nthreads);
+        csv_line(f, rank, SL_H5N_timing, "", "", tag, "", "", rowname, b); } while (0)
+        TLINE(SL_H5N_threads, "%zu", r->nthreads);
         TLINE("calls", "%lld", (long long)s[i].calls);
-        TLINE("total_ns", "%lld", (long long)s[i].total);
+        TLINE(SL_H5N_total_ns, "%lld", (long long)s[i].total);
         if (s[i].calls > 0)
-            csv_line(f, rank, "timing", "", "", tag, "", "", "mean_ns",
+            csv_line(f, rank, SL_H5N_timing, "", "", tag, "", "", "mean_ns",
                      sl_fmt_exact((double)s[i].total / (double)s[i].calls, b));
         else
-            csv_line(f, rank, "timing", "", "", tag, "", "", "mean_ns", "");
+            csv_line(f, rank, SL_H5N_timing, "", "", tag, "", "", "mean_ns", "");
         if (s[i].have_minmax) {
-            TLINE("min_ns", "%lld", (long long)s[i].min);
-            TLINE("max_ns", "%lld", (long long)s[i].max);
+            TLINE(SL_H5N_min_ns, "%lld", (long long)s[i].min);
+            TLINE(SL_H5N_max_ns, "%lld", (long long)s[i].max);
         } else {
-            csv_line(f, rank, "timing", "", "", tag, "", "", "min_ns", "");
-            csv_line(f, rank, "timing", "", "", tag, "", "", "max_ns", "");
+            csv_line(f, rank, SL_H5N_timing, "", "", tag, "", "", SL_H5N_min_ns, "");
+            csv_line(f, rank, SL_H5N_timing, "", "", tag, "", "", SL_H5N_max_ns, "");
         }
-        TLINE("dropped_calls", "%lld", (long long)r->dropped_calls);
-        TLINE("open_at_close", "%lld", (long long)r->open_at_close);
-        TLINE("unmatched_stops", "%lld", (long long)r->unmatched_stops);
-        TLINE("nested_starts", "%lld", (long long)r->nested_starts);
+        TLINE(SL_H5N_dropped_calls, "%lld", (long long)r->dropped_calls);
+        TLINE(SL_H5N_open_at_close, "%lld", (long long)r->open_at_close);
+        TLINE(SL_H5N_unmatched_stops, "%lld", (long long)r->unmatched_stops);
+        TLINE(SL_H5N_nested_starts, "%lld", (long long)r->nested_starts);
 #undef TLINE
         for (size_t t = 0; t < r->nthreads; t++) {
             snprintf(th, sizeof th, "%lld", (long long)r->threads[t]);
 #define PLINE(rowname, v) do { snprintf(b, sizeof b, "%lld", (long long)(v)); \
-        csv_line(f, rank, "timing", "", "", tag, th, "", rowname, b); } while (0)
+        csv_line(f, rank, SL_H5N_timing, "", "", tag, th, "", rowname, b); } while (0)
             PLINE("calls", r->call_counts[t]);
-            PLINE("total_ns", r->total_ns[t]);
-            PLINE("min_ns", r->min_ns[t]);
-            PLINE("max_ns", r->max_ns[t]);
+            PLINE(SL_H5N_total_ns, r->total_ns[t]);
+            PLINE(SL_H5N_min_ns, r->min_ns[t]);
+            PLINE(SL_H5N_max_ns, r->max_ns[t]);
 #undef PLINE
         }
         free(tag);

@@ -9,53 +9,54 @@
 
 #include "csv_json.h"
 #include "names.h"
+#include "schema.h"
 
 /* A region of the view; orig = the file's region (its CPUs when aggregated). */
 static void json_region(FILE *f, const sl_show_filter *flt, const sl_region *r, char **labels,
                         const sl_region *orig, double calls)
 {
     int agg = flt->threads != SL_THREADS_ALL;
-    fputs("{\"tag\":", f);
+    fputs("{\"" SL_H5N_tag "\":", f);
     char *tag = sl_tag_display(r->tag, r->tag_len);
     sl_json_string(f, tag ? tag : "");
     free(tag);
-    fprintf(f, ",\"group_id\":%lld,\"group_name\":", (long long)r->group_id);
+    fprintf(f, ",\"" SL_H5N_group_id "\":%lld,\"" SL_H5N_group_name "\":", (long long)r->group_id);
     sl_json_bytes(f, r->group_name);
-    fprintf(f, ",\"source\":\"%s\",", sl_source_name(r->source));
+    fprintf(f, ",\"" SL_H5N_source "\":\"%s\",", sl_source_name(r->source));
     if (agg)
         fprintf(f, "\"thread_aggregate\":\"%s\",", sl_threads_name(flt->threads));
-    fputs("\"cpus\":", f);
+    fputs("\"" SL_H5N_cpus "\":", f);
     sl_json_i64_array(f, orig->cpus, orig->nthreads);
-    fputs(",\"call_counts\":", f);
+    fputs(",\"" SL_H5N_call_counts "\":", f);
     if (agg)
         sl_json_double_array(f, &calls, 1);
     else
         sl_json_i64_array(f, r->call_counts, r->nthreads);
-    fputs(",\"times\":", f);
+    fputs(",\"" SL_H5N_times "\":", f);
     sl_json_double_array(f, r->times, r->nthreads);
     /* --metric: only the named rows */
     size_t n = 0;
-    fputs(",\"event_labels\":[", f);
+    fputs(",\"" SL_H5N_event_labels "\":[", f);
     for (size_t e = 0; e < r->nevents; e++)
         if (sl_filter_row(flt, labels[e])) {
             fputs(n++ ? "," : "", f);
             sl_json_bytes(f, labels[e]);
         }
-    fputs("],\"events\":[", f);
+    fputs("],\"" SL_H5N_events "\":[", f);
     n = 0;
     for (size_t e = 0; e < r->nevents; e++)
         if (sl_filter_row(flt, labels[e])) {
             fputs(n++ ? "," : "", f);
             sl_json_double_array(f, r->events + e * r->nthreads, r->nthreads);
         }
-    fputs("],\"metric_names\":[", f);
+    fputs("],\"" SL_H5N_metric_names "\":[", f);
     n = 0;
     for (size_t m = 0; m < r->nmetrics; m++)
         if (sl_filter_row(flt, sl_show_metric_name(r, m))) {
             fputs(n++ ? "," : "", f);
             sl_json_bytes(f, sl_show_metric_name(r, m));
         }
-    fputs("],\"metrics\":[", f);
+    fputs("],\"" SL_H5N_metrics "\":[", f);
     n = 0;
     for (size_t m = 0; m < r->nmetrics; m++)
         if (sl_filter_row(flt, sl_show_metric_name(r, m))) {
@@ -67,14 +68,14 @@ static void json_region(FILE *f, const sl_show_filter *flt, const sl_region *r, 
 
 int sl_show_run_json(FILE *f, const sl_run *run, const sl_show_filter *flt, const sl_show_view *v)
 {
-    fprintf(f, "{\"rank\":%lld,\"mpi_rank\":%lld,\"pid\":%lld,\"hostname\":", (long long)run->rank,
+    fprintf(f, "{\"" SL_H5N_rank "\":%lld,\"" SL_H5N_mpi_rank "\":%lld,\"" SL_H5N_pid "\":%lld,\"" SL_H5N_hostname "\":", (long long)run->rank,
             (long long)run->mpi_rank, (long long)run->pid);
     sl_json_bytes(f, run->hostname);
-    fputs(",\"executable\":", f);
+    fputs(",\"" SL_H5N_executable "\":", f);
     sl_json_bytes(f, run->executable);
-    fputs(",\"command_line\":", f);
+    fputs(",\"" SL_H5N_command_line "\":", f);
     sl_json_bytes(f, run->command_line);
-    fputs(",\"likwid_status\":", f);
+    fputs(",\"" SL_H5N_likwid_status "\":", f);
     sl_json_bytes(f, run->likwid_status);
     fputs(",\"likwid_env\":{", f);
     for (size_t i = 0; i < run->nenv; i++) {
@@ -84,7 +85,7 @@ int sl_show_run_json(FILE *f, const sl_run *run, const sl_show_filter *flt, cons
         fputc(':', f);
         sl_json_bytes(f, run->env[i].value);
     }
-    fputs("},\n \"likwid\":", f);
+    fputs("},\n \"" SL_H5N_likwid "\":", f);
     const sl_likwid *lw = &v->lw;
     if (lw->source == SL_SOURCE_NONE) {
         fputs("null", f);
@@ -93,12 +94,12 @@ int sl_show_run_json(FILE *f, const sl_run *run, const sl_show_filter *flt, cons
         char ***labels;
         if (sl_show_order(lw, &order, &labels))
             return -ENOMEM;
-        fprintf(f, "{\"source\":\"%s\",\"groups\":[", sl_source_name(lw->source));
+        fprintf(f, "{\"" SL_H5N_source "\":\"%s\",\"groups\":[", sl_source_name(lw->source));
         for (size_t k = 0; k < lw->nregions;) {
             const sl_region *first = &lw->regions[order[k]];
-            fprintf(f, "%s\n  {\"group_id\":%lld,\"group_name\":", k ? "," : "", (long long)first->group_id);
+            fprintf(f, "%s\n  {\"" SL_H5N_group_id "\":%lld,\"" SL_H5N_group_name "\":", k ? "," : "", (long long)first->group_id);
             sl_json_bytes(f, first->group_name);
-            fputs(",\"regions\":[", f);
+            fputs(",\"" SL_H5N_regions "\":[", f);
             size_t end = sl_show_group_end(lw, order, k);
             for (size_t j = k; j < end; j++) {
                 fputs(j > k ? ",\n   " : "\n   ", f);
@@ -112,37 +113,37 @@ int sl_show_run_json(FILE *f, const sl_run *run, const sl_show_filter *flt, cons
         sl_show_order_free(lw, order, labels);
     }
     const sl_timing *tm = &v->tm;
-    fputs(",\n \"timing\":{\"clock\":", f);
+    fputs(",\n \"" SL_H5N_timing "\":{\"" SL_H5N_clock "\":", f);
     sl_json_bytes(f, tm->clock ? tm->clock : "");
-    fprintf(f, ",\"origin_unix_ns\":%lld,\"regions\":[", (long long)tm->origin_unix_ns);
+    fprintf(f, ",\"" SL_H5N_origin_unix_ns "\":%lld,\"" SL_H5N_regions "\":[", (long long)tm->origin_unix_ns);
     struct tm_sum *s = sl_show_timing_order(tm);
     if (!s)
         return -ENOMEM;
     for (size_t i = 0; i < tm->nregions; i++) {
         const sl_timing_region *r = &tm->regions[s[i].idx];
-        fputs(i ? ",\n  {\"tag\":" : "\n  {\"tag\":", f);
+        fputs(i ? ",\n  {\"" SL_H5N_tag "\":" : "\n  {\"" SL_H5N_tag "\":", f);
         char *tag = sl_tag_display(r->tag, r->tag_len);
         sl_json_string(f, tag ? tag : "");
         free(tag);
-        fprintf(f, ",\"threads\":%zu,\"calls\":%lld,\"total_ns\":%lld,\"mean_ns\":", r->nthreads,
+        fprintf(f, ",\"" SL_H5N_threads "\":%zu,\"calls\":%lld,\"" SL_H5N_total_ns "\":%lld,\"mean_ns\":", r->nthreads,
                 (long long)s[i].calls, (long long)s[i].total);
         sl_json_double(f, s[i].calls > 0 ? (double)s[i].total / (double)s[i].calls : NAN);
         if (s[i].have_minmax)
-            fprintf(f, ",\"min_ns\":%lld,\"max_ns\":%lld", (long long)s[i].min, (long long)s[i].max);
+            fprintf(f, ",\"" SL_H5N_min_ns "\":%lld,\"" SL_H5N_max_ns "\":%lld", (long long)s[i].min, (long long)s[i].max);
         else
-            fputs(",\"min_ns\":null,\"max_ns\":null", f);
-        fprintf(f, ",\"dropped_calls\":%lld,\"open_at_close\":%lld,\"unmatched_stops\":%lld,"
-                   "\"nested_starts\":%lld,\"per_thread\":{\"threads\":",
+            fputs(",\"" SL_H5N_min_ns "\":null,\"" SL_H5N_max_ns "\":null", f);
+        fprintf(f, ",\"" SL_H5N_dropped_calls "\":%lld,\"" SL_H5N_open_at_close "\":%lld,\"" SL_H5N_unmatched_stops "\":%lld,"
+                   "\"" SL_H5N_nested_starts "\":%lld,\"per_thread\":{\"" SL_H5N_threads "\":",
                 (long long)r->dropped_calls, (long long)r->open_at_close,
                 (long long)r->unmatched_stops, (long long)r->nested_starts);
         sl_json_i64_array(f, r->threads, r->nthreads);
-        fputs(",\"call_counts\":", f);
+        fputs(",\"" SL_H5N_call_counts "\":", f);
         sl_json_i64_array(f, r->call_counts, r->nthreads);
-        fputs(",\"total_ns\":", f);
+        fputs(",\"" SL_H5N_total_ns "\":", f);
         sl_json_i64_array(f, r->total_ns, r->nthreads);
-        fputs(",\"min_ns\":", f);
+        fputs(",\"" SL_H5N_min_ns "\":", f);
         sl_json_i64_array(f, r->min_ns, r->nthreads);
-        fputs(",\"max_ns\":", f);
+        fputs(",\"" SL_H5N_max_ns "\":", f);
         sl_json_i64_array(f, r->max_ns, r->nthreads);
         fputs("}}", f);
     }
