@@ -18,11 +18,12 @@ case ${1:-} in
 esac
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
-# valgrind: the valgrind suite of the README's test command.
+# valgrind: the valgrind suite of the README's test command; python3-dev:
+# the pylikwid-like extension of tests/rtldlocal.
 # $extra unquoted on purpose: a list of package names.
 apt-get install -y --no-install-recommends \
     build-essential pkg-config meson ninja-build \
     likwid libhdf5-dev hdf5-tools libcriterion-dev \
     gfortran openmpi-bin libopenmpi-dev \
-    python3 python3-h5py python3-numpy \
+    python3 python3-dev python3-h5py python3-numpy \
     valgrind time $extra
