@@ -44,8 +44,15 @@ void sl_shim_get(const char *tag, int *nr_events, double *events, double *time, 
 void sl_shim_next_group(void);
 void sl_shim_close(void);
 
-/* close.c: the Close sequence, and the exit path (atexit handler). */
+/* close.c: the Close sequence. sl_close_claim: 1 for the one caller (Close
+ * or the exit hook) that finishes the cycle, which it marks CLOSED; 0 for
+ * every later one. sl_deliver_in_from: the writer's inputs from g. */
+struct sl_deliver_in;
 void sl_close_run(void);
+int sl_close_claim(void);
+void sl_deliver_in_from(const sl_state *g, struct sl_deliver_in *in);
+
+/* exit_hook.c: the exit path without Close. */
 void sl_close_at_exit(void);
 
 #endif
