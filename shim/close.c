@@ -21,6 +21,11 @@ int sl_close_claim(void)
     return 1;
 }
 
+void sl_close_rearm(void)
+{
+    atomic_store(&finishing, 0);
+}
+
 void sl_deliver_in_from(const sl_state *g, sl_deliver_in *in)
 {
     *in = (sl_deliver_in){.output = g->output, .pid = g->pid, .mpi = g->mpi, .rank = g->rank,
@@ -64,10 +69,17 @@ void sl_close_run(void)
     sl_likwid lw;
     sl_likwid_init(&lw);
     sl_text status = {0};
-    counters(g, sl_real(), getenv("LIKWID_FILEPATH"), group, &lw, &status);
+    if (g->cycle > 1)
+        sl_text_add(&status, "Init..Close cycle %d of process %lld", g->cycle, (long long)g->pid);
+    if (g->cycle > 1 && g->counting)
+        sl_text_add(&status, "LIKWID counts the first cycle only (its state after its Close "
+                             "must not be touched); timing only");
+    else
+        counters(g, sl_cycle_api(), secure_getenv("LIKWID_FILEPATH"), group, &lw, &status);
     sl_deliver_in in;
     sl_deliver_in_from(g, &in);
     sl_deliver(&in, &lw, status.s ? status.s : "");
     free(status.s);
     sl_likwid_free(&lw);
+    sl_cycle_close_done();
 }

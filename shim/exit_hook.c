@@ -3,9 +3,11 @@
  * work may already have run). */
 #include "shim.h"
 
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "deliver.h"
+#include "status_text.h"
 
 void sl_close_at_exit(void)
 {
@@ -17,8 +19,24 @@ void sl_close_at_exit(void)
     sl_deliver_in_from(&sl_g, &in);
     sl_likwid none;
     sl_likwid_init(&none);
-    sl_deliver(&in, &none, atomic_load(&sl_in_real_init)
-                               ? "likwid_markerInit exited the process (LIKWID could not start "
-                                 "counting); no counter data"
-                               : "application exited without likwid_markerClose; no counter data");
+    sl_text status = {0};
+    if (sl_g.cycle > 1)
+        sl_text_add(&status, "Init..Close cycle %d of process %lld", sl_g.cycle,
+                    (long long)sl_g.pid);
+    sl_text_add(&status, "%s", atomic_load(&sl_in_real_init)
+                                   ? "likwid_markerInit exited the process (LIKWID could not "
+                                     "start counting); no counter data"
+                                   : "application exited without likwid_markerClose; no counter "
+                                     "data");
+    sl_deliver(&in, &none, status.s ? status.s : "");
+    free(status.s);
+    sl_cycle_close_done();
+}
+
+/* After the application's atexit handlers and static destructors: they are
+ * registered after the shim was loaded, or belong to objects finalised
+ * before it (the shim depends on libc only, so it is finalised last). */
+__attribute__((destructor)) static void exit_hook(void)
+{
+    sl_close_at_exit();
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #ifndef SL_HELPER_REL_INSTALLED
@@ -65,10 +66,15 @@ char *sl_helper_path(const char *override, const char *name, char **problem)
     return check_exec(cand[0], problem);
 }
 
+/* In a setuid or setgid program the helpers run with its privileges: they
+ * get a fixed environment, never the user's (HDF5_PLUGIN_PATH and the like
+ * name code to load). */
+static char *const secure_env[] = {"PATH=/usr/bin:/bin", NULL};
+
 int sl_helper_run(const char *const argv[], double timeout_s, sl_spawn_result *res)
 {
     char *self = sl_self_path();
-    char **env = sl_helper_env(environ, self);
+    char **env = sl_helper_env(getauxval(AT_SECURE) ? secure_env : environ, self);
     free(self);
     if (!env) {
         memset(res, 0, sizeof *res);

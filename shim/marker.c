@@ -144,8 +144,10 @@ static void do_init(void)
     const char *tsc = getenv("SCOPE_LIKWID_TSC");
     int on_tsc = sl_rt_clock_init(!(tsc && strcmp(tsc, "0") == 0));
     pthread_atfork(NULL, NULL, atfork_child);
-    /* Before LIKWID's Init: it may exit() the process (failed access daemon). */
-    atexit(sl_close_at_exit);
+    /* The exit path (LIKWID's Init may exit() the process, the application
+     * may never Close) is the library destructor in exit_hook.c. */
+    sl_g.cycle = 1;
+    sl_g.first_output = sl_g.output;
     real_start = sl_real()->start ? sl_real()->start : no_likwid_start;
     real_stop = sl_real()->stop ? sl_real()->stop : no_likwid_stop;
     sl_log_debug("active: output %s; clock %s; LIKWID %s%s", sl_g.output,
@@ -165,8 +167,16 @@ void sl_shim_init(void)
         atomic_store(&sl_mode, SL_MODE_PASS);
         m = SL_MODE_PASS;
     }
-    if (m == SL_MODE_CLOSED)
-        return;     /* one Init..Close cycle per process */
+    if (m == SL_MODE_CLOSED) {
+        /* Init after Close: the next cycle (cycle.c). */
+        if (getpid() != sl_g.pid || !sl_cycle_begin())
+            return;
+        r = sl_cycle_api();
+        real_start = r->start ? r->start : no_likwid_start;
+        real_stop = r->stop ? r->stop : no_likwid_stop;
+        atomic_store(&sl_mode, SL_MODE_ACTIVE);
+        m = SL_MODE_ACTIVE;
+    }
     if (m == SL_MODE_ACTIVE)
         sl_rt_self();
     if (r->init) {
@@ -178,7 +188,7 @@ void sl_shim_init(void)
 
 void sl_shim_thread_init(void)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     int m = mode();
     if (m == SL_MODE_CLOSED)
         return;
@@ -190,7 +200,7 @@ void sl_shim_thread_init(void)
 
 int sl_shim_register(const char *tag)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     int m = mode();
     if (m == SL_MODE_CLOSED || !tag)
         return -EFAULT;
@@ -208,7 +218,7 @@ int sl_shim_register(const char *tag)
  * (not active, NULL tag) are cold functions. */
 static __attribute__((cold, noinline)) int start_rare(const char *tag)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     if (mode() == SL_MODE_CLOSED || !tag)
         return -EFAULT;
     return r->start ? r->start(tag) : -EFAULT;
@@ -216,7 +226,7 @@ static __attribute__((cold, noinline)) int start_rare(const char *tag)
 
 static __attribute__((cold, noinline)) int stop_rare(const char *tag)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     if (mode() == SL_MODE_CLOSED || !tag)
         return -EFAULT;
     return r->stop ? r->stop(tag) : -EFAULT;
@@ -245,7 +255,7 @@ int sl_shim_stop(const char *tag)
 
 int sl_shim_reset(const char *tag)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     int m = mode();
     if (m != SL_MODE_ACTIVE) {
         if (m == SL_MODE_CLOSED || !tag)
@@ -276,7 +286,7 @@ static void zero_region(int *nr_events, double *time, int *count)
 
 void sl_shim_get(const char *tag, int *nr_events, double *events, double *time, int *count)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     int m = mode();
     if (m != SL_MODE_ACTIVE) {
         if (m == SL_MODE_CLOSED || !tag || !r->get)
@@ -297,7 +307,7 @@ void sl_shim_get(const char *tag, int *nr_events, double *events, double *time, 
 
 void sl_shim_next_group(void)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     int m = mode();
     if (m == SL_MODE_CLOSED)
         return;
@@ -309,7 +319,7 @@ void sl_shim_next_group(void)
 
 void sl_shim_close(void)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     int m = mode();
     if (m == SL_MODE_ACTIVE && getpid() != sl_g.pid) {
         /* A child made without fork() (no atfork handler ran). */

@@ -81,6 +81,7 @@ sl_rt_thread *sl_rt_self(void)
         t->next = head;
     while (!atomic_compare_exchange_weak_explicit(&sl_rt_all_threads, &head, t,
                                                   memory_order_release, RELAXED));
+    sl_rt_arena_attach(t);
     tls_self = t;
     if (t->tsc)
         tls_fast = t;

@@ -78,4 +78,8 @@ void sl_rt_each_started(sl_rt_thread *t, void (*fn)(void *ctx, const char *tag),
  * only registered are left out. 0 or -ENOMEM. */
 int sl_rt_collect(sl_timing *out);
 
+/* Zeroes every counter of every thread and empties every arena, for a new
+ * Init..Close cycle; only while no region is being timed. */
+void sl_rt_forget(void);
+
 #endif

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "name_fit.h"
 #include "wire.h"
 
 static int write_rescue_at(const char *path, const sl_run *run)
@@ -57,28 +58,44 @@ static void xfsz_release(xfsz_guard *g)
     pthread_sigmask(SIG_SETMASK, &g->old, NULL);
 }
 
+/* Writes at the derived name (kept within NAME_MAX: the application's
+ * output name may be 255 bytes): 0 with *out set, or -errno. */
+static int write_at(const char *dir, const char *base, const char *suffix, const sl_run *run,
+                    char **out)
+{
+    char *path = dir ? sl_name_fit_in(dir, "", base, suffix) : sl_name_fit(base, "", suffix);
+    if (!path)
+        return errno == ENAMETOOLONG ? -ENAMETOOLONG : -ENOMEM;
+    int rc = write_rescue_at(path, run);
+    if (rc == 0)
+        *out = path;
+    else
+        free(path);
+    return rc;
+}
+
 static char *write_guarded(const sl_run *run, const char *output, pid_t pid, char *why,
                            size_t why_len)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s.rescue", output);
-    int rc = write_rescue_at(path, run);
+    char *path = NULL;
+    int rc = write_at(NULL, output, ".rescue", run, &path);
     if (rc == 0)
-        return strdup(path);
-    snprintf(why, why_len, "%s: %s", path, strerror(-rc));
+        return path;
+    snprintf(why, why_len, "%s.rescue: %s", output, strerror(-rc));
     const char *base = strrchr(output, '/');
     base = base ? base + 1 : output;
-    const char *tmpdir = getenv("TMPDIR");
+    /* secure_getenv: a setuid program must not write where its user says. */
+    const char *tmpdir = secure_getenv("TMPDIR");
     const char *dirs[] = {tmpdir && tmpdir[0] == '/' ? tmpdir : NULL, "/tmp"};
     for (int i = 0; i < 2; i++) {
         if (!dirs[i])
             continue;
         for (int k = 0; k < 100; k++) {
-            snprintf(path, sizeof path, "%s/%s.%lld.%d.rescue", dirs[i], base, (long long)pid,
-                     k);
-            rc = write_rescue_at(path, run);
+            char suffix[64];
+            snprintf(suffix, sizeof suffix, ".%lld.%d.rescue", (long long)pid, k);
+            rc = write_at(dirs[i], base, suffix, run, &path);
             if (rc == 0)
-                return strdup(path);
+                return path;
             if (rc != -EEXIST)
                 break;
         }

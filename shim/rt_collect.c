@@ -232,3 +232,25 @@ int sl_rt_collect(sl_timing *out)
     collect_free(&c);
     return 0;
 }
+
+/* A new Init..Close cycle: every counter back to "never started", every
+ * arena empty. Only while no thread runs regions (the mode is CLOSED):
+ * entries and arenas are kept for reuse, nothing is freed. */
+void sl_rt_forget(void)
+{
+    for (sl_rt_thread *t = atomic_load_explicit(&sl_rt_all_threads, memory_order_acquire); t;
+         t = t->next) {
+        for (sl_rt_entry *e = atomic_load_explicit(&t->first, memory_order_acquire); e;
+             e = atomic_load_explicit(&e->next, memory_order_acquire)) {
+            atomic_store_explicit(&e->open_start, -1, RELAXED);
+            atomic_store_explicit(&e->left, e->cap, RELAXED);
+            atomic_store_explicit(&e->dropped_total, 0, RELAXED);
+            atomic_store_explicit(&e->dropped_min, INT64_MAX, RELAXED);
+            atomic_store_explicit(&e->dropped_max, INT64_MIN, RELAXED);
+            atomic_store_explicit(&e->nested, 0, RELAXED);
+            atomic_store_explicit(&e->unmatched, 0, RELAXED);
+        }
+        if (atomic_load_explicit(&t->snext, memory_order_acquire))
+            atomic_store_explicit(&t->snext, t->arena, memory_order_release);
+    }
+}

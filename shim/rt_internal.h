@@ -82,6 +82,7 @@ struct sl_rt_thread {
     _Atomic(sample *) snext;            /* the next free sample (NULL: no arena yet) */
     sample *end;                        /* end of the arena (NULL: none) */
     hot cache[HOT_SLOTS];               /* owner only */
+    size_t mapped;                      /* bytes of the arena mapping (owner only) */
 };
 
 /* Every thread's table, newest first (lock-free push in sl_rt_self). */
@@ -146,6 +147,10 @@ static inline __attribute__((always_inline)) void drop(sl_rt_entry *e, int64_t d
 
 /* Bytes of address space reserved per thread (0: the default). */
 void sl_rt_arena_configure(size_t bytes);
+
+/* Called once per new table: at the thread's exit, the unused part of its
+ * arena is given back (Close still reads the samples). */
+void sl_rt_arena_attach(sl_rt_thread *t);
 
 /* A call under the cap when the arena is not mapped yet, or full: maps it
  * on first use, keeps the sample when there is room, else drops it. */
