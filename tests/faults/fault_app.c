@@ -311,6 +311,75 @@ static int long_tags(void)
     return 0;
 }
 
+/* ---- Close from an exit handler registered before Init ---- */
+
+static void close_at_exit(void)
+{
+    LIKWID_MARKER_CLOSE;
+    printf("fault_app: closed in an atexit handler\n");
+}
+
+/* ---- two Init..Close cycles ---- */
+
+static int two_cycles(void)
+{
+    LIKWID_MARKER_CLOSE;
+    LIKWID_MARKER_INIT;
+    work_region("phase2", 2);
+    LIKWID_MARKER_CLOSE;
+    printf("fault_app: two cycles\n");
+    return 0;
+}
+
+/* ---- 1000 threads one after the other, then a large allocation ---- */
+
+static void *seq_thread(void *arg)
+{
+    (void)arg;
+    work_region("thr", 2);
+    return NULL;
+}
+
+static int seq_threads(void)
+{
+    for (int i = 0; i < 1000; i++) {
+        pthread_t t;
+        int rc = pthread_create(&t, NULL, seq_thread, NULL);
+        if (rc != 0) {
+            printf("fault_app: thread %d: %s\n", i, strerror(rc));
+            return 1;
+        }
+        pthread_join(t, NULL);
+    }
+    /* What the application still has under its address-space limit. */
+    size_t big = (size_t)1 << 30;
+    char *p = malloc(big);
+    printf("fault_app: 1000 threads; 1 GiB %s\n", p ? "allocated" : "NOT allocated");
+    free(p);
+    LIKWID_MARKER_CLOSE;
+    return p ? 0 : 1;
+}
+
+/* ---- stderr closed, a data file on fd 2 ---- */
+
+static int fd2_data(void)
+{
+    close(2);
+    int fd = open("data.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd != 2) {
+        printf("fault_app: data file got fd %d, not 2\n", fd);
+        return 1;
+    }
+    static const char line[] = "application data\n";
+    if (write(2, line, sizeof line - 1) < 0)
+        return 1;
+    LIKWID_MARKER_CLOSE;
+    if (write(2, line, sizeof line - 1) < 0)
+        return 1;
+    printf("fault_app: data on fd 2\n");
+    return 0;
+}
+
 /* ---- two processes at once ---- */
 
 static int count_entries(const char *dir)
@@ -349,6 +418,8 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *m = argv[1];
+    if (strcmp(m, "close-atexit") == 0)
+        atexit(close_at_exit);      /* before Init: runs after the shim's atexit would */
     init();
     if (strcmp(m, "close-threads-inside") == 0)
         return close_threads_inside();
@@ -390,6 +461,16 @@ int main(int argc, char **argv)
         return unknown_tags();
     if (strcmp(m, "race") == 0)
         return race();
+    if (strcmp(m, "close-atexit") == 0) {
+        printf("fault_app: returning, Close left to atexit\n");
+        return 0;
+    }
+    if (strcmp(m, "two-cycles") == 0)
+        return two_cycles();
+    if (strcmp(m, "seq-threads") == 0)
+        return seq_threads();
+    if (strcmp(m, "fd2-data") == 0)
+        return fd2_data();
     fprintf(stderr, "fault_app: unknown mode '%s'\n", m);
     return 2;
 }
