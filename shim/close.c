@@ -10,6 +10,7 @@
 #include "deliver.h"
 #include "real.h"
 #include "sources.h"
+#include "survive.h"
 
 static _Atomic int finishing;   /* Close or the exit path: whichever comes first */
 
@@ -78,8 +79,10 @@ void sl_close_run(void)
         counters(g, sl_cycle_api(), secure_getenv("LIKWID_FILEPATH"), group, &lw, &status);
     sl_deliver_in in;
     sl_deliver_in_from(g, &in);
-    sl_deliver(&in, &lw, status.s ? status.s : "");
+    int saved = sl_deliver(&in, &lw, status.s ? status.s : "") == 0;
     free(status.s);
     sl_likwid_free(&lw);
+    if (saved)
+        sl_survive_end();   /* else the journal is the last copy: it stays */
     sl_cycle_close_done();
 }

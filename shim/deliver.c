@@ -60,12 +60,12 @@ static char *run_writer(const sl_deliver_in *in, const char *rescue, char *why, 
     return written;
 }
 
-void sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status)
+int sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status)
 {
     sl_run run;
     if (sl_run_init(&run) != 0) {
         sl_log_warn("could not write %s (out of memory): results lost", in->output);
-        return;
+        return -1;
     }
     sl_run_record_fill(&run, in, lw, status);
     sl_log_debug("likwid_status: %s", status);
@@ -75,7 +75,7 @@ void sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status)
     if (!rescue) {
         sl_log_warn("could not write %s: could not save the rescue file (%s): results lost",
                     in->output, rescue_why);
-        return;
+        return -1;
     }
     char *written = run_writer(in, rescue, why, sizeof why);
     if (written) {
@@ -88,4 +88,5 @@ void sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status)
     }
     free(written);
     free(rescue);
+    return 0;
 }

@@ -28,7 +28,8 @@ void sl_run_record_fill(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
                         const char *status);
 
 /* deliver.c: record, rescue file, writer; one "wrote" line or one warning
- * that names what is left (the rescue file and the convert command). */
-void sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status);
+ * that names what is left (the rescue file and the convert command).
+ * 0 when the result or the rescue file exists, -1 when nothing was saved. */
+int sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "deliver.h"
 #include "status_text.h"
+#include "survive.h"
 
 void sl_close_at_exit(void)
 {
@@ -28,8 +29,10 @@ void sl_close_at_exit(void)
                                      "start counting); no counter data"
                                    : "application exited without likwid_markerClose; no counter "
                                      "data");
-    sl_deliver(&in, &none, status.s ? status.s : "");
+    int saved = sl_deliver(&in, &none, status.s ? status.s : "") == 0;
     free(status.s);
+    if (saved)
+        sl_survive_end();   /* else the journal is the last copy: it stays */
     sl_cycle_close_done();
 }
 

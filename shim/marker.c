@@ -15,6 +15,7 @@
 #include "output_path.h"
 #include "real.h"
 #include "region_table.h"
+#include "survive.h"
 
 #define RELAXED memory_order_relaxed
 
@@ -148,6 +149,7 @@ static void do_init(void)
      * may never Close) is the library destructor in exit_hook.c. */
     sl_g.cycle = 1;
     sl_g.first_output = sl_g.output;
+    sl_survive_begin(sl_g.output, sl_g.pid, sl_g.mpi, sl_g.rank, sl_g.origin_unix_ns, on_tsc);
     real_start = sl_real()->start ? sl_real()->start : no_likwid_start;
     real_stop = sl_real()->stop ? sl_real()->stop : no_likwid_stop;
     sl_log_debug("active: output %s; clock %s; LIKWID %s%s", sl_g.output,

@@ -10,6 +10,8 @@
  * the structures and the other files. */
 #include "rt_internal.h"
 
+#include "journal_map.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,10 +65,16 @@ sl_rt_thread *sl_rt_self(void)
 {
     if (__builtin_expect(tls_self != NULL, 1))
         return tls_self;
-    sl_rt_thread *t = calloc(1, sizeof *t);
+    /* In the journal when there is one: its tid and sample pointers are
+     * what a reader of the journal needs. */
+    sl_rt_thread *t = sl_journal_alloc(SL_JRN_THREAD, sizeof *t, NULL);
+    int in_journal = t != NULL;
+    if (!t)
+        t = calloc(1, sizeof *t);
     table *tb = table_new(INITIAL_SLOTS, NULL);
     if (!t || !tb) {
-        free(t);
+        if (!in_journal)
+            free(t);
         free(tb);
         return NULL;
     }
@@ -81,6 +89,8 @@ sl_rt_thread *sl_rt_self(void)
         t->next = head;
     while (!atomic_compare_exchange_weak_explicit(&sl_rt_all_threads, &head, t,
                                                   memory_order_release, RELAXED));
+    if (in_journal)
+        sl_journal_commit(t);
     sl_rt_arena_attach(t);
     tls_self = t;
     if (t->tsc)
@@ -125,10 +135,16 @@ static int grow(sl_rt_thread *t)
     return 0;
 }
 
-static sl_rt_entry *entry_new(const char *tag, size_t len, uint64_t hash)
+/* In the journal when there is one (the tag right behind the entry), so
+ * that the counters survive a kill; else on the heap. */
+static sl_rt_entry *entry_new(sl_rt_thread *t, const char *tag, size_t len, uint64_t hash)
 {
-    sl_rt_entry *e = calloc(1, sizeof *e);
-    char *copy = malloc(len + 1);
+    sl_rt_entry *e = sl_journal_alloc(SL_JRN_ENTRY, sizeof *e + len + 1, t);
+    char *copy = e ? (char *)(e + 1) : NULL;
+    if (!e) {
+        e = calloc(1, sizeof *e);
+        copy = malloc(len + 1);
+    }
     if (!e || !copy) {
         free(e);
         free(copy);
@@ -145,6 +161,8 @@ static sl_rt_entry *entry_new(const char *tag, size_t len, uint64_t hash)
     /* So that a dropped call needs no "first?" test. */
     atomic_init(&e->dropped_min, INT64_MAX);
     atomic_init(&e->dropped_max, INT64_MIN);
+    if (sl_journal_holds(e))
+        sl_journal_commit(e);
     return e;
 }
 
@@ -169,7 +187,7 @@ sl_rt_entry *sl_rt_lookup(sl_rt_thread *t, const char *tag, int create)
             return NULL;
         tb = atomic_load_explicit(&t->tbl, RELAXED);
     }
-    sl_rt_entry *e = entry_new(tag, len, h);
+    sl_rt_entry *e = entry_new(t, tag, len, h);
     if (!e)
         return NULL;
     slot_put(tb, e);

@@ -10,6 +10,8 @@
  * find no room are counted as dropped, the figures stay exact. */
 #include "rt_internal.h"
 
+#include "journal_map.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -18,6 +20,7 @@
 
 #define DEFAULT_ARENA ((size_t)256 << 20)
 #define MIN_ARENA ((size_t)1 << 20)
+#define CHUNK ((size_t)1 << 20)         /* journal arenas: disk backed this much at a time */
 
 static _Atomic size_t cfg_arena_bytes = DEFAULT_ARENA;
 
@@ -31,12 +34,19 @@ static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static int key_ok;                      /* set under key_once */
 
-static size_t budget(void)
+static int reserve(size_t bytes, size_t limit);
+
+size_t sl_rt_budget(void)
 {
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
         return SIZE_MAX;
     return (size_t)(rl.rlim_cur / 4);
+}
+
+int sl_rt_reserve(size_t bytes)
+{
+    return reserve(bytes, sl_rt_budget());
 }
 
 static int reserve(size_t bytes, size_t limit)
@@ -54,7 +64,20 @@ static int reserve(size_t bytes, size_t limit)
 static COLD void arena_map(sl_rt_thread *t)
 {
     t->arena_tried = 1;
-    size_t limit = budget();
+    /* In the journal (already reserved as a whole) when there is one: the
+     * samples survive a kill. Backed on disk a chunk at a time. */
+    size_t got = 0;
+    void *j = sl_journal_arena(atomic_load(&cfg_arena_bytes), MIN_ARENA, &got, t);
+    if (j && sl_journal_back(j, CHUNK) == 0) {
+        t->arena = j;
+        t->mapped = got;
+        t->end = t->arena + CHUNK / sizeof(sample);
+        atomic_store_explicit(&t->snext, t->arena, memory_order_release);
+        return;
+    }
+    if (j)
+        sl_journal_give_back(j, got);
+    size_t limit = sl_rt_budget();
     for (size_t bytes = atomic_load(&cfg_arena_bytes); bytes >= sizeof(sample);
          bytes = bytes > MIN_ARENA ? bytes / 2 : 0) {
         if (reserve(bytes, limit)) {
@@ -89,6 +112,11 @@ static void arena_trim(void *arg)
     /* The owner's stores stop here: later ones (another key destructor
      * timing a region) see the smaller end and count as dropped. */
     t->end = t->arena + keep / sizeof(sample);
+    if (sl_journal_holds(t->arena)) {
+        if (sl_journal_give_back((char *)t->arena + keep, t->mapped - keep))
+            t->mapped = keep;
+        return;
+    }
     if (munmap((char *)t->arena + keep, t->mapped - keep) == 0) {
         atomic_fetch_sub(&reserved, t->mapped - keep);
         t->mapped = keep;
@@ -113,6 +141,12 @@ COLD void sl_rt_record_slow(sl_rt_thread *t, sl_rt_entry *e, int64_t start, int6
     if (!t->arena_tried)
         arena_map(t);
     sample *s = atomic_load_explicit(&t->snext, RELAXED);
+    if (s && s >= t->end && sl_journal_holds(t->arena)) {
+        /* The journal's arena grows a chunk at a time, backed first. */
+        size_t have = (size_t)((char *)t->end - (char *)t->arena);
+        if (have + CHUNK <= t->mapped && sl_journal_back(t->end, CHUNK) == 0)
+            t->end = t->arena + (have + CHUNK) / sizeof(sample);
+    }
     if (s && s < t->end)
         keep(t, s, e, start, end);
     else

@@ -116,3 +116,16 @@ __attribute__((noinline)) int64_t sl_rt_now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+/* For the journal: Init's pair, and a pair now (0/0 without the TSC). */
+void sl_rt_clock_pairs(int64_t *tick0, int64_t *ns0, int64_t *tick1, int64_t *ns1)
+{
+    *tick0 = *ns0 = *tick1 = *ns1 = 0;
+#if defined(__x86_64__)
+    if (atomic_load_explicit(&clk_tsc, memory_order_acquire)) {
+        *tick0 = clk_tick0;
+        *ns0 = clk_ns0;
+        clock_pair(tick1, ns1);
+    }
+#endif
+}

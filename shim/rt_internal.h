@@ -85,6 +85,31 @@ struct sl_rt_thread {
     size_t mapped;                      /* bytes of the arena mapping (owner only) */
 };
 
+/* The journal's reader (core/journal_read.c) reads entries, threads and
+ * samples in place: their leading fields must be where it looks. */
+#include "journal.h"
+#define SL_SAME_FIELD(a, b, f) \
+    _Static_assert(offsetof(a, f) == offsetof(b, f) && sizeof(((a *)0)->f) == sizeof(((b *)0)->f), \
+                   #a "." #f " is not where the journal's reader looks")
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, tag);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, len);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, cap);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, open_start);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, dropped_total);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, dropped_min);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, dropped_max);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, nested);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, unmatched);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, left);
+SL_SAME_FIELD(struct sl_rt_thread, sl_jrn_thread, tid);
+SL_SAME_FIELD(struct sl_rt_thread, sl_jrn_thread, tsc);
+SL_SAME_FIELD(struct sl_rt_thread, sl_jrn_thread, arena);
+SL_SAME_FIELD(struct sl_rt_thread, sl_jrn_thread, snext);
+SL_SAME_FIELD(sample, sl_jrn_sample, e);
+SL_SAME_FIELD(sample, sl_jrn_sample, start);
+SL_SAME_FIELD(sample, sl_jrn_sample, end);
+_Static_assert(sizeof(sample) == sizeof(sl_jrn_sample), "a sample is not a journal sample");
+
 /* Every thread's table, newest first (lock-free push in sl_rt_self). */
 extern _Atomic(sl_rt_thread *) sl_rt_all_threads;
 

@@ -2,6 +2,7 @@
  * `likwid-perfctr -m` when LIKWID can count on this host, and says where
  * the result went. */
 #include "cmds.h"
+#include "recover.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -406,6 +407,8 @@ int sl_cmd_run(int argc, char **argv)
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
             ;
         status = status_code(st);
+        if (!(user_output && *user_output))
+            sl_recover_after_run(result, st);   /* killed: its journal becomes the result */
         char found[PATH_MAX + 64];
         if (user_output && *user_output)
             fprintf(stderr, "scope-likwid: result in the file named by SCOPE_LIKWID_OUTPUT (%s)\n",

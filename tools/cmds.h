@@ -17,6 +17,7 @@ int sl_cmd_export(int argc, char **argv);
 int sl_cmd_diff(int argc, char **argv);
 int sl_cmd_merge(int argc, char **argv);
 int sl_cmd_plot(int argc, char **argv);
+int sl_cmd_recover(int argc, char **argv);
 
 /* Prints "scope-likwid: <msg>" and the hint to --help on stderr; returns
  * SL_EXIT_USAGE. */

@@ -32,6 +32,8 @@ static const char usage[] =
     "  scope-likwid --version        print the version\n"
     "\n"
     "exit codes: 0 ok, 1 bad input or failed write, 2 usage error\n"
+    "  recover [DIR|JOURNAL...]\n"
+    "                 result files from the journals of killed processes\n"
     "(run: the application's exit status; diff: 1 also when a region got slower)\n";
 
 int sl_usage_error(const char *fmt, ...)
@@ -85,6 +87,8 @@ int main(int argc, char **argv)
         return sl_cmd_merge(argc - 1, argv + 1);
     if (!strcmp(cmd, "plot"))
         return sl_cmd_plot(argc - 1, argv + 1);
+    if (!strcmp(cmd, "recover"))
+        return sl_cmd_recover(argc - 1, argv + 1);
     if (cmd[0] == '-')
         return sl_usage_error("unknown option '%s'", cmd);
     return sl_usage_error("unknown command '%s'", cmd);

@@ -18,6 +18,7 @@
 #include <likwid-marker.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 static volatile double sink;
+static volatile uintptr_t sink_null;     /* 0: a crash the compiler cannot see coming */
 
 static void work(int n)
 {
@@ -380,6 +382,68 @@ static int fd2_data(void)
     return 0;
 }
 
+/* ---- ended inside a region: signals, crashes ---- */
+
+static volatile sig_atomic_t got_term;
+
+static void on_term(int sig)
+{
+    (void)sig;
+    got_term = 1;
+}
+
+static void handle_term(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Starts "inside" and ends the process there as mode says. */
+static int die_in_region(const char *m)
+{
+    printf("fault_app: ending inside a region (%s)\n", m);
+    fflush(stdout);
+    LIKWID_MARKER_START("inside");
+    if (strcmp(m, "term-in-region") == 0)
+        raise(SIGTERM);
+    else if (strcmp(m, "kill-in-region") == 0)
+        raise(SIGKILL);
+    else if (strcmp(m, "segv-in-region") == 0)
+        *(volatile int *)(uintptr_t)sink_null = 1;
+    else if (strcmp(m, "abort-in-region") == 0)
+        abort();
+    else if (strcmp(m, "wait-in-region") == 0) {
+        /* Until killed from outside (FAULT_SYNC_DIR/ready tells it is there). */
+        const char *dir = getenv("FAULT_SYNC_DIR");
+        if (dir) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/ready", dir);
+            int fd = open(path, O_WRONLY | O_CREAT, 0644);
+            if (fd >= 0)
+                close(fd);
+        }
+        for (;;)
+            sleep_ms(1000);
+    }
+    return 9;
+}
+
+/* A SIGTERM handler of the application's own, installed before or after
+ * Init: it runs, the application goes on, times more and closes. */
+static int term_handled(void)
+{
+    LIKWID_MARKER_START("inside");
+    raise(SIGTERM);
+    LIKWID_MARKER_STOP("inside");
+    work_region("after", 2);
+    LIKWID_MARKER_CLOSE;
+    printf("fault_app: SIGTERM handled: %d\n", (int)got_term);
+    return 0;
+}
+
 /* ---- two processes at once ---- */
 
 static int count_entries(const char *dir)
@@ -420,7 +484,11 @@ int main(int argc, char **argv)
     const char *m = argv[1];
     if (strcmp(m, "close-atexit") == 0)
         atexit(close_at_exit);      /* before Init: runs after the shim's atexit would */
+    if (strcmp(m, "term-handler-before") == 0)
+        handle_term();
     init();
+    if (strcmp(m, "term-handler-after") == 0)
+        handle_term();
     if (strcmp(m, "close-threads-inside") == 0)
         return close_threads_inside();
     if (strcmp(m, "many-threads") == 0)
@@ -471,6 +539,10 @@ int main(int argc, char **argv)
         return seq_threads();
     if (strcmp(m, "fd2-data") == 0)
         return fd2_data();
+    if (strstr(m, "-in-region"))
+        return die_in_region(m);
+    if (strncmp(m, "term-handler-", 13) == 0)
+        return term_handled();
     fprintf(stderr, "fault_app: unknown mode '%s'\n", m);
     return 2;
 }
