@@ -106,6 +106,7 @@ typedef struct sl_jrn_info {
     char output[4096];
     size_t open_regions;        /* started, not stopped, in some thread */
     char open_tags[512];        /* the first of them, "tag (thread T), ..." */
+    size_t outside_threads;     /* threads whose samples were not in the journal */
 } sl_jrn_info;
 
 /* A (TSC, CLOCK_MONOTONIC) pair taken by the reader, for the conversion of

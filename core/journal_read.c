@@ -112,6 +112,7 @@ typedef struct jthread {
     int64_t tid;
     int tsc;
     size_t first, nsamples;     /* offset of the first sample, how many */
+    int outside;                /* its samples are not in the journal */
 } jthread;
 
 typedef struct jentry {
@@ -195,6 +196,8 @@ static int walk(const jfile *j, jread *r)
             if (t->arena && t->snext && a != SIZE_MAX && n != SIZE_MAX && n >= a) {
                 x.first = a;
                 x.nsamples = (n - a) / sizeof(sl_jrn_sample);
+            } else if (t->arena) {
+                x.outside = 1;  /* an arena on the heap: the journal was full */
             }
             r->threads[r->nthreads++] = x;
         } else if (rec->kind == SL_JRN_ENTRY && objlen >= sizeof(sl_jrn_entry)) {
@@ -384,6 +387,8 @@ int sl_journal_read(const char *path, const sl_jrn_clock *clk, sl_run *run, sl_j
     jread r = {0};
     conv cv = make_conv(h, clk);
     rc = walk(&j, &r);
+    for (size_t i = 0; i < r.nthreads; i++)
+        info->outside_threads += (size_t)r.threads[i].outside;
     if (rc == 0)
         rc = build(&j, &r, &cv, &run->timing, info);
     if (rc)

@@ -75,6 +75,11 @@ static int back(size_t off, size_t len)
         }
     }
     close(fd);
+    if (rc == 0) {
+        /* A recent (TSC, clock) pair: converts the ticks when the journal
+         * is read on another boot (else the reader takes its own). */
+        sl_rt_clock_pairs(&(int64_t){0}, &(int64_t){0}, &jh->tick1, &jh->ns1);
+    }
     return rc;
 }
 
@@ -189,7 +194,8 @@ int sl_journal_give_back(void *p, size_t bytes)
 void sl_journal_mark_signal(int sig)
 {
     sl_jrn_header *h = jh;
-    if (!h)
+    /* A forked child shares the mapping: only the writer's own signal. */
+    if (!h || getpid() != (pid_t)h->pid)
         return;
     __atomic_store_n(&h->signo, sig, __ATOMIC_RELAXED);
     __atomic_store_n(&h->state, SL_JRN_SIGNALED, __ATOMIC_RELEASE);

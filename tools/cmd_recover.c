@@ -83,11 +83,16 @@ static char *status_text(const sl_jrn_info *info, const char *why)
     else
         snprintf(end, sizeof end, "the process ended without likwid_markerClose (SIGKILL, "
                  "a crash or _exit)");
+    char outside[160] = "";
+    if (info->outside_threads)
+        snprintf(outside, sizeof outside, "; the per-call samples of %zu thread%s were not in "
+                 "the journal (full): their times are missing", info->outside_threads,
+                 info->outside_threads == 1 ? "" : "s");
     char *s = NULL;
     if (asprintf(&s, "partial: recovered from the journal by scope-likwid recover: %s; "
-                 "in flight: %zu region%s open%s%s; no counter data", end, info->open_regions,
-                 info->open_regions == 1 ? "" : "s", info->open_regions ? ": " : "",
-                 info->open_tags) < 0)
+                 "in flight: %zu region%s open%s%s%s; no counter data", end,
+                 info->open_regions, info->open_regions == 1 ? "" : "s",
+                 info->open_regions ? ": " : "", info->open_tags, outside) < 0)
         return NULL;
     return s;
 }
