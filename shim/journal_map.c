@@ -78,7 +78,11 @@ static int back(size_t off, size_t len)
     if (rc == 0) {
         /* A recent (TSC, clock) pair: converts the ticks when the journal
          * is read on another boot (else the reader takes its own). */
-        sl_rt_clock_pairs(&(int64_t){0}, &(int64_t){0}, &jh->tick1, &jh->ns1);
+        int64_t t0, n0, t1, n1;
+        sl_rt_clock_pairs(&t0, &n0, &t1, &n1);
+        /* From any thread (arena chunks are backed outside jlock). */
+        __atomic_store_n(&jh->tick1, t1, __ATOMIC_RELAXED);
+        __atomic_store_n(&jh->ns1, n1, __ATOMIC_RELAXED);
     }
     return rc;
 }

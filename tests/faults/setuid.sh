@@ -7,6 +7,7 @@
 # else SKIP.
 . "$(dirname "$0")/flib.sh"
 need SL_SETUID_APP
+case ${SL_SANITIZE:-none} in none) ;; *) skip "b_sanitize=$SL_SANITIZE: sanitizer runtimes do not run setuid programs as such" ;; esac
 [ "$(id -u)" = 0 ] || skip "needs root to make a setuid-root copy"
 command -v setpriv >/dev/null 2>&1 || skip "setpriv (util-linux) not found"
 U=65534
