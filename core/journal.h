@@ -33,6 +33,7 @@ enum sl_jrn_kind {
     SL_JRN_THREAD = 1,          /* a thread's table: sl_jrn_thread */
     SL_JRN_ENTRY = 2,           /* a region in a thread: sl_jrn_entry, then the tag */
     SL_JRN_ARENA = 3,           /* a thread's samples: sl_jrn_sample[] */
+    SL_JRN_TABLE = 4,           /* a thread's lookup table (not read back) */
 };
 
 typedef struct sl_jrn_header {

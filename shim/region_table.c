@@ -49,10 +49,15 @@ void sl_rt_configure(int64_t max_calls, size_t arena_bytes)
 }
 
 
+/* In the journal with the thread that points to it (a heap block reachable
+ * only from the file mapping would look leaked to a leak checker); on the
+ * heap without one. */
 static table *table_new(size_t cap, table *prev)
 {
-    table *t = calloc(1, sizeof *t + cap * sizeof t->slots[0]);
-    if (!t)
+    table *t = sl_journal_alloc(SL_JRN_TABLE, sizeof *t + cap * sizeof t->slots[0], NULL);
+    if (t)
+        sl_journal_commit(t);
+    else if (!(t = calloc(1, sizeof *t + cap * sizeof t->slots[0])))
         return NULL;
     t->cap = cap;
     t->prev = prev;
@@ -75,7 +80,8 @@ sl_rt_thread *sl_rt_self(void)
     if (!t || !tb) {
         if (!in_journal)
             free(t);
-        free(tb);
+        if (!sl_journal_holds(tb))
+            free(tb);
         return NULL;
     }
     t->tid = (int64_t)gettid();
