@@ -49,6 +49,29 @@ void sl_rt_configure(int64_t max_calls, size_t arena_bytes)
 }
 
 
+/* The heap objects made when the journal is full or gone (a later cycle)
+ * are also kept on a list from a global: the journal's structures point to
+ * them, and a leak checker does not scan a file mapping. Never freed, like
+ * every table object. */
+typedef struct heap_kept {
+    struct heap_kept *next;
+    void *pad;                          /* keeps the object 16-byte aligned */
+} heap_kept;
+static _Atomic(heap_kept *) kept_list;
+
+static void *heap_obj(size_t bytes)
+{
+    heap_kept *k = calloc(1, sizeof *k + bytes);
+    if (!k)
+        return NULL;
+    heap_kept *head = atomic_load_explicit(&kept_list, RELAXED);
+    do
+        k->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&kept_list, &head, k, memory_order_release,
+                                                  RELAXED));
+    return k + 1;
+}
+
 /* In the journal with the thread that points to it (a heap block reachable
  * only from the file mapping would look leaked to a leak checker); on the
  * heap without one. */
@@ -57,7 +80,7 @@ static table *table_new(size_t cap, table *prev)
     table *t = sl_journal_alloc(SL_JRN_TABLE, sizeof *t + cap * sizeof t->slots[0], NULL);
     if (t)
         sl_journal_commit(t);
-    else if (!(t = calloc(1, sizeof *t + cap * sizeof t->slots[0])))
+    else if (!(t = heap_obj(sizeof *t + cap * sizeof t->slots[0])))
         return NULL;
     t->cap = cap;
     t->prev = prev;
@@ -75,15 +98,10 @@ sl_rt_thread *sl_rt_self(void)
     sl_rt_thread *t = sl_journal_alloc(SL_JRN_THREAD, sizeof *t, NULL);
     int in_journal = t != NULL;
     if (!t)
-        t = calloc(1, sizeof *t);
-    table *tb = table_new(INITIAL_SLOTS, NULL);
-    if (!t || !tb) {
-        if (!in_journal)
-            free(t);
-        if (!sl_journal_holds(tb))
-            free(tb);
-        return NULL;
-    }
+        t = heap_obj(sizeof *t);
+    table *tb = t ? table_new(INITIAL_SLOTS, NULL) : NULL;
+    if (!t || !tb)
+        return NULL;    /* out of memory: what was made stays on the kept list */
     t->tid = (int64_t)gettid();
     t->tsc = sl_rt_clock_tsc();
     atomic_init(&t->tbl, tb);
@@ -146,16 +164,9 @@ static int grow(sl_rt_thread *t)
 static sl_rt_entry *entry_new(sl_rt_thread *t, const char *tag, size_t len, uint64_t hash)
 {
     sl_rt_entry *e = sl_journal_alloc(SL_JRN_ENTRY, sizeof *e + len + 1, t);
-    char *copy = e ? (char *)(e + 1) : NULL;
-    if (!e) {
-        e = calloc(1, sizeof *e);
-        copy = malloc(len + 1);
-    }
-    if (!e || !copy) {
-        free(e);
-        free(copy);
+    if (!e && !(e = heap_obj(sizeof *e + len + 1)))
         return NULL;
-    }
+    char *copy = (char *)(e + 1);
     memcpy(copy, tag, len + 1);
     e->tag = copy;
     e->len = len;
