@@ -16,12 +16,13 @@ uint64_t sl_jrn_start_ticks(int64_t pid)
     snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
     if (sl_read_file(path, 1 << 16, &buf, &len) != 0)
         return 0;
-    /* After the command (in parentheses, may hold blanks): field 3 on. */
+    /* After the command (in parentheses, may hold blanks): p at the blank
+     * before field 3; 19 blanks on, the one before field 22 (starttime). */
     char *p = strrchr(buf, ')');
     uint64_t ticks = 0;
     if (p) {
         p++;
-        for (int field = 2; field < 22 && p; field++)
+        for (int field = 3; field < 22 && p; field++)
             p = strchr(p + 1, ' ');
         if (p)
             ticks = strtoull(p + 1, NULL, 10);

@@ -43,7 +43,9 @@ tsan)
     #   except close-threads-inside (TSan reports a race inside the simulated
     #   LIKWID, tests/simlikwid/sim_marker.c, with and without the shim, and
     #   the report's frames differ, so stderr differs) and many-tags (over its
-    #   120 s limit under TSan).
+    #   120 s limit under TSan);
+    # - the exit-order, cycle, fd-2 and signal/recover cases (not segv: TSan
+    #   reports the crash itself).
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
     export TSAN_OPTIONS
     [ -f "$build/build.ninja" ] ||
@@ -51,6 +53,8 @@ tsan)
     select='^(markerfile_locale|cli_.*|checker-selftest|sim-.*|collector-.*|real-node-check-sim-.*'
     select="$select|fault-app-(no-close|close-twice|fork-markers|sigchld-ignore|sigchld-reap|block-signals)"
     select="$select|fault-app-(fd-limit|unknown-tags|long-tags|many-threads)"
+    select="$select|fault-app-(close-atexit|close-static-dtor|two-cycles-sim|two-cycles-real|fd2-data)"
+    select="$select|fault-signal-(term|kill|abort|run|alive|handler-before|handler-after)"
     select="$select|fault-collector-.*|fault-helpers-hygiene|fault-env-.*)\$" ;;
 *) echo "sanitize.sh: KIND '$kind': expected asan or tsan" >&2; exit 2 ;;
 esac

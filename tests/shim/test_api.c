@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -355,6 +356,15 @@ Test(api, journal_holds_what_close_collects, .init = setup)
     cr_assert_eq(info.state, SL_JRN_RUNNING);
     cr_assert_eq(info.open_regions, 1);
     cr_assert(sl_jrn_writer_alive(&info), "this process counts as alive");
+    /* Still alive after its address space changed (a start-time field
+     * read one off would have been vsize). */
+    void *big = mmap(NULL, (size_t)1 << 30, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert_neq(big, MAP_FAILED);
+    cr_assert(sl_jrn_writer_alive(&info), "alive after an mmap");
+    munmap(big, (size_t)1 << 30);
+    sl_jrn_info other = info;
+    other.start_ticks += 1;
+    cr_assert_not(sl_jrn_writer_alive(&other), "another start time is another process");
     cr_assert_str_eq(info.output, output);
     likwid_markerStopRegion("open");
     likwid_markerClose();
