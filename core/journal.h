@@ -127,6 +127,11 @@ int sl_journal_read_info(const char *path, sl_jrn_info *info, sl_diag *d);
 int sl_journal_read(const char *path, const sl_jrn_clock *clk, sl_run *run, sl_jrn_info *info,
                     sl_diag *d);
 
+/* The same for a journal image in memory (size bytes, 8-byte aligned;
+ * name for the messages): the fuzzer's entry. */
+int sl_journal_read_mem(const void *p, size_t size, const char *name, const sl_jrn_clock *clk,
+                        sl_run *run, sl_jrn_info *info, sl_diag *d);
+
 /* /proc/PID/stat's start time (clock ticks after boot), 0 when unknown. */
 uint64_t sl_jrn_start_ticks(int64_t pid);
 

@@ -21,6 +21,18 @@ typedef struct jfile {
     const sl_jrn_header *h;
 } jfile;
 
+static int jcheck(const jfile *j, const char *name, sl_diag *d)
+{
+    if (j->size < SL_JRN_HEADER_BYTES || memcmp(j->h->magic, SL_JRN_MAGIC, sizeof SL_JRN_MAGIC) != 0 ||
+        j->h->header_bytes != SL_JRN_HEADER_BYTES || j->h->align != SL_JRN_ALIGN ||
+        j->h->used < SL_JRN_HEADER_BYTES || j->h->used > j->size) {
+        sl_diag_add(d, name, 0, "not a scope-likwid journal: expected '%.22s' and a valid header",
+                    SL_JRN_MAGIC);
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static int jopen(const char *path, jfile *j, sl_diag *d)
 {
     memset(j, 0, sizeof *j);
@@ -47,15 +59,10 @@ static int jopen(const char *path, jfile *j, sl_diag *d)
     j->p = m;
     j->size = (size_t)st.st_size;
     j->h = m;
-    if (memcmp(j->h->magic, SL_JRN_MAGIC, sizeof SL_JRN_MAGIC) != 0 ||
-        j->h->header_bytes != SL_JRN_HEADER_BYTES || j->h->align != SL_JRN_ALIGN ||
-        j->h->used < SL_JRN_HEADER_BYTES || j->h->used > j->size) {
+    int rc = jcheck(j, path, d);
+    if (rc)
         munmap(m, j->size);
-        sl_diag_add(d, path, 0, "not a scope-likwid journal: expected '%.22s' and a valid header",
-                    SL_JRN_MAGIC);
-        return -EINVAL;
-    }
-    return 0;
+    return rc;
 }
 
 static void jclose(jfile *j)
@@ -179,8 +186,8 @@ static int walk(const jfile *j, jread *r)
     size_t cap_t = 0, cap_e = 0;
     for (size_t o = SL_JRN_HEADER_BYTES; o + sizeof(sl_jrn_rec) <= j->h->used;) {
         const sl_jrn_rec *rec = (const void *)(j->p + o);
-        if (rec->bytes < sizeof *rec || rec->bytes > j->h->used - o)
-            break;      /* allocated, never filled: nothing after it is sure */
+        if (rec->bytes < sizeof *rec || rec->bytes > j->h->used - o || rec->bytes % SL_JRN_ALIGN)
+            break;      /* allocated, never filled (or damaged): nothing after it is sure */
         size_t obj = o + sizeof *rec, objlen = (size_t)rec->bytes - sizeof *rec;
         if (rec->kind == SL_JRN_THREAD && objlen >= sizeof(sl_jrn_thread)) {
             if (r->nthreads == cap_t) {
@@ -193,7 +200,7 @@ static int walk(const jfile *j, jread *r)
             const sl_jrn_thread *t = (const void *)(j->p + obj);
             jthread x = {.off = obj, .tid = t->tid, .tsc = t->tsc};
             size_t a = off_of(j, t->arena, 0), n = off_of(j, t->snext, 0);
-            if (t->arena && t->snext && a != SIZE_MAX && n != SIZE_MAX && n >= a) {
+            if (t->arena && t->snext && a != SIZE_MAX && n != SIZE_MAX && n >= a && a % 8 == 0) {
                 x.first = a;
                 x.nsamples = (n - a) / sizeof(sl_jrn_sample);
             } else if (t->arena) {
@@ -223,6 +230,17 @@ static int walk(const jfile *j, jread *r)
     return 0;
 }
 
+/* Arithmetic on values a damaged file may hold: wraps, never undefined. */
+static int64_t wadd(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static int64_t wsub(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
 /* The line through Init's pair and the reader's (same boot) or the latest
  * pair the process recorded. */
 typedef struct conv {
@@ -239,7 +257,7 @@ static int64_t cdur(const conv *c, int64_t t)
 
 static int64_t ctime_(const conv *c, int64_t t)
 {
-    return c->on ? c->ns0 + cdur(c, t - c->tick0) : t;
+    return c->on ? wadd(c->ns0, cdur(c, wsub(t, c->tick0))) : t;
 }
 
 static conv make_conv(const sl_jrn_header *h, const sl_jrn_clock *clk)
@@ -253,8 +271,8 @@ static conv make_conv(const sl_jrn_header *h, const sl_jrn_clock *clk)
     int same_boot = clk && clk->boot_id && clk->tick && strncmp(clk->boot_id, h->boot_id,
                                                                   sizeof h->boot_id) == 0;
     int64_t t1 = same_boot ? clk->tick : h->tick1, n1 = same_boot ? clk->ns : h->ns1;
-    c.dtick = t1 - h->tick0;
-    c.dns = n1 - h->ns0;
+    c.dtick = wsub(t1, h->tick0);
+    c.dns = wsub(n1, h->ns0);
     if (c.dtick <= 0 || c.dns <= 0)
         c.dtick = c.dns = 1;
     return c;
@@ -272,7 +290,8 @@ static void add_open(sl_jrn_info *info, const jentry *x, int64_t tid)
 
 static int build(const jfile *j, jread *r, const conv *cv, sl_timing *out, sl_jrn_info *info)
 {
-    qsort(r->entries, r->nentries, sizeof *r->entries, by_off);
+    if (r->nentries)
+        qsort(r->entries, r->nentries, sizeof *r->entries, by_off);
     r->regions = calloc(r->nentries ? r->nentries : 1, sizeof *r->regions);
     if (!r->regions)
         return -ENOMEM;
@@ -280,7 +299,7 @@ static int build(const jfile *j, jread *r, const conv *cv, sl_timing *out, sl_jr
     for (size_t i = 0; i < r->nentries; i++) {
         jentry *x = &r->entries[i];
         const sl_jrn_entry *e = x->e;
-        x->calls = e->cap - e->left;
+        x->calls = wsub(e->cap, e->left);
         x->total = e->dropped_total;
         x->min = e->dropped_min;
         x->max = e->dropped_max;
@@ -305,10 +324,10 @@ static int build(const jfile *j, jread *r, const conv *cv, sl_timing *out, sl_jr
             jentry *x = entry_at(r, off_of(j, s[k].e, sizeof(sl_jrn_entry)));
             if (!x || x->region == SIZE_MAX)
                 continue;
-            int64_t dd = s[k].end - s[k].start;
+            int64_t dd = wsub(s[k].end, s[k].start);
             r->regions[x->region].ncalls++;
             x->kept++;
-            x->total += dd;
+            x->total = wadd(x->total, dd);
             if (dd < x->min)
                 x->min = dd;
             if (dd > x->max)
@@ -341,10 +360,10 @@ static int build(const jfile *j, jread *r, const conv *cv, sl_timing *out, sl_jr
         R->total_ns[x->tslot] = x->total;
         R->min_ns[x->tslot] = x->calls ? x->min : 0;
         R->max_ns[x->tslot] = x->calls ? x->max : 0;
-        R->dropped_calls += x->calls - x->kept;
+        R->dropped_calls = wadd(R->dropped_calls, wsub(x->calls, x->kept));
         R->open_at_close += e->open_start >= 0;
-        R->unmatched_stops += e->unmatched;
-        R->nested_starts += e->nested;
+        R->unmatched_stops = wadd(R->unmatched_stops, e->unmatched);
+        R->nested_starts = wadd(R->nested_starts, e->nested);
     }
     for (size_t ti = 0; ti < r->nthreads; ti++) {
         const jthread *t = &r->threads[ti];
@@ -363,15 +382,11 @@ static int build(const jfile *j, jread *r, const conv *cv, sl_timing *out, sl_jr
     return 0;
 }
 
-int sl_journal_read(const char *path, const sl_jrn_clock *clk, sl_run *run, sl_jrn_info *info,
-                    sl_diag *d)
+static int read_mapped(const jfile *j, const char *name, const sl_jrn_clock *clk, sl_run *run,
+                       sl_jrn_info *info, sl_diag *d)
 {
-    jfile j;
-    int rc = jopen(path, &j, d);
-    if (rc)
-        return rc;
-    fill_info(&j, info);
-    const sl_jrn_header *h = j.h;
+    fill_info(j, info);
+    const sl_jrn_header *h = j->h;
     run->rank = h->rank;
     run->mpi_rank = h->mpi ? h->rank : -1;
     run->pid = h->pid;
@@ -386,14 +401,33 @@ int sl_journal_read(const char *path, const sl_jrn_clock *clk, sl_run *run, sl_j
     run->timing.origin_unix_ns = h->origin_unix_ns;
     jread r = {0};
     conv cv = make_conv(h, clk);
-    rc = walk(&j, &r);
+    int rc = walk(j, &r);
     for (size_t i = 0; i < r.nthreads; i++)
         info->outside_threads += (size_t)r.threads[i].outside;
     if (rc == 0)
-        rc = build(&j, &r, &cv, &run->timing, info);
+        rc = build(j, &r, &cv, &run->timing, info);
     if (rc)
-        sl_diag_add(d, path, 0, "cannot read the journal: %s", strerror(-rc));
+        sl_diag_add(d, name, 0, "cannot read the journal: %s", strerror(-rc));
     jread_free(&r);
+    return rc;
+}
+
+int sl_journal_read(const char *path, const sl_jrn_clock *clk, sl_run *run, sl_jrn_info *info,
+                    sl_diag *d)
+{
+    jfile j;
+    int rc = jopen(path, &j, d);
+    if (rc)
+        return rc;
+    rc = read_mapped(&j, path, clk, run, info, d);
     jclose(&j);
     return rc;
+}
+
+int sl_journal_read_mem(const void *p, size_t size, const char *name, const sl_jrn_clock *clk,
+                        sl_run *run, sl_jrn_info *info, sl_diag *d)
+{
+    jfile j = {.p = p, .size = size, .h = p};
+    int rc = jcheck(&j, name, d);
+    return rc ? rc : read_mapped(&j, name, clk, run, info, d);
 }
