@@ -2,6 +2,7 @@
  * file: temporary file in the target directory, fsync, then link into place
  * without overwriting (or, for sl_h5_into, rename over the original). */
 #include "h5_util.h"
+#include "name_fit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,19 +49,20 @@ static int make_temp(const char *path, char **tmp_out, sl_diag *diag)
     if (!dir)
         return -ENOMEM;
     const char *base = base_of(path);
-    size_t n = strlen(dir) + strlen(base) + 32;
-    char *tmp = malloc(n);
+    /* Within NAME_MAX whatever the name's length (name_fit.h). */
+    char *tmp = sl_name_fit_in(dir, ".", base, ".tmp000000");
     if (!tmp) {
         free(dir);
         return -ENOMEM;
     }
+    size_t n = strlen(tmp) + 1;
     int err = EEXIST;
     for (int attempt = 0; attempt < 100 && err == EEXIST; attempt++) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         unsigned long r = (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 16) ^
                           (unsigned long)__atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED) * 7919u;
-        snprintf(tmp, n, "%s/.%s.tmp%06lx", dir, base, r & 0xFFFFFFul);
+        snprintf(tmp + n - 7, 7, "%06lx", r & 0xFFFFFFul);
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0) {
             close(fd);
@@ -122,12 +124,13 @@ static char *numbered(const char *path, unsigned k)
 {
     const char *base = base_of(path);
     const char *dot = strrchr(base, '.');
-    if (dot == base)
-        dot = NULL; /* ".h5" is a name, not an extension */
+    if (dot == base || (dot && strlen(dot) > 16))
+        dot = NULL; /* ".h5" is a name, not an extension; nor is a long tail */
     size_t head = dot ? (size_t)(dot - path) : strlen(path);
-    char *out = NULL;
-    if (asprintf(&out, "%.*s.%u%s", (int)head, path, k, dot ? dot : "") < 0)
-        return NULL;
+    char suffix[32], *stem = strndup(path, head);
+    snprintf(suffix, sizeof suffix, ".%u%s", k, dot ? dot : "");
+    char *out = stem ? sl_name_fit(stem, "", suffix) : NULL;
+    free(stem);
     return out;
 }
 

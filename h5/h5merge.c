@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "name_fit.h"
 #include "vec.h"
 #include "h5_util.h"
 
@@ -161,10 +162,9 @@ static int merge_one(merge *m, hid_t dst, hid_t lcpl, const char *path)
 /* A new empty file in OUT's directory for HDF5 to build the merge in. */
 static char *temp_near(const char *out)
 {
-    const char *slash = strrchr(out, '/');
-    char *tmp = NULL;
-    if (asprintf(&tmp, "%.*s.%s.merge.XXXXXX", slash ? (int)(slash - out + 1) : 0, out,
-                 slash ? slash + 1 : out) < 0)
+    /* Within NAME_MAX whatever the name's length (name_fit.h). */
+    char *tmp = sl_name_fit(out, ".", ".merge.XXXXXX");
+    if (!tmp)
         return NULL;
     int fd = mkstemp(tmp);
     if (fd < 0) {

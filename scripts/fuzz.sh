@@ -16,7 +16,7 @@ secs=${2:-60}
 src=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$build/fuzz-findings"
 status=0
-for t in markerfile wire; do
+for t in journal markerfile wire; do
     corpus=$(mktemp -d)
     cp "$src"/tests/fuzz/corpus/* "$corpus"/
     seeds=$(ls "$corpus" | wc -l)

@@ -47,6 +47,8 @@ tsan)
     # - rtldlocal-plugin-*: a pthreads plugin dlopen()ed RTLD_LOCAL, real and
     #   simulated LIKWID, 1 and 4 threads (the Python cases SKIP in sanitizer
     #   builds: python3 is not instrumented).
+    # - the exit-order, cycle, fd-2 and signal/recover cases (not segv: TSan
+    #   reports the crash itself).
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
     export TSAN_OPTIONS
     [ -f "$build/build.ninja" ] ||
@@ -54,6 +56,8 @@ tsan)
     select='^(markerfile_locale|cli_.*|checker-selftest|sim-.*|collector-.*|real-node-check-sim-.*'
     select="$select|fault-app-(no-close|close-twice|fork-markers|sigchld-ignore|sigchld-reap|block-signals)"
     select="$select|fault-app-(fd-limit|unknown-tags|long-tags|many-threads)"
+    select="$select|fault-app-(close-atexit|close-static-dtor|two-cycles-sim|two-cycles-real|fd2-data)"
+    select="$select|fault-signal-(term|kill|abort|run|alive|handler-before|handler-after)"
     select="$select|fault-collector-.*|fault-helpers-hygiene|fault-env-.*|rtldlocal-plugin-.*)\$" ;;
 *) echo "sanitize.sh: KIND '$kind': expected asan or tsan" >&2; exit 2 ;;
 esac

@@ -8,10 +8,40 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static atomic_int log_verbose;
 static atomic_int log_quiet;
+
+/* The stderr the application had at Init: messages go there or nowhere.
+ * An application that closes fd 2 and opens a data file gets that file on
+ * fd 2; the shim must not write into it. */
+static _Atomic int err_known;
+static dev_t err_dev;
+static ino_t err_ino;
+
+static void remember_stderr(void)
+{
+    struct stat st;
+    if (fstat(STDERR_FILENO, &st) == 0) {
+        err_dev = st.st_dev;
+        err_ino = st.st_ino;
+        atomic_store(&err_known, 1);    /* publishes dev and ino */
+    } else {
+        atomic_store(&err_known, -1);   /* no stderr at Init: never write */
+    }
+}
+
+static int stderr_is_ours(void)
+{
+    int k = atomic_load(&err_known);
+    if (k == 0)
+        return 1;       /* before Init: whatever stderr is now */
+    struct stat st;
+    return k > 0 && fstat(STDERR_FILENO, &st) == 0 && st.st_dev == err_dev &&
+           st.st_ino == err_ino;
+}
 
 /* Hashes of warnings already printed: enough for "at most once" in practice;
  * when full, further distinct warnings are still printed. */
@@ -20,6 +50,8 @@ static _Atomic uint64_t seen[SEEN_MAX];
 
 void sl_log_configure(int verbose, int quiet)
 {
+    if (!atomic_load(&err_known))
+        remember_stderr();
     atomic_store(&log_verbose, verbose);
     atomic_store(&log_quiet, quiet);
 }
@@ -49,6 +81,10 @@ static size_t format_line(char *buf, size_t cap, const char *fmt, va_list ap)
 static void emit(const char *buf, size_t n)
 {
     int saved = errno;
+    if (!stderr_is_ours()) {
+        errno = saved;
+        return;
+    }
     ssize_t w;
     do
         w = write(STDERR_FILENO, buf, n);

@@ -5,7 +5,9 @@
 #ifndef SL_SHIM_LOG_H
 #define SL_SHIM_LOG_H
 
-/* verbose: debug lines on; quiet: warnings and the "wrote" line off. */
+/* verbose: debug lines on; quiet: warnings and the "wrote" line off. The
+ * first call (Init) also remembers which file stderr is (device, inode):
+ * from then on a line is written only while fd 2 is still that file. */
 void sl_log_configure(int verbose, int quiet);
 int sl_log_verbose(void);
 

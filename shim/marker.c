@@ -15,6 +15,7 @@
 #include "output_path.h"
 #include "real.h"
 #include "region_table.h"
+#include "survive.h"
 
 #define RELAXED memory_order_relaxed
 
@@ -147,8 +148,11 @@ static void do_init(void)
     const char *tsc = getenv("SCOPE_LIKWID_TSC");
     int on_tsc = sl_rt_clock_init(!(tsc && strcmp(tsc, "0") == 0));
     pthread_atfork(NULL, NULL, atfork_child);
-    /* Before LIKWID's Init: it may exit() the process (failed access daemon). */
-    atexit(sl_close_at_exit);
+    /* The exit path (LIKWID's Init may exit() the process, the application
+     * may never Close) is the library destructor in exit_hook.c. */
+    sl_g.cycle = 1;
+    sl_g.first_output = sl_g.output;
+    sl_survive_begin(sl_g.output, sl_g.pid, sl_g.mpi, sl_g.rank, sl_g.origin_unix_ns, on_tsc);
     atomic_store_explicit(&real_start, no_likwid_start, RELAXED);
     atomic_store_explicit(&real_stop, no_likwid_stop, RELAXED);
     sl_log_debug("active: output %s; clock %s; LIKWID %s%s", sl_g.output,
@@ -168,8 +172,16 @@ void sl_shim_init(void)
         atomic_store(&sl_mode, SL_MODE_PASS);
         m = SL_MODE_PASS;
     }
-    if (m == SL_MODE_CLOSED)
-        return;     /* one Init..Close cycle per process */
+    if (m == SL_MODE_CLOSED) {
+        /* Init after Close: the next cycle (cycle.c). */
+        if (getpid() != sl_g.pid || !sl_cycle_begin())
+            return;
+        r = sl_cycle_api();     /* Start/Stop reach LIKWID after its Init, below */
+        atomic_store_explicit(&real_start, no_likwid_start, RELAXED);
+        atomic_store_explicit(&real_stop, no_likwid_stop, RELAXED);
+        atomic_store(&sl_mode, SL_MODE_ACTIVE);
+        m = SL_MODE_ACTIVE;
+    }
     if (m == SL_MODE_ACTIVE)
         sl_rt_self();
     if (r->init) {
@@ -188,7 +200,7 @@ void sl_shim_init(void)
 
 void sl_shim_thread_init(void)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     int m = mode();
     if (m == SL_MODE_CLOSED)
         return;
@@ -200,7 +212,7 @@ void sl_shim_thread_init(void)
 
 int sl_shim_register(const char *tag)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     int m = mode();
     if (m == SL_MODE_CLOSED || !tag)
         return -EFAULT;
@@ -218,7 +230,7 @@ int sl_shim_register(const char *tag)
  * (not active, NULL tag) are cold functions. */
 static __attribute__((cold, noinline)) int start_rare(const char *tag)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     if (mode() == SL_MODE_CLOSED || !tag)
         return -EFAULT;
     return r->start ? r->start(tag) : -EFAULT;
@@ -226,7 +238,7 @@ static __attribute__((cold, noinline)) int start_rare(const char *tag)
 
 static __attribute__((cold, noinline)) int stop_rare(const char *tag)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     if (mode() == SL_MODE_CLOSED || !tag)
         return -EFAULT;
     return r->stop ? r->stop(tag) : -EFAULT;
@@ -255,7 +267,7 @@ int sl_shim_stop(const char *tag)
 
 int sl_shim_reset(const char *tag)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     int m = mode();
     if (m != SL_MODE_ACTIVE) {
         if (m == SL_MODE_CLOSED || !tag)
@@ -297,7 +309,7 @@ static void answer_region(int *nr_events, double *events, double *time, int *cou
 
 void sl_shim_get(const char *tag, int *nr_events, double *events, double *time, int *count)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     int m = mode();
     if (m != SL_MODE_ACTIVE) {
         if (m == SL_MODE_CLOSED || !tag || !r->get)
@@ -319,7 +331,7 @@ void sl_shim_get(const char *tag, int *nr_events, double *events, double *time, 
 
 void sl_shim_next_group(void)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     int m = mode();
     if (m == SL_MODE_CLOSED)
         return;
@@ -331,7 +343,7 @@ void sl_shim_next_group(void)
 
 void sl_shim_close(void)
 {
-    const sl_real_api *r = sl_real();
+    const sl_real_api *r = sl_cycle_api();
     int m = mode();
     if (m == SL_MODE_ACTIVE && getpid() != sl_g.pid) {
         /* A child made without fork() (no atfork handler ran). */

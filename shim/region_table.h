@@ -78,4 +78,17 @@ void sl_rt_each_started(sl_rt_thread *t, void (*fn)(void *ctx, const char *tag),
  * only registered are left out. 0 or -ENOMEM. */
 int sl_rt_collect(sl_timing *out);
 
+/* Address-space budget of the arenas and the journal: a quarter of
+ * RLIMIT_AS (SIZE_MAX without a limit); sl_rt_reserve takes bytes from it
+ * (1) or finds no room (0). */
+size_t sl_rt_budget(void);
+int sl_rt_reserve(size_t bytes);
+/* For the journal: Init's (TSC, CLOCK_MONOTONIC) pair and one taken now;
+ * zeros without the TSC. */
+void sl_rt_clock_pairs(int64_t *tick0, int64_t *ns0, int64_t *tick1, int64_t *ns1);
+
+/* Zeroes every counter of every thread and empties every arena, for a new
+ * Init..Close cycle; only while no region is being timed. */
+void sl_rt_forget(void);
+
 #endif

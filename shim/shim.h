@@ -27,6 +27,8 @@ typedef struct sl_state {
     int counting;               /* LIKWID_FILEPATH/MODE/EVENTS/THREADS all set */
     char *not_counting;         /* why not ("LIKWID_FILEPATH not set: ..."), or NULL */
     int ngroups;                /* '|'-separated sets in LIKWID_EVENTS */
+    int cycle;                  /* Init..Close cycle, 1 for the first (cycle.c) */
+    char *first_output;         /* the first cycle's result file; later ones derive theirs */
 } sl_state;
 
 extern sl_state sl_g;
@@ -44,8 +46,31 @@ void sl_shim_get(const char *tag, int *nr_events, double *events, double *time, 
 void sl_shim_next_group(void);
 void sl_shim_close(void);
 
-/* close.c: the Close sequence, and the exit path (atexit handler). */
+/* close.c: the Close sequence. sl_close_claim: 1 for the one caller (Close
+ * or the exit hook) that finishes the cycle, which it marks CLOSED; 0 for
+ * every later one. sl_deliver_in_from: the writer's inputs from g. */
+struct sl_deliver_in;
 void sl_close_run(void);
+int sl_close_claim(void);
+void sl_close_rearm(void);          /* a new cycle may be closed again */
+void sl_deliver_in_from(const sl_state *g, struct sl_deliver_in *in);
+
+/* exit_hook.c: the exit path without Close; runs as the shim's library
+ * destructor, so after the application's own atexit handlers and static
+ * destructors (which may still call likwid_markerClose). */
 void sl_close_at_exit(void);
+
+/* cycle.c: Init after Close starts cycle N+1 (its own result file, LIKWID
+ * left out when it was counting: see sl_cycle_api). Called by Init in the
+ * initialising process while the mode is CLOSED and the previous Close has
+ * finished; returns 1 when the new cycle may become ACTIVE. */
+int sl_cycle_begin(void);
+/* LIKWID's functions for the current cycle: the real ones in the first
+ * cycle, and in later ones when LIKWID is not counting (then it only
+ * prints); none (all NULL) in later cycles of a counting run, because
+ * LIKWID's state after its Close must not be touched (5.5+: freed). */
+const struct sl_real_api *sl_cycle_api(void);
+/* Close and the exit hook, when their cycle's result is delivered. */
+void sl_cycle_close_done(void);
 
 #endif

@@ -19,6 +19,63 @@ counted() {     # the status and source of a counting run whose helpers work
 }
 
 case $mode in
+close-static-dtor)
+    # likwid_markerClose in a C++ static destructor: forwarded to LIKWID
+    # (the simulated one writes its marker file), full result.
+    need SL_DTOR_APP
+    pair a sim "$SL_DTOR_APP"
+    f=$(result_file a.shim) || fail "no result file"
+    [ -n "$f" ] && counted "$f" --timing "work=1x3" --likwid-region work=1x3 ;;
+two-cycles)
+    # Init after Close: each cycle its own file; the second names its cycle.
+    # Counting (sim): LIKWID only in the first; without the shim the
+    # simulated LIKWID crashes at the second Close (freed memory, as 5.5+
+    # does), so the run is compared with what the program prints. Not
+    # counting (real): every call forwarded in both cycles, so the run is
+    # the same as without the shim.
+    if [ "$kind" = sim ]; then
+        sim a.shim env LD_PRELOAD="$SL_SHIM" "$SL_FAULT_APP" two-cycles
+        [ "$(rc_of a.shim)" = 0 ] && [ "$(cat "$T/a.shim.out")" = "fault_app: two cycles" ] ||
+            fail "a.shim: exit status $(rc_of a.shim), stdout '$(cat "$T/a.shim.out")': expected 0 and 'fault_app: two cycles'"
+    else
+        pair a real "$SL_FAULT_APP" two-cycles
+    fi
+    set -- "$T/a.shim"/scope-likwid-*.h5
+    [ $# = 2 ] || fail "expected 2 result files (one per cycle), found: $*"
+    one=$(ls "$T/a.shim"/scope-likwid-*.h5 | grep -v '\.cycle2\.h5$')
+    two=$(ls "$T/a.shim"/scope-likwid-*.cycle2.h5 2>/dev/null)
+    [ -f "$two" ] || fail "no <output>.cycle2.h5 for the second cycle"
+    if [ "$kind" = sim ]; then
+        counted "$one" --timing "work=1x3" --timing-tags work
+        check "$two" --timing "phase2=1x2" --timing-tags phase2 --no-likwid \
+            --status "cycle 2 of process" --status "LIKWID counts the first cycle only"
+    else
+        work_timing "$one" --timing-tags work --no-likwid --status "not counting"
+        check "$two" --timing "phase2=1x2" --timing-tags phase2 --no-likwid \
+            --status "cycle 2 of process" --status "not counting"
+    fi
+    "$SL_CLI" show "$two" >"$T/show.out" 2>&1 || fail "scope-likwid show $two failed"
+    grep -q 'LIKWID status: Init..Close cycle 2 of process' "$T/show.out" ||
+        fail "show does not say which cycle: $(grep 'LIKWID status' "$T/show.out")" ;;
+seq-threads)
+    # ulimit -v 2 GiB, 1000 threads one after the other, then a 1 GiB
+    # malloc: as without the shim (each thread reserved 256 MiB for good).
+    # A sanitizer's shadow memory alone is far beyond any such limit.
+    case ${SL_SANITIZE:-none} in none) ;; *) skip "b_sanitize=$SL_SANITIZE: the sanitizer cannot run under ulimit -v" ;; esac
+    run a.base sh -c 'ulimit -v 2097152 && exec "$@"' sh "$SL_FAULT_APP" seq-threads
+    run a.shim sh -c 'ulimit -v 2097152 && exec "$@"' sh env LD_PRELOAD="$SL_SHIM" "$SL_FAULT_APP" seq-threads
+    same_behaviour a.base a.shim
+    grep -q '1 GiB allocated' "$T/a.base.out" || fail "the run without the shim failed: $(cat "$T/a.base.out")"
+    f=$(result_file a.shim) || fail "no result file"
+    [ -n "$f" ] && work_timing "$f" --timing "thr=1000x2" --no-likwid ;;
+fd2-data)
+    # The application closed stderr and opened a data file on fd 2: the
+    # shim's lines must not land in it.
+    pair a real "$SL_FAULT_APP" fd2-data
+    cmp -s "$T/a.base/data.txt" "$T/a.shim/data.txt" ||
+        fail "the data file on fd 2 differs: $(cat "$T/a.shim/data.txt")"
+    f=$(result_file a.shim) || fail "no result file"
+    [ -n "$f" ] && work_timing "$f" --no-likwid ;;
 fd-limit)
     # 64 descriptors, all but 2 taken by the application at Close: too few
     # for the helpers' pipes. The marker file is still read, the timing goes
@@ -72,6 +129,7 @@ print(len(tags), len(lw), g["likwid"].attrs["source"], "used full_api" in (st if
         close-threads-inside) counted "$f" --timing "busy=3x0" --open "busy=3" --timing-tags busy ;;
         fork-markers) counted "$f" --timing "work=1x3" --timing "parent=1x2" --timing-tags work parent ;;
         sigchld-ignore|sigchld-reap|block-signals) counted "$f" --timing "work=1x3" --likwid-region work=1x3 ;;
+        close-atexit) counted "$f" --timing "work=1x3" --likwid-region work=1x3 ;;
         long-tags)
             a=$(printf '%10240s' | tr ' ' a); b=$(printf '%10240s' | tr ' ' b); c=$(printf '%10240s' | tr ' ' c)
             # LIKWID's own reader cuts lines at 2000 bytes: the collector

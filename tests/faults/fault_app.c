@@ -18,6 +18,7 @@
 #include <likwid-marker.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 static volatile double sink;
+static volatile uintptr_t sink_null;     /* 0: a crash the compiler cannot see coming */
 
 static void work(int n)
 {
@@ -311,6 +313,137 @@ static int long_tags(void)
     return 0;
 }
 
+/* ---- Close from an exit handler registered before Init ---- */
+
+static void close_at_exit(void)
+{
+    LIKWID_MARKER_CLOSE;
+    printf("fault_app: closed in an atexit handler\n");
+}
+
+/* ---- two Init..Close cycles ---- */
+
+static int two_cycles(void)
+{
+    LIKWID_MARKER_CLOSE;
+    LIKWID_MARKER_INIT;
+    work_region("phase2", 2);
+    LIKWID_MARKER_CLOSE;
+    printf("fault_app: two cycles\n");
+    return 0;
+}
+
+/* ---- 1000 threads one after the other, then a large allocation ---- */
+
+static void *seq_thread(void *arg)
+{
+    (void)arg;
+    work_region("thr", 2);
+    return NULL;
+}
+
+static int seq_threads(void)
+{
+    for (int i = 0; i < 1000; i++) {
+        pthread_t t;
+        int rc = pthread_create(&t, NULL, seq_thread, NULL);
+        if (rc != 0) {
+            printf("fault_app: thread %d: %s\n", i, strerror(rc));
+            return 1;
+        }
+        pthread_join(t, NULL);
+    }
+    /* What the application still has under its address-space limit. */
+    size_t big = (size_t)1 << 30;
+    char *p = malloc(big);
+    printf("fault_app: 1000 threads; 1 GiB %s\n", p ? "allocated" : "NOT allocated");
+    free(p);
+    LIKWID_MARKER_CLOSE;
+    return p ? 0 : 1;
+}
+
+/* ---- stderr closed, a data file on fd 2 ---- */
+
+static int fd2_data(void)
+{
+    close(2);
+    int fd = open("data.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd != 2) {
+        printf("fault_app: data file got fd %d, not 2\n", fd);
+        return 1;
+    }
+    static const char line[] = "application data\n";
+    if (write(2, line, sizeof line - 1) < 0)
+        return 1;
+    LIKWID_MARKER_CLOSE;
+    if (write(2, line, sizeof line - 1) < 0)
+        return 1;
+    printf("fault_app: data on fd 2\n");
+    return 0;
+}
+
+/* ---- ended inside a region: signals, crashes ---- */
+
+static volatile sig_atomic_t got_term;
+
+static void on_term(int sig)
+{
+    (void)sig;
+    got_term = 1;
+}
+
+static void handle_term(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Starts "inside" and ends the process there as mode says. */
+static int die_in_region(const char *m)
+{
+    printf("fault_app: ending inside a region (%s)\n", m);
+    fflush(stdout);
+    LIKWID_MARKER_START("inside");
+    if (strcmp(m, "term-in-region") == 0)
+        raise(SIGTERM);
+    else if (strcmp(m, "kill-in-region") == 0)
+        raise(SIGKILL);
+    else if (strcmp(m, "segv-in-region") == 0)
+        *(volatile int *)(uintptr_t)sink_null = 1;
+    else if (strcmp(m, "abort-in-region") == 0)
+        abort();
+    else if (strcmp(m, "wait-in-region") == 0) {
+        /* Until killed from outside (FAULT_SYNC_DIR/ready tells it is there). */
+        const char *dir = getenv("FAULT_SYNC_DIR");
+        if (dir) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/ready", dir);
+            int fd = open(path, O_WRONLY | O_CREAT, 0644);
+            if (fd >= 0)
+                close(fd);
+        }
+        for (;;)
+            sleep_ms(1000);
+    }
+    return 9;
+}
+
+/* A SIGTERM handler of the application's own, installed before or after
+ * Init: it runs, the application goes on, times more and closes. */
+static int term_handled(void)
+{
+    LIKWID_MARKER_START("inside");
+    raise(SIGTERM);
+    LIKWID_MARKER_STOP("inside");
+    work_region("after", 2);
+    LIKWID_MARKER_CLOSE;
+    printf("fault_app: SIGTERM handled: %d\n", (int)got_term);
+    return 0;
+}
+
 /* ---- two processes at once ---- */
 
 static int count_entries(const char *dir)
@@ -349,7 +482,13 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *m = argv[1];
+    if (strcmp(m, "close-atexit") == 0)
+        atexit(close_at_exit);      /* before Init: runs after the shim's atexit would */
+    if (strcmp(m, "term-handler-before") == 0)
+        handle_term();
     init();
+    if (strcmp(m, "term-handler-after") == 0)
+        handle_term();
     if (strcmp(m, "close-threads-inside") == 0)
         return close_threads_inside();
     if (strcmp(m, "many-threads") == 0)
@@ -390,6 +529,20 @@ int main(int argc, char **argv)
         return unknown_tags();
     if (strcmp(m, "race") == 0)
         return race();
+    if (strcmp(m, "close-atexit") == 0) {
+        printf("fault_app: returning, Close left to atexit\n");
+        return 0;
+    }
+    if (strcmp(m, "two-cycles") == 0)
+        return two_cycles();
+    if (strcmp(m, "seq-threads") == 0)
+        return seq_threads();
+    if (strcmp(m, "fd2-data") == 0)
+        return fd2_data();
+    if (strstr(m, "-in-region"))
+        return die_in_region(m);
+    if (strncmp(m, "term-handler-", 13) == 0)
+        return term_handled();
     fprintf(stderr, "fault_app: unknown mode '%s'\n", m);
     return 2;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -335,4 +336,135 @@ Test(api, mpi_rank_and_template, .init = setup)
     cr_assert_eq(run.rank, 5);
     cr_assert_eq(run.mpi_rank, 5);
     sl_run_free(&run);
+}
+
+/* ---- the journal: what a killed process would leave ---- */
+
+#include "journal.h"
+
+static sl_run read_journal(const char *path, sl_jrn_info *info)
+{
+    sl_run run;
+    sl_diag d;
+    sl_diag_init(&d);
+    cr_assert_eq(sl_run_init(&run), 0);
+    sl_jrn_clock clk = {0};
+    cr_assert_eq(sl_journal_read(path, &clk, &run, info, &d), 0, "%s", d.kept ? d.lines[0] : "?");
+    sl_diag_free(&d);
+    return run;
+}
+
+Test(api, journal_holds_what_close_collects, .init = setup)
+{
+    setenv("SCOPE_LIKWID_MAX_CALLS", "2", 1);   /* some kept, some dropped */
+    /* ns on the hot path: with the TSC, Close and the reader would each
+     * convert ticks along their own (TSC, clock) line, equal only to within
+     * the pairs' reading error. */
+    setenv("SCOPE_LIKWID_TSC", "0", 1);
+    likwid_markerInit();
+    for (int i = 0; i < 5; i++) {
+        likwid_markerStartRegion("a");
+        likwid_markerStopRegion("a");
+    }
+    likwid_markerStartRegion("open");
+    likwid_markerStopRegion("never");
+    char jpath[700];
+    snprintf(jpath, sizeof jpath, "%s.journal", output);
+    cr_assert(tu_exists(jpath), "no journal next to the output");
+    sl_jrn_info info;
+    sl_run j = read_journal(jpath, &info);
+    cr_assert_eq(info.pid, getpid());
+    cr_assert_eq(info.state, SL_JRN_RUNNING);
+    cr_assert_eq(info.open_regions, 1);
+    cr_assert(sl_jrn_writer_alive(&info), "this process counts as alive");
+    /* Still alive after its address space changed (a start-time field
+     * read one off would have been vsize). */
+    void *big = mmap(NULL, (size_t)1 << 30, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert_neq(big, MAP_FAILED);
+    cr_assert(sl_jrn_writer_alive(&info), "alive after an mmap");
+    munmap(big, (size_t)1 << 30);
+    sl_jrn_info other = info;
+    other.start_ticks += 1;
+    cr_assert_not(sl_jrn_writer_alive(&other), "another start time is another process");
+    cr_assert_str_eq(info.output, output);
+    likwid_markerStopRegion("open");
+    likwid_markerClose();
+    cr_assert_not(tu_exists(jpath), "Close removes the journal");
+    sl_run c = read_run(output);
+    /* The same figures as Close's, but for "open", stopped after the read. */
+    const sl_timing_region *ja = find(&j, "a"), *ca = find(&c, "a");
+    cr_assert_not_null(ja);
+    cr_assert_eq(ja->call_counts[0], 5);
+    cr_assert_eq(ja->ncalls, 2);
+    cr_assert_eq(ja->dropped_calls, 3);
+    cr_assert_eq(ja->total_ns[0], ca->total_ns[0]);
+    cr_assert_eq(ja->min_ns[0], ca->min_ns[0]);
+    cr_assert_eq(ja->max_ns[0], ca->max_ns[0]);
+    cr_assert_eq(ja->start_times[1], ca->start_times[1]);
+    cr_assert_eq(ja->threads[0], ca->threads[0]);
+    cr_assert_eq(find(&j, "open")->open_at_close, 1);
+    cr_assert_eq(find(&j, "never")->unmatched_stops, 1);
+    cr_assert_eq(j.pid, c.pid);
+    cr_assert_str_eq(j.executable, c.executable);
+    sl_run_free(&j);
+    sl_run_free(&c);
+}
+
+Test(api, journal_off, .init = setup)
+{
+    setenv("SCOPE_LIKWID_JOURNAL", "0", 1);
+    likwid_markerInit();
+    likwid_markerStartRegion("a");
+    likwid_markerStopRegion("a");
+    char jpath[700];
+    snprintf(jpath, sizeof jpath, "%s.journal", output);
+    cr_assert_not(tu_exists(jpath));
+    likwid_markerClose();
+    sl_run c = read_run(output);
+    cr_assert_eq(find(&c, "a")->call_counts[0], 1);
+    sl_run_free(&c);
+}
+
+Test(api, journal_not_a_journal_is_refused, .init = setup)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/x.journal", dir);
+    int fd = open(path, O_WRONLY | O_CREAT, 0644);
+    char junk[20000];
+    memset(junk, 'j', sizeof junk);
+    cr_assert_eq(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
+    close(fd);
+    sl_run run;
+    sl_run_init(&run);
+    sl_diag d;
+    sl_diag_init(&d);
+    sl_jrn_info info;
+    cr_assert_eq(sl_journal_read(path, NULL, &run, &info, &d), -EINVAL);
+    cr_assert(d.kept && strstr(d.lines[0], "not a scope-likwid journal"), "%s",
+              d.kept ? d.lines[0] : "");
+    sl_diag_free(&d);
+    sl_run_free(&run);
+}
+
+Test(api, second_cycle_own_file, .init = setup)
+{
+    likwid_markerInit();
+    likwid_markerStartRegion("one");
+    likwid_markerStopRegion("one");
+    likwid_markerClose();
+    likwid_markerInit();
+    cr_assert_eq(likwid_markerStartRegion("two"), 0);
+    cr_assert_eq(likwid_markerStopRegion("two"), 0);
+    likwid_markerClose();
+    sl_run a = read_run(output);
+    char second[700];
+    snprintf(second, sizeof second, "%.*s.cycle2.h5", (int)strlen(output) - 3, output);
+    sl_run b = read_run(second);
+    cr_assert_eq(a.timing.nregions, 1);
+    cr_assert_not_null(find(&a, "one"));
+    cr_assert_eq(b.timing.nregions, 1, "the second cycle starts from zero");
+    cr_assert_eq(find(&b, "two")->call_counts[0], 1);
+    cr_assert(strstr(b.likwid_status, "Init..Close cycle 2 of process"), "%s", b.likwid_status);
+    sl_run_free(&a);
+    sl_run_free(&b);
 }

@@ -13,6 +13,7 @@
 #include "diag.h"
 #include "h5probe.h"
 #include "schema.h"
+#include "name_fit.h"
 
 sl_file_kind sl_file_probe(const char *path)
 {
@@ -77,11 +78,9 @@ int sl_out_file_write(const char *path, int sync, sl_out_fill fill, void *ctx)
     int rc = d && b ? 0 : -ENOMEM;
     if (!rc) {
         const char *dir = dirname(d), *base = basename(b);
-        size_t len = strlen(dir) + strlen(base) + 16;
-        if (!(tmp = malloc(len)))
+        /* Within NAME_MAX whatever the name's length (name_fit.h). */
+        if (!(tmp = sl_name_fit_in(dir, ".", base, ".tmpXXXXXX")))
             rc = -ENOMEM;
-        else
-            snprintf(tmp, len, "%s/.%s.tmpXXXXXX", dir, base);
     }
     int fd = rc ? -1 : mkstemp(tmp);
     if (!rc && fd < 0)

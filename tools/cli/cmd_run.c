@@ -2,6 +2,7 @@
  * `likwid-perfctr -m` when LIKWID can count on this host, and says where
  * the result went. */
 #include "cmds.h"
+#include "recover.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -294,6 +295,32 @@ static int report_results(const char *dir, struct timespec since)
     return found;
 }
 
+/* Recovers the journal of every result file of that name stamped in dir
+ * since `since` (a process of APP that died without Close left it). */
+static void recover_killed(const char *dir, struct timespec since, int wait_status)
+{
+    static const char suffix[] = ".journal";
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n <= sizeof suffix - 1 || strcmp(e->d_name + n - (sizeof suffix - 1), suffix) != 0)
+            continue;
+        char name[NAME_MAX + 1];
+        snprintf(name, sizeof name, "%.*s", (int)(n - (sizeof suffix - 1)), e->d_name);
+        char p[PATH_MAX + 300], result[PATH_MAX + 300];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        snprintf(result, sizeof result, "%s/%s", dir, name);
+        if (run_name(name) && stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+            not_before(st.st_mtim, since))
+            sl_recover_after_run(result, wait_status);
+    }
+    closedir(d);
+}
+
 /* ---- command -------------------------------------------------------------- */
 
 int sl_cmd_run(int argc, char **argv)
@@ -438,6 +465,13 @@ int sl_cmd_run(int argc, char **argv)
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
             ;
         status = status_code(st);
+        /* killed or crashed: its journal becomes the result */
+        if (user_output && *user_output) {
+            if (!strchr(user_output, '%'))
+                sl_recover_after_run(user_output, st);
+        } else {
+            recover_killed(cwd, started, st);
+        }
         if (user_output && *user_output)
             sl_error("run", "result in the file named by SCOPE_LIKWID_OUTPUT (%s)", user_output);
         else if (!report_results(cwd, started))

@@ -22,6 +22,8 @@ int sl_cmd_export(int argc, char **argv);
 int sl_cmd_diff(int argc, char **argv);
 int sl_cmd_merge(int argc, char **argv);
 int sl_cmd_plot(int argc, char **argv);
+int sl_cmd_recover(int argc, char **argv);
+int sl_cmd_recover(int argc, char **argv);
 
 /* The shim run would preload: $SCOPE_LIKWID_SHIM, else beside this program
  * in the build tree (../shim/) or installed (bindir -> libdir). Absolute

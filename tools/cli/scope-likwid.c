@@ -25,6 +25,8 @@ static const char usage[] =
     "  run [likwid-perfctr options] -- APP [ARGS]\n"
     "                 run APP with the scope-likwid shim (under likwid-perfctr -m\n"
     "                 when LIKWID can count on this host)\n"
+    "  recover [DIR|JOURNAL...]\n"
+    "                 result files from the journals of killed processes\n"
     "\n"
     "  scope-likwid COMMAND --help     help on one command\n"
     "  scope-likwid --version          print the version\n"
@@ -69,7 +71,7 @@ int main(int argc, char **argv)
     } cmds[] = {
         {"convert", sl_cmd_convert}, {"show", sl_cmd_show},   {"run", sl_cmd_run},
         {"export", sl_cmd_export},   {"diff", sl_cmd_diff},   {"merge", sl_cmd_merge},
-        {"plot", sl_cmd_plot},
+        {"plot", sl_cmd_plot},       {"recover", sl_cmd_recover},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))

@@ -1,0 +1,145 @@
+/* Internal header: not installed. The crash-safe journal (docs/SHIM.md,
+ * "The journal"): a file the shim maps MAP_SHARED at Init and keeps its
+ * per-thread region tables and per-call samples in, so that the kernel keeps
+ * them when the process is killed. The hot path writes into it as into any
+ * memory (no system call, no lock); `scope-likwid recover` reads it back.
+ *
+ * Layout: a header (SL_JRN_HEADER_BYTES), then records allocated one after
+ * the other, each an sl_jrn_rec followed by its object. Pointers inside
+ * objects are addresses in the writing process: subtract header.base. A
+ * record's `bytes` is set when it is allocated and its `kind` when its
+ * object is complete; a reader stops at bytes == 0 and skips kind == 0. */
+#ifndef SL_JOURNAL_H
+#define SL_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "run.h"
+
+#define SL_JRN_MAGIC "scope-likwid journal 1\n"    /* 23 bytes and a NUL */
+#define SL_JRN_HEADER_BYTES 16384
+#define SL_JRN_ALIGN 64
+
+enum sl_jrn_state {
+    SL_JRN_RUNNING = 1,         /* between Init and Close */
+    SL_JRN_SIGNALED = 2,        /* a terminating signal arrived (signo) */
+    SL_JRN_CLOSED = 3,          /* Close or the exit hook delivered the result */
+    SL_JRN_RECOVERED = 4,       /* recover wrote the result (journal about to go) */
+};
+
+enum sl_jrn_kind {
+    SL_JRN_THREAD = 1,          /* a thread's table: sl_jrn_thread */
+    SL_JRN_ENTRY = 2,           /* a region in a thread: sl_jrn_entry, then the tag */
+    SL_JRN_ARENA = 3,           /* a thread's samples: sl_jrn_sample[] */
+    SL_JRN_TABLE = 4,           /* a thread's lookup table (not read back) */
+};
+
+typedef struct sl_jrn_header {
+    char magic[24];
+    uint32_t header_bytes;      /* SL_JRN_HEADER_BYTES */
+    uint32_t align;             /* SL_JRN_ALIGN */
+    uint64_t size;              /* bytes of the file */
+    uint64_t base;              /* address of byte 0 in the writing process */
+    uint64_t used;              /* bytes allocated (header included) */
+    int64_t pid;
+    uint64_t start_ticks;       /* /proc/PID/stat field 22: tells a reused pid */
+    char boot_id[48];           /* /proc/sys/kernel/random/boot_id */
+    int64_t rank;
+    int64_t mpi;                /* 1: rank is an MPI rank */
+    int64_t origin_unix_ns;     /* CLOCK_REALTIME - CLOCK_MONOTONIC at Init */
+    int64_t tsc;                /* 1: samples and durations are TSC ticks */
+    int64_t tick0, ns0;         /* (TSC, CLOCK_MONOTONIC) at Init */
+    int64_t tick1, ns1;         /* the latest such pair (updated on cold paths) */
+    int32_t state;              /* sl_jrn_state */
+    int32_t signo;              /* SL_JRN_SIGNALED: which */
+    int64_t cycle;
+    char output[4096];          /* the result file the process would have written */
+    char hostname[256];
+    char executable[4096];
+    char command_line[4096];
+} sl_jrn_header;
+
+typedef struct sl_jrn_rec {
+    uint32_t kind;              /* sl_jrn_kind; 0 while the object is filled */
+    uint32_t reserved;
+    uint64_t bytes;             /* the whole record, this header included */
+    uint64_t owner;             /* ENTRY, ARENA: address of the thread's object */
+    uint64_t reserved2;
+} sl_jrn_rec;
+
+/* The leading fields of the shim's region entry (shim/rt_internal.h asserts
+ * that they sit at these offsets). */
+typedef struct sl_jrn_entry {
+    uint64_t tag;               /* address of the tag's bytes */
+    uint64_t len;
+    uint64_t hash;
+    int64_t cap;                /* samples kept at most */
+    uint64_t next;
+    int64_t open_start;         /* -1: not open */
+    int64_t dropped_total, dropped_min, dropped_max;
+    int64_t nested, unmatched;
+    int64_t left;               /* cap - completed calls */
+} sl_jrn_entry;
+
+/* The leading fields of the shim's per-thread table. */
+typedef struct sl_jrn_thread {
+    uint64_t next;
+    int64_t tid;
+    uint64_t tbl, count, first, last;
+    int32_t tsc, arena_tried;
+    uint64_t arena;             /* address of the first sample */
+    uint64_t snext;             /* address of the next free sample */
+} sl_jrn_thread;
+
+typedef struct sl_jrn_sample {
+    uint64_t e;                 /* address of the sl_jrn_entry */
+    int64_t start, end;
+} sl_jrn_sample;
+
+/* What recover needs to know besides the run. */
+typedef struct sl_jrn_info {
+    int64_t pid;
+    uint64_t start_ticks;
+    char boot_id[48];
+    int state, signo;
+    char output[4096];
+    size_t open_regions;        /* started, not stopped, in some thread */
+    char open_tags[512];        /* the first of them, "tag (thread T), ..." */
+    size_t outside_threads;     /* threads whose samples were not in the journal */
+} sl_jrn_info;
+
+/* A (TSC, CLOCK_MONOTONIC) pair taken by the reader, for the conversion of
+ * ticks: used when the journal is from this boot; 0/0: none. */
+typedef struct sl_jrn_clock {
+    int64_t tick, ns;
+    const char *boot_id;        /* the reader's boot, NULL: unknown */
+} sl_jrn_clock;
+
+/* Reads the header only (for liveness checks). 0, or -errno / -EINVAL with
+ * a diagnostic naming the file. */
+int sl_journal_read_info(const char *path, sl_jrn_info *info, sl_diag *d);
+
+/* Reads the journal at path into run (initialised by the caller): the
+ * process's attributes and the timing of every region, as Close would have
+ * collected it. 0, or a negative errno with a diagnostic. */
+int sl_journal_read(const char *path, const sl_jrn_clock *clk, sl_run *run, sl_jrn_info *info,
+                    sl_diag *d);
+
+/* The same for a journal image in memory (size bytes, 8-byte aligned;
+ * name for the messages): the fuzzer's entry. */
+int sl_journal_read_mem(const void *p, size_t size, const char *name, const sl_jrn_clock *clk,
+                        sl_run *run, sl_jrn_info *info, sl_diag *d);
+
+/* /proc/PID/stat's start time (clock ticks after boot), 0 when unknown. */
+uint64_t sl_jrn_start_ticks(int64_t pid);
+
+/* Whether the process that wrote the journal still runs: same boot, the
+ * pid exists and started at the recorded time. */
+int sl_jrn_writer_alive(const sl_jrn_info *info);
+
+/* This boot's id into buf (cap >= 48); "" when unknown. */
+void sl_jrn_boot_id(char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,58 @@
+/* Whether a journal's process still runs (see journal.h): recover must never
+ * touch the journal of a live process. A pid alone can be reused: the start
+ * time and the boot tell. */
+#include "journal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+
+uint64_t sl_jrn_start_ticks(int64_t pid)
+{
+    char path[64], *buf;
+    size_t len;
+    snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
+    if (sl_read_file(path, 1 << 16, &buf, &len) != 0)
+        return 0;
+    /* After the command (in parentheses, may hold blanks): p at the blank
+     * before field 3; 19 blanks on, the one before field 22 (starttime). */
+    char *p = strrchr(buf, ')');
+    uint64_t ticks = 0;
+    if (p) {
+        p++;
+        for (int field = 3; field < 22 && p; field++)
+            p = strchr(p + 1, ' ');
+        if (p)
+            ticks = strtoull(p + 1, NULL, 10);
+    }
+    free(buf);
+    return ticks;
+}
+
+void sl_jrn_boot_id(char *buf, size_t cap)
+{
+    char *b;
+    size_t len;
+    buf[0] = '\0';
+    if (sl_read_file("/proc/sys/kernel/random/boot_id", 4096, &b, &len) != 0)
+        return;
+    while (len > 0 && (b[len - 1] == '\n' || b[len - 1] == '\0'))
+        len--;
+    if (len >= cap)
+        len = cap - 1;
+    memcpy(buf, b, len);
+    buf[len] = '\0';
+    free(b);
+}
+
+int sl_jrn_writer_alive(const sl_jrn_info *info)
+{
+    char boot[48];
+    sl_jrn_boot_id(boot, sizeof boot);
+    if (!boot[0] || strcmp(boot, info->boot_id) != 0)
+        return 0;       /* another boot (or unknown): that process is gone */
+    uint64_t t = sl_jrn_start_ticks(info->pid);
+    return t != 0 && t == info->start_ticks;
+}

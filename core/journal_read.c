@@ -1,0 +1,433 @@
+/* Reading a journal back (see journal.h): the same timing Close collects
+ * from the live tables (shim/rt_collect.c), from the file a killed process
+ * left. Every address is checked against the file before it is followed:
+ * the process may have died at any instruction. */
+#include "journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "likwid_result.h"
+
+typedef struct jfile {
+    const unsigned char *p;
+    size_t size;
+    const sl_jrn_header *h;
+} jfile;
+
+static int jcheck(const jfile *j, const char *name, sl_diag *d)
+{
+    if (j->size < SL_JRN_HEADER_BYTES || memcmp(j->h->magic, SL_JRN_MAGIC, sizeof SL_JRN_MAGIC) != 0 ||
+        j->h->header_bytes != SL_JRN_HEADER_BYTES || j->h->align != SL_JRN_ALIGN ||
+        j->h->used < SL_JRN_HEADER_BYTES || j->h->used > j->size) {
+        sl_diag_add(d, name, 0, "not a scope-likwid journal: expected '%.22s' and a valid header",
+                    SL_JRN_MAGIC);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int jopen(const char *path, jfile *j, sl_diag *d)
+{
+    memset(j, 0, sizeof *j);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        int e = errno;
+        sl_diag_add(d, path, 0, "cannot open: %s", strerror(e));
+        return -e;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < SL_JRN_HEADER_BYTES) {
+        close(fd);
+        sl_diag_add(d, path, 0, "not a scope-likwid journal: expected a regular file of at "
+                    "least %d bytes", SL_JRN_HEADER_BYTES);
+        return -EINVAL;
+    }
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int e = errno;
+    close(fd);
+    if (m == MAP_FAILED) {
+        sl_diag_add(d, path, 0, "cannot map: %s", strerror(e));
+        return -e;
+    }
+    j->p = m;
+    j->size = (size_t)st.st_size;
+    j->h = m;
+    int rc = jcheck(j, path, d);
+    if (rc)
+        munmap(m, j->size);
+    return rc;
+}
+
+static void jclose(jfile *j)
+{
+    if (j->p)
+        munmap((void *)j->p, j->size);
+}
+
+/* The file offset of an address of the writing process holding n bytes,
+ * or SIZE_MAX when it is not inside the file. */
+static size_t off_of(const jfile *j, uint64_t addr, size_t n)
+{
+    if (addr < j->h->base)
+        return SIZE_MAX;
+    uint64_t o = addr - j->h->base;
+    return o <= j->size && n <= j->size - o ? (size_t)o : SIZE_MAX;
+}
+
+static void copy_str(char *dst, size_t cap, const char *src, size_t srccap)
+{
+    size_t n = strnlen(src, srccap);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static void fill_info(const jfile *j, sl_jrn_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->pid = j->h->pid;
+    info->start_ticks = j->h->start_ticks;
+    copy_str(info->boot_id, sizeof info->boot_id, j->h->boot_id, sizeof j->h->boot_id);
+    info->state = j->h->state;
+    info->signo = j->h->signo;
+    copy_str(info->output, sizeof info->output, j->h->output, sizeof j->h->output);
+}
+
+int sl_journal_read_info(const char *path, sl_jrn_info *info, sl_diag *d)
+{
+    jfile j;
+    int rc = jopen(path, &j, d);
+    if (rc)
+        return rc;
+    fill_info(&j, info);
+    jclose(&j);
+    return 0;
+}
+
+/* ---- the records ---- */
+
+typedef struct jthread {
+    size_t off;                 /* of the object */
+    int64_t tid;
+    int tsc;
+    size_t first, nsamples;     /* offset of the first sample, how many */
+    int outside;                /* its samples are not in the journal */
+} jthread;
+
+typedef struct jentry {
+    size_t off;                 /* of the object */
+    size_t thread;              /* index into threads */
+    const sl_jrn_entry *e;
+    const char *tag;
+    size_t region;              /* index into regions; SIZE_MAX: left out */
+    size_t tslot;
+    int64_t calls, kept, total, min, max;
+} jentry;
+
+typedef struct jregion {
+    const char *tag;
+    size_t len, nthreads, ncalls, fill;
+} jregion;
+
+typedef struct jread {
+    jthread *threads;
+    size_t nthreads;
+    jentry *entries;
+    size_t nentries;
+    jregion *regions;
+    size_t nregions;
+} jread;
+
+static void jread_free(jread *r)
+{
+    free(r->threads);
+    free(r->entries);
+    free(r->regions);
+}
+
+static size_t thread_index(const jread *r, size_t off)
+{
+    for (size_t i = r->nthreads; i-- > 0;)
+        if (r->threads[i].off == off)
+            return i;
+    return SIZE_MAX;
+}
+
+/* Entries sorted by offset: a sample's entry is found by bisection. */
+static int by_off(const void *a, const void *b)
+{
+    size_t x = ((const jentry *)a)->off, y = ((const jentry *)b)->off;
+    return x < y ? -1 : x > y;
+}
+
+static jentry *entry_at(jread *r, size_t off)
+{
+    size_t lo = 0, hi = r->nentries;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r->entries[mid].off < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->nentries && r->entries[lo].off == off ? &r->entries[lo] : NULL;
+}
+
+static int walk(const jfile *j, jread *r)
+{
+    size_t cap_t = 0, cap_e = 0;
+    for (size_t o = SL_JRN_HEADER_BYTES; o + sizeof(sl_jrn_rec) <= j->h->used;) {
+        const sl_jrn_rec *rec = (const void *)(j->p + o);
+        if (rec->bytes < sizeof *rec || rec->bytes > j->h->used - o || rec->bytes % SL_JRN_ALIGN)
+            break;      /* allocated, never filled (or damaged): nothing after it is sure */
+        size_t obj = o + sizeof *rec, objlen = (size_t)rec->bytes - sizeof *rec;
+        if (rec->kind == SL_JRN_THREAD && objlen >= sizeof(sl_jrn_thread)) {
+            if (r->nthreads == cap_t) {
+                cap_t = cap_t ? 2 * cap_t : 16;
+                jthread *g = realloc(r->threads, cap_t * sizeof *g);
+                if (!g)
+                    return -ENOMEM;
+                r->threads = g;
+            }
+            const sl_jrn_thread *t = (const void *)(j->p + obj);
+            jthread x = {.off = obj, .tid = t->tid, .tsc = t->tsc};
+            size_t a = off_of(j, t->arena, 0), n = off_of(j, t->snext, 0);
+            if (t->arena && t->snext && a != SIZE_MAX && n != SIZE_MAX && n >= a && a % 8 == 0) {
+                x.first = a;
+                x.nsamples = (n - a) / sizeof(sl_jrn_sample);
+            } else if (t->arena) {
+                x.outside = 1;  /* an arena on the heap: the journal was full */
+            }
+            r->threads[r->nthreads++] = x;
+        } else if (rec->kind == SL_JRN_ENTRY && objlen >= sizeof(sl_jrn_entry)) {
+            const sl_jrn_entry *e = (const void *)(j->p + obj);
+            size_t th = thread_index(r, off_of(j, rec->owner, sizeof(sl_jrn_thread)));
+            size_t tg = off_of(j, e->tag, (size_t)e->len);
+            if (th == SIZE_MAX || tg == SIZE_MAX || e->len > objlen)
+                goto next;
+            if (r->nentries == cap_e) {
+                cap_e = cap_e ? 2 * cap_e : 64;
+                jentry *g = realloc(r->entries, cap_e * sizeof *g);
+                if (!g)
+                    return -ENOMEM;
+                r->entries = g;
+            }
+            r->entries[r->nentries++] = (jentry){.off = obj, .thread = th, .e = e,
+                                                 .tag = (const char *)(j->p + tg),
+                                                 .region = SIZE_MAX};
+        }
+    next:
+        o += (size_t)rec->bytes;
+    }
+    return 0;
+}
+
+/* Arithmetic on values a damaged file may hold: wraps, never undefined. */
+static int64_t wadd(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static int64_t wsub(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+/* The line through Init's pair and the reader's (same boot) or the latest
+ * pair the process recorded. */
+typedef struct conv {
+    int on;
+    int64_t tick0, ns0, dtick, dns;
+} conv;
+
+__extension__ typedef __int128 i128;
+
+static int64_t cdur(const conv *c, int64_t t)
+{
+    return c->on ? (int64_t)((i128)t * c->dns / c->dtick) : t;
+}
+
+static int64_t ctime_(const conv *c, int64_t t)
+{
+    return c->on ? wadd(c->ns0, cdur(c, wsub(t, c->tick0))) : t;
+}
+
+static conv make_conv(const sl_jrn_header *h, const sl_jrn_clock *clk)
+{
+    conv c = {0};
+    if (!h->tsc)
+        return c;
+    c.on = 1;
+    c.tick0 = h->tick0;
+    c.ns0 = h->ns0;
+    int same_boot = clk && clk->boot_id && clk->tick && strncmp(clk->boot_id, h->boot_id,
+                                                                  sizeof h->boot_id) == 0;
+    int64_t t1 = same_boot ? clk->tick : h->tick1, n1 = same_boot ? clk->ns : h->ns1;
+    c.dtick = wsub(t1, h->tick0);
+    c.dns = wsub(n1, h->ns0);
+    if (c.dtick <= 0 || c.dns <= 0)
+        c.dtick = c.dns = 1;
+    return c;
+}
+
+static void add_open(sl_jrn_info *info, const jentry *x, int64_t tid)
+{
+    info->open_regions++;
+    size_t n = strlen(info->open_tags);
+    if (n + 40 >= sizeof info->open_tags)
+        return;
+    snprintf(info->open_tags + n, sizeof info->open_tags - n, "%s%.*s (thread %lld)",
+             n ? ", " : "", (int)(x->e->len < 64 ? x->e->len : 64), x->tag, (long long)tid);
+}
+
+static int build(const jfile *j, jread *r, const conv *cv, sl_timing *out, sl_jrn_info *info)
+{
+    if (r->nentries)
+        qsort(r->entries, r->nentries, sizeof *r->entries, by_off);
+    r->regions = calloc(r->nentries ? r->nentries : 1, sizeof *r->regions);
+    if (!r->regions)
+        return -ENOMEM;
+    /* Counts and dropped sums from the entries; regions in record order. */
+    for (size_t i = 0; i < r->nentries; i++) {
+        jentry *x = &r->entries[i];
+        const sl_jrn_entry *e = x->e;
+        x->calls = wsub(e->cap, e->left);
+        x->total = e->dropped_total;
+        x->min = e->dropped_min;
+        x->max = e->dropped_max;
+        int open = e->open_start >= 0;
+        if (!(x->calls > 0 || open || e->unmatched > 0 || e->nested > 0))
+            continue;
+        if (open)
+            add_open(info, x, r->threads[x->thread].tid);
+        size_t g = 0;
+        while (g < r->nregions &&
+               !(r->regions[g].len == e->len && memcmp(r->regions[g].tag, x->tag, e->len) == 0))
+            g++;
+        if (g == r->nregions)
+            r->regions[r->nregions++] = (jregion){.tag = x->tag, .len = (size_t)e->len};
+        x->region = g;
+        x->tslot = r->regions[g].nthreads++;
+    }
+    /* The kept calls from the samples. */
+    for (size_t ti = 0; ti < r->nthreads; ti++) {
+        const sl_jrn_sample *s = (const void *)(j->p + r->threads[ti].first);
+        for (size_t k = 0; k < r->threads[ti].nsamples; k++) {
+            jentry *x = entry_at(r, off_of(j, s[k].e, sizeof(sl_jrn_entry)));
+            if (!x || x->region == SIZE_MAX)
+                continue;
+            int64_t dd = wsub(s[k].end, s[k].start);
+            r->regions[x->region].ncalls++;
+            x->kept++;
+            x->total = wadd(x->total, dd);
+            if (dd < x->min)
+                x->min = dd;
+            if (dd > x->max)
+                x->max = dd;
+        }
+    }
+    size_t base = out->nregions;
+    for (size_t g = 0; g < r->nregions; g++)
+        if (!sl_timing_add(out, r->regions[g].tag, r->regions[g].len, r->regions[g].nthreads,
+                           r->regions[g].ncalls))
+            return -ENOMEM;
+    for (size_t i = 0; i < r->nentries; i++) {
+        jentry *x = &r->entries[i];
+        if (x->region == SIZE_MAX)
+            continue;
+        const sl_jrn_entry *e = x->e;
+        const jthread *t = &r->threads[x->thread];
+        if (x->calls < x->kept)
+            x->calls = x->kept;
+        if (x->min == INT64_MAX || x->max == INT64_MIN)
+            x->min = x->max = 0;
+        if (t->tsc) {
+            x->total = cdur(cv, x->total);
+            x->min = cdur(cv, x->min);
+            x->max = cdur(cv, x->max);
+        }
+        sl_timing_region *R = &out->regions[base + x->region];
+        R->threads[x->tslot] = t->tid;
+        R->call_counts[x->tslot] = x->calls;
+        R->total_ns[x->tslot] = x->total;
+        R->min_ns[x->tslot] = x->calls ? x->min : 0;
+        R->max_ns[x->tslot] = x->calls ? x->max : 0;
+        R->dropped_calls = wadd(R->dropped_calls, wsub(x->calls, x->kept));
+        R->open_at_close += e->open_start >= 0;
+        R->unmatched_stops = wadd(R->unmatched_stops, e->unmatched);
+        R->nested_starts = wadd(R->nested_starts, e->nested);
+    }
+    for (size_t ti = 0; ti < r->nthreads; ti++) {
+        const jthread *t = &r->threads[ti];
+        const sl_jrn_sample *s = (const void *)(j->p + t->first);
+        for (size_t k = 0; k < t->nsamples; k++) {
+            jentry *x = entry_at(r, off_of(j, s[k].e, sizeof(sl_jrn_entry)));
+            if (!x || x->region == SIZE_MAX)
+                continue;
+            sl_timing_region *R = &out->regions[base + x->region];
+            size_t f = r->regions[x->region].fill++;
+            R->call_threads[f] = t->tid;
+            R->start_times[f] = t->tsc ? ctime_(cv, s[k].start) : s[k].start;
+            R->end_times[f] = t->tsc ? ctime_(cv, s[k].end) : s[k].end;
+        }
+    }
+    return 0;
+}
+
+static int read_mapped(const jfile *j, const char *name, const sl_jrn_clock *clk, sl_run *run,
+                       sl_jrn_info *info, sl_diag *d)
+{
+    fill_info(j, info);
+    const sl_jrn_header *h = j->h;
+    run->rank = h->rank;
+    run->mpi_rank = h->mpi ? h->rank : -1;
+    run->pid = h->pid;
+    char buf[4096];
+    copy_str(buf, sizeof buf, h->hostname, sizeof h->hostname);
+    sl_set_string(&run->hostname, buf);
+    copy_str(buf, sizeof buf, h->executable, sizeof h->executable);
+    sl_set_string(&run->executable, buf);
+    copy_str(buf, sizeof buf, h->command_line, sizeof h->command_line);
+    sl_set_string(&run->command_line, buf);
+    sl_set_string(&run->timing.clock, "CLOCK_MONOTONIC");
+    run->timing.origin_unix_ns = h->origin_unix_ns;
+    jread r = {0};
+    conv cv = make_conv(h, clk);
+    int rc = walk(j, &r);
+    for (size_t i = 0; i < r.nthreads; i++)
+        info->outside_threads += (size_t)r.threads[i].outside;
+    if (rc == 0)
+        rc = build(j, &r, &cv, &run->timing, info);
+    if (rc)
+        sl_diag_add(d, name, 0, "cannot read the journal: %s", strerror(-rc));
+    jread_free(&r);
+    return rc;
+}
+
+int sl_journal_read(const char *path, const sl_jrn_clock *clk, sl_run *run, sl_jrn_info *info,
+                    sl_diag *d)
+{
+    jfile j;
+    int rc = jopen(path, &j, d);
+    if (rc)
+        return rc;
+    rc = read_mapped(&j, path, clk, run, info, d);
+    jclose(&j);
+    return rc;
+}
+
+int sl_journal_read_mem(const void *p, size_t size, const char *name, const sl_jrn_clock *clk,
+                        sl_run *run, sl_jrn_info *info, sl_diag *d)
+{
+    jfile j = {.p = p, .size = size, .h = p};
+    int rc = jcheck(&j, name, d);
+    return rc ? rc : read_mapped(&j, name, clk, run, info, d);
+}

@@ -1,0 +1,92 @@
+/* Rescue file, then the writer helper (see deliver.h). */
+#include "deliver.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "log.h"
+#include "rescue.h"
+
+/* Runs the writer; returns the written path (newly allocated) or NULL with
+ * the reason in why. */
+static char *run_writer(const sl_deliver_in *in, const char *rescue, char *why, size_t why_len)
+{
+    char *missing;
+    char *writer = sl_helper_path(in->writer, "scope-likwid-write", &missing);
+    if (!writer) {
+        snprintf(why, why_len, "writer %s", missing ? missing : "not found");
+        free(missing);
+        return NULL;
+    }
+    const char *argv[] = {writer, rescue, in->output, NULL};
+    sl_spawn_result res;
+    /* The writer is our own code working on data already saved: its time
+     * grows with the data (HDF5's per-object cost), not with LIKWID's
+     * hazards. It gets the timeout plus one second per MiB of rescue file,
+     * so a large run is written, not left as a rescue file. */
+    struct stat rst;
+    double timeout_s = in->timeout_s;
+    if (stat(rescue, &rst) == 0)
+        timeout_s += (double)rst.st_size / (1024.0 * 1024.0);
+    sl_log_debug("running %s %s %s (timeout %g s)", writer, rescue, in->output, timeout_s);
+    sl_helper_run(argv, timeout_s, &res);
+    sl_log_debug("writer: outcome %d, status %d, signal %d", (int)res.outcome, res.exit_code,
+                 res.signal);
+    char *written = NULL;
+    if (res.outcome == SL_SPAWN_EXITED ? res.exit_code == 0
+                                       : res.outcome == SL_SPAWN_NO_STATUS) {
+        char *last = sl_last_line(res.out, res.out_len);
+        struct stat st;
+        if (last && *last && stat(last, &st) == 0 && S_ISREG(st.st_mode))
+            written = last;
+        else {
+            char *err = sl_last_line(res.err, res.err_len);
+            snprintf(why, why_len, "the writer named no written file%s%s",
+                     err && *err ? ": " : "", err && *err ? err : "");
+            free(err);
+            free(last);
+        }
+    } else {
+        char *d = sl_spawn_describe(&res, timeout_s);
+        snprintf(why, why_len, "writer %s", d ? d : "failed");
+        free(d);
+    }
+    sl_spawn_result_free(&res);
+    free(writer);
+    return written;
+}
+
+int sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status)
+{
+    sl_run run;
+    if (sl_run_init(&run) != 0) {
+        sl_log_warn("could not write %s (out of memory): results lost", in->output);
+        return -1;
+    }
+    sl_run_record_fill(&run, in, lw, status);
+    sl_log_debug("likwid_status: %s", status);
+    char why[1024] = "", rescue_why[PATH_MAX + 256] = "";
+    char *rescue = sl_rescue_write(&run, in->output, in->pid, rescue_why, sizeof rescue_why);
+    sl_run_free(&run);
+    if (!rescue) {
+        sl_log_warn("could not write %s: could not save the rescue file (%s): results lost",
+                    in->output, rescue_why);
+        return -1;
+    }
+    char *written = run_writer(in, rescue, why, sizeof why);
+    if (written) {
+        unlink(rescue);
+        sl_log_info("wrote %s", written);
+    } else {
+        sl_log_warn("could not write %s (%s); timing data saved in %s: convert it with "
+                    "'scope-likwid convert %s -o %s'", in->output, why, rescue, rescue,
+                    in->output);
+    }
+    free(written);
+    free(rescue);
+    return 0;
+}

@@ -1,0 +1,88 @@
+/* Where the helpers are and how they are started (see helpers.h). */
+#include "helpers.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#ifndef SL_HELPER_REL_INSTALLED
+#define SL_HELPER_REL_INSTALLED "../libexec"
+#endif
+
+extern char **environ;
+
+char *sl_self_path(void)
+{
+    Dl_info info;
+    /* Any function of the shim names its file. */
+    if (!dladdr((void *)(uintptr_t)&sl_self_path, &info) || !info.dli_fname ||
+        !info.dli_fname[0])
+        return NULL;
+    return realpath(info.dli_fname, NULL);
+}
+
+static char *check_exec(const char *path, char **problem)
+{
+    if (access(path, X_OK) == 0)
+        return strdup(path);
+    char buf[PATH_MAX + 128];
+    if (errno == ENOENT || errno == ENOTDIR)
+        snprintf(buf, sizeof buf, "not found: %s", path);
+    else
+        snprintf(buf, sizeof buf, "not executable: %s (%s)", path, strerror(errno));
+    *problem = strdup(buf);
+    return NULL;
+}
+
+char *sl_helper_path(const char *override, const char *name, char **problem)
+{
+    *problem = NULL;
+    if (override)
+        return check_exec(override, problem);
+    char *self = sl_self_path();
+    if (!self) {
+        *problem = strdup("not found: the shim's own path is unknown");
+        return NULL;
+    }
+    char *slash = strrchr(self, '/');
+    *slash = '\0';
+    const char *rel[] = {SL_HELPER_REL_INSTALLED, "../helpers"};
+    char cand[2][PATH_MAX];
+    for (int i = 0; i < 2; i++) {
+        snprintf(cand[i], sizeof cand[i], "%s/%s/%s", self, rel[i], name);
+        if (access(cand[i], X_OK) == 0) {
+            free(self);
+            return strdup(cand[i]);
+        }
+    }
+    free(self);
+    /* Neither there: report the installed location. */
+    return check_exec(cand[0], problem);
+}
+
+/* In a setuid or setgid program the helpers run with its privileges: they
+ * get a fixed environment, never the user's (HDF5_PLUGIN_PATH and the like
+ * name code to load). */
+static char *const secure_env[] = {"PATH=/usr/bin:/bin", NULL};
+
+int sl_helper_run(const char *const argv[], double timeout_s, sl_spawn_result *res)
+{
+    char *self = sl_self_path();
+    char **env = sl_helper_env(getauxval(AT_SECURE) ? secure_env : environ, self);
+    free(self);
+    if (!env) {
+        memset(res, 0, sizeof *res);
+        res->outcome = SL_SPAWN_FAILED;
+        res->error = ENOMEM;
+        return -ENOMEM;
+    }
+    int rc = sl_spawn_run(argv, env, timeout_s, 0, res);
+    sl_env_free(env);
+    return rc;
+}

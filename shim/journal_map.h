@@ -1,0 +1,53 @@
+/* Internal header: not installed. The shim's side of the crash-safe journal
+ * (core/journal.h has the format): created at Init next to the result file
+ * (else in $TMPDIR or /tmp), mapped MAP_SHARED; the region table puts its
+ * per-thread tables, entries and sample arenas in it, so the hot path
+ * writes into the file without a system call. Close removes the file (the
+ * mapping stays: the tables live in it). */
+#ifndef SL_SHIM_JOURNAL_MAP_H
+#define SL_SHIM_JOURNAL_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "journal.h"
+
+typedef struct sl_journal_in {
+    const char *output;         /* the result file: the journal is "<output>.journal" */
+    pid_t pid;
+    int mpi;
+    int64_t rank;
+    int64_t origin_unix_ns;
+    int tsc;                    /* the hot path stores TSC ticks */
+    size_t bytes;               /* 0: the default size */
+} sl_journal_in;
+
+/* Creates and maps the journal; 0, or -errno (then nothing is journaled and
+ * everything works as before; the caller warns). */
+int sl_journal_begin(const sl_journal_in *in);
+/* The journal's path ("" when there is none). */
+const char *sl_journal_path(void);
+
+/* An object of `bytes` in a new record of `kind` (zeroed), owned by the
+ * object `owner` (a thread's, or NULL); NULL when there is no journal or no
+ * room. The record counts for readers once sl_journal_commit is called. */
+void *sl_journal_alloc(int kind, size_t bytes, const void *owner);
+void sl_journal_commit(void *obj);
+
+/* Sample space for a thread: between min and want bytes (page multiples);
+ * NULL when none. Nothing of it is backed on disk yet: sl_journal_back
+ * before the hot path may write there. sl_journal_give_back returns unused
+ * space for reuse (1 when taken). */
+void *sl_journal_arena(size_t want, size_t min, size_t *got, const void *owner);
+int sl_journal_back(const void *p, size_t len);
+int sl_journal_give_back(void *p, size_t bytes);
+/* Whether p lies in the journal. */
+int sl_journal_holds(const void *p);
+
+/* A terminating signal arrived (async-signal-safe: two stores). */
+void sl_journal_mark_signal(int sig);
+/* The result was delivered: mark it and remove the file. */
+void sl_journal_end(void);
+
+#endif

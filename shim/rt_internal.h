@@ -1,0 +1,184 @@
+/* Internal header: not installed. The region table's data structures,
+ * shared by its files: the per-thread table and hot path (region_table.c),
+ * the clock (rt_clock.c), the sample arena (rt_arena.c) and Close's
+ * collection (rt_collect.c). Only the owner thread writes a table; Close
+ * reads it from another thread. Entries and tables are published with
+ * release stores and never freed (Close may be reading them); counters are
+ * relaxed atomics written by their single owner with plain load+store (no
+ * RMW cost). */
+#ifndef SL_SHIM_RT_INTERNAL_H
+#define SL_SHIM_RT_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "region_table.h"
+
+#define RELAXED memory_order_relaxed
+#define HOT_SLOTS 4                     /* per-thread tag cache (power of two) */
+#define HOT_WORDS 4                     /* tags of up to 32 - 1 - (tag & 7) bytes */
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define COLD __attribute__((cold, noinline))
+
+/* Calls, total, min and max of a region in a thread are not summed per
+ * call: every completed Stop counts `left` down from the cap (so calls =
+ * cap - left), a kept call is its sample (Close sums the samples), and only
+ * the calls not kept (beyond the cap, or no arena room) add to dropped_*
+ * (dropped = calls - kept samples). That keeps Stop to one counter and the
+ * sample's stores; the figures stay exact. */
+struct sl_rt_entry {
+    /* Immutable once published. */
+    char *tag;
+    size_t len;
+    uint64_t hash;
+    int64_t cap;                        /* samples kept at most (the cap at creation) */
+    _Atomic(sl_rt_entry *) next;        /* creation order within the thread */
+    /* Written by the owner, read by Close. */
+    _Atomic int64_t open_start;         /* start of the open call; -1: not open */
+    _Atomic int64_t dropped_total, dropped_min, dropped_max;
+    _Atomic int64_t nested, unmatched;
+    _Atomic int64_t left;               /* cap - completed calls (negative past the cap) */
+    /* Close only (set to SIZE_MAX by the owner before publication). */
+    size_t close_index;
+};
+
+typedef struct sample {
+    sl_rt_entry *e;
+    int64_t start, end;
+} sample;
+
+/* A word load that may alias the caller's chars. */
+typedef uint64_t __attribute__((may_alias)) alias_u64;
+
+/* One cached tag pointer: the aligned words that hold its bytes (the NUL
+ * included) as they were, and which bytes of those words are the tag's. */
+typedef struct hot {
+    const char *ptr;
+    sl_rt_entry *e;
+    size_t nwords;
+    uint64_t want[HOT_WORDS], mask[HOT_WORDS];
+    uint8_t idx[HOT_WORDS];             /* word read for word i: min(i, nwords - 1) */
+    char pad[128 - 3 * 8 - 2 * 8 * HOT_WORDS - HOT_WORDS];  /* a power of two: cheap indexing */
+} hot;
+
+typedef struct table {
+    size_t cap;                         /* power of two */
+    struct table *prev;                 /* retired tables stay reachable */
+    _Atomic(sl_rt_entry *) slots[];
+} table;
+
+struct sl_rt_thread {
+    sl_rt_thread *next;                 /* immutable once published */
+    int64_t tid;
+    _Atomic(table *) tbl;
+    size_t count;                       /* owner only */
+    _Atomic(sl_rt_entry *) first;
+    sl_rt_entry *last;                  /* owner only */
+    int tsc;                            /* times are TSC ticks (fixed at creation) */
+    int arena_tried;
+    sample *arena;                      /* owner maps it; Close reads below snext */
+    _Atomic(sample *) snext;            /* the next free sample (NULL: no arena yet) */
+    sample *end;                        /* end of the arena (NULL: none) */
+    hot cache[HOT_SLOTS];               /* owner only */
+    size_t mapped;                      /* bytes of the arena mapping (owner only) */
+};
+
+/* The journal's reader (core/journal_read.c) reads entries, threads and
+ * samples in place: their leading fields must be where it looks. */
+#include "journal.h"
+#define SL_SAME_FIELD(a, b, f) \
+    _Static_assert(offsetof(a, f) == offsetof(b, f) && sizeof(((a *)0)->f) == sizeof(((b *)0)->f), \
+                   #a "." #f " is not where the journal's reader looks")
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, tag);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, len);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, cap);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, open_start);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, dropped_total);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, dropped_min);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, dropped_max);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, nested);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, unmatched);
+SL_SAME_FIELD(struct sl_rt_entry, sl_jrn_entry, left);
+SL_SAME_FIELD(struct sl_rt_thread, sl_jrn_thread, tid);
+SL_SAME_FIELD(struct sl_rt_thread, sl_jrn_thread, tsc);
+SL_SAME_FIELD(struct sl_rt_thread, sl_jrn_thread, arena);
+SL_SAME_FIELD(struct sl_rt_thread, sl_jrn_thread, snext);
+SL_SAME_FIELD(sample, sl_jrn_sample, e);
+SL_SAME_FIELD(sample, sl_jrn_sample, start);
+SL_SAME_FIELD(sample, sl_jrn_sample, end);
+_Static_assert(sizeof(sample) == sizeof(sl_jrn_sample), "a sample is not a journal sample");
+
+/* Every thread's table, newest first (lock-free push in sl_rt_self). */
+extern _Atomic(sl_rt_thread *) sl_rt_all_threads;
+
+/* ---- the clock (rt_clock.c) ---- */
+
+/* Whether the hot path stores TSC ticks (fixed at sl_rt_clock_init). */
+int sl_rt_clock_tsc(void);
+
+/* Ticks to ns: the line through (tick0, ns0) and (tick1, ns1). */
+typedef struct sl_rt_conv {
+    int on;
+    int64_t tick0, ns0, dtick, dns;
+} sl_rt_conv;
+
+/* The conversion from Init's pair to a pair taken now (off without the TSC). */
+sl_rt_conv sl_rt_conv_now(void);
+
+__extension__ typedef __int128 sl_i128;
+
+static inline int64_t sl_rt_conv_dur(const sl_rt_conv *c, int64_t ticks)
+{
+    return c->on ? (int64_t)((sl_i128)ticks * c->dns / c->dtick) : ticks;
+}
+
+static inline int64_t sl_rt_conv_time(const sl_rt_conv *c, int64_t tick)
+{
+    return c->on ? c->ns0 + sl_rt_conv_dur(c, tick - c->tick0) : tick;
+}
+
+/* ---- the counters and the samples: inlined into the hot path ---- */
+
+/* Single writer: a relaxed load and store is enough (and cheaper than RMW). */
+static inline void bump(_Atomic int64_t *a, int64_t by)
+{
+    atomic_store_explicit(a, atomic_load_explicit(a, RELAXED) + by, RELAXED);
+}
+
+static inline __attribute__((always_inline)) void keep(sl_rt_thread *t, sample *s, sl_rt_entry *e,
+                                                      int64_t start, int64_t end)
+{
+    s->e = e;
+    s->start = start;
+    s->end = end;
+    /* Publishes the sample to Close. */
+    atomic_store_explicit(&t->snext, s + 1, memory_order_release);
+}
+
+/* A call that is not kept as a sample: beyond the cap (the common case of
+ * a region called more often than the cap), or no arena room. */
+static inline __attribute__((always_inline)) void drop(sl_rt_entry *e, int64_t d)
+{
+    if (d < atomic_load_explicit(&e->dropped_min, RELAXED))
+        atomic_store_explicit(&e->dropped_min, d, RELAXED);
+    if (d > atomic_load_explicit(&e->dropped_max, RELAXED))
+        atomic_store_explicit(&e->dropped_max, d, RELAXED);
+    bump(&e->dropped_total, d);
+}
+
+/* ---- the sample arena (rt_arena.c) ---- */
+
+/* Bytes of address space reserved per thread (0: the default). */
+void sl_rt_arena_configure(size_t bytes);
+
+/* Called once per new table: at the thread's exit, the unused part of its
+ * arena is given back (Close still reads the samples). */
+void sl_rt_arena_attach(sl_rt_thread *t);
+
+/* A call under the cap when the arena is not mapped yet, or full: maps it
+ * on first use, keeps the sample when there is room, else drops it. */
+COLD void sl_rt_record_slow(sl_rt_thread *t, sl_rt_entry *e, int64_t start, int64_t end);
+
+#endif

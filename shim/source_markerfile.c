@@ -1,0 +1,100 @@
+/* marker_file: LIKWID's marker file read by the shim's own reader (core/),
+ * when the collector could not answer; and the check, before either reads
+ * it, that the file is this run's. */
+#include "sources.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "diag.h"
+#include "markerfile.h"
+
+int sl_source_markerfile_ok(const char *path, int64_t init_unix_s, sl_text *status)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        sl_text_add(status, "LIKWID wrote no marker file (%s: %s)", path, strerror(errno));
+        return 0;
+    }
+    /* A FIFO or device could block or never end: never opened. */
+    if (!S_ISREG(st.st_mode)) {
+        sl_text_add(status, "LIKWID_FILEPATH %s is not a regular file", path);
+        return 0;
+    }
+    if (st.st_mtime + 1 < init_unix_s) {
+        sl_text_add(status, "marker file %s is older than this run: LIKWID did not write it",
+                    path);
+        return 0;
+    }
+    return 1;
+}
+
+/* Moves the regions without a single value line (a file cut off or damaged
+ * after its region list) out of lw and frees them; returns how many. LIKWID
+ * leaves regions without calls out of its file, so such a region says
+ * nothing, and if every region is like that the closing thread's marker_api
+ * snapshots are worth more than an empty marker_file result. */
+static size_t drop_empty_regions(sl_likwid *lw)
+{
+    size_t empty = 0;
+    for (size_t i = 0; i < lw->nregions; i++)
+        empty += lw->regions[i].nthreads == 0;
+    if (!empty)
+        return 0;
+    sl_likwid gone;
+    sl_likwid_init(&gone);
+    gone.regions = calloc(empty, sizeof *gone.regions);
+    if (!gone.regions)
+        return 0;   /* keep them: harmless, only useless */
+    size_t k = 0;
+    for (size_t i = 0; i < lw->nregions; i++) {
+        if (lw->regions[i].nthreads == 0)
+            gone.regions[gone.nregions++] = lw->regions[i];
+        else
+            lw->regions[k++] = lw->regions[i];
+    }
+    gone.cap = gone.nregions;
+    lw->nregions = k;
+    sl_likwid_free(&gone);
+    return empty;
+}
+
+static int fail(sl_likwid *lw, sl_diag *d)
+{
+    sl_likwid_free(lw);
+    sl_likwid_init(lw);
+    sl_diag_free(d);
+    return 0;
+}
+
+int sl_source_markerfile(const char *path, sl_likwid *lw, sl_text *status)
+{
+    sl_diag d;
+    sl_diag_init(&d);
+    sl_markerfile_info info = {0};
+    int rc = sl_markerfile_read(path, 0, lw, &info, &d);
+    if (rc != 0) {
+        sl_text_add(status, "marker_file failed: %s", d.kept ? d.lines[0] : strerror(-rc));
+        return fail(lw, &d);
+    }
+    size_t empty = drop_empty_regions(lw);
+    if (lw->nregions == 0) {
+        int defect = info.skipped_lines && d.kept;
+        sl_text_add(status, "marker_file failed: no region has a value line%s%s%s",
+                    defect ? " (first defect: " : "", defect ? d.lines[0] : "",
+                    defect ? ")" : "");
+        return fail(lw, &d);
+    }
+    if (empty)
+        sl_text_add(status, "marker_file: %zu regions without any value line left out", empty);
+    lw->source = SL_SOURCE_MARKER_FILE;
+    if (info.skipped_lines)
+        sl_text_add(status, "used marker_file (%zu defective lines skipped; first: %s)",
+                    info.skipped_lines, d.kept ? d.lines[0] : "?");
+    else
+        sl_text_add(status, "used marker_file");
+    sl_diag_free(&d);
+    return 1;
+}

@@ -1,0 +1,37 @@
+/* The journal and the signal handlers, begun at Init (see survive.h). */
+#include "survive.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "journal_map.h"
+#include "log.h"
+
+void sl_survive_begin(const char *output, pid_t pid, int mpi, int64_t rank,
+                      int64_t origin_unix_ns, int tsc)
+{
+    int on = 1;
+    const char *v = getenv("SCOPE_LIKWID_JOURNAL");
+    if (v && sl_parse_bool(v, &on) != 0) {
+        sl_log_warn("SCOPE_LIKWID_JOURNAL='%s' not understood: expected 1 or 0; using 1", v);
+        on = 1;
+    }
+    if (!on)
+        return;
+    sl_journal_in in = {.output = output, .pid = pid, .mpi = mpi, .rank = rank,
+                        .origin_unix_ns = origin_unix_ns, .tsc = tsc};
+    int rc = sl_journal_begin(&in);
+    if (rc != 0) {
+        sl_log_warn("no journal (%s): the timing survives only a normal end of the process",
+                    strerror(-rc));
+        return;
+    }
+    sl_log_debug("journal %s", sl_journal_path());
+    sl_signals_install();
+}
+
+void sl_survive_end(void)
+{
+    sl_journal_end();
+}

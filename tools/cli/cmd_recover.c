@@ -1,0 +1,230 @@
+/* scope-likwid recover [DIR|JOURNAL...]: the journals of processes that
+ * were killed, crashed or ended without likwid_markerClose become result
+ * files (docs/SHIM.md, "When the process is killed"). Idempotent: a
+ * recovered journal is removed; a journal whose process still runs is never
+ * touched. */
+#include "cmds.h"
+#include "recover.h"
+
+#include <dirent.h>
+#include <getopt.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+#include "diag.h"
+#include "h5write.h"
+#include "journal.h"
+#include "name_fit.h"
+#include "run.h"
+
+static const char usage[] =
+    "usage: scope-likwid recover [DIR|JOURNAL...]\n"
+    "Turns the journals (*.journal) of processes that ended without\n"
+    "likwid_markerClose (killed, crashed, or _exit) into result files, marked\n"
+    "partial. DIR: every journal in it (default: the current directory).\n"
+    "A journal whose process still runs is left alone; a recovered journal is\n"
+    "removed, so running recover again does nothing.\n"
+    "  -h, --help  this help\n"
+    "Exit status: 0 when every journal was recovered or had nothing to do,\n"
+    "1 when one could not be read or written (it is kept), 2 usage error.\n";
+
+static void print_diag(const sl_diag *d)
+{
+    for (size_t i = 0; i < d->kept; i++)
+        sl_error("recover", "%s", d->lines[i]);
+}
+
+/* The state field of the header, set in the file itself. */
+static void set_state(const char *path, int32_t state)
+{
+    int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (pwrite(fd, &state, sizeof state, offsetof(sl_jrn_header, state)) != sizeof state)
+        state = 0;
+    close(fd);
+}
+
+static sl_jrn_clock reader_clock(char *boot, size_t cap)
+{
+    sl_jrn_clock c = {0};
+    sl_jrn_boot_id(boot, cap);
+    c.boot_id = boot;
+#if defined(__x86_64__)
+    struct timespec ts;
+    uint64_t a = __rdtsc();
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t b = __rdtsc();
+    c.tick = (int64_t)(a + (b - a) / 2);
+    c.ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+#endif
+    return c;
+}
+
+static char *status_text(const sl_jrn_info *info, const char *why)
+{
+    char end[256];
+    if (why)
+        snprintf(end, sizeof end, "the process %s", why);
+    else if (info->state == SL_JRN_SIGNALED)
+        snprintf(end, sizeof end, "the process was ended by signal %d (%s)", info->signo,
+                 strsignal(info->signo));
+    else
+        snprintf(end, sizeof end, "the process ended without likwid_markerClose (SIGKILL, "
+                 "a crash or _exit)");
+    char outside[160] = "";
+    if (info->outside_threads)
+        snprintf(outside, sizeof outside, "; the per-call samples of %zu thread%s were not in "
+                 "the journal (full): their times are missing", info->outside_threads,
+                 info->outside_threads == 1 ? "" : "s");
+    char *s = NULL;
+    if (asprintf(&s, "partial: recovered from the journal by scope-likwid recover: %s; "
+                 "in flight: %zu region%s open%s%s%s; no counter data", end,
+                 info->open_regions, info->open_regions == 1 ? "" : "s",
+                 info->open_regions ? ": " : "", info->open_tags, outside) < 0)
+        return NULL;
+    return s;
+}
+
+int sl_recover_journal(const char *path, const char *why)
+{
+    sl_diag d;
+    sl_diag_init(&d);
+    sl_jrn_info info;
+    if (sl_journal_read_info(path, &info, &d) != 0) {
+        print_diag(&d);
+        sl_diag_free(&d);
+        return 1;
+    }
+    if (sl_jrn_writer_alive(&info)) {
+        sl_error("recover", "%s: process %lld still runs: left alone", path,
+                (long long)info.pid);
+        sl_diag_free(&d);
+        return 0;
+    }
+    if (info.state == SL_JRN_CLOSED || info.state == SL_JRN_RECOVERED) {
+        /* Its result was delivered; only the removal did not happen. */
+        unlink(path);
+        sl_error("recover", "%s: result already delivered: journal removed", path);
+        sl_diag_free(&d);
+        return 0;
+    }
+    char boot[48];
+    sl_jrn_clock clk = reader_clock(boot, sizeof boot);
+    sl_run run;
+    int rc = sl_run_init(&run);
+    if (rc == 0)
+        rc = sl_journal_read(path, &clk, &run, &info, &d);
+    char *status = rc == 0 ? status_text(&info, why) : NULL;
+    if (rc == 0 && (!status || sl_set_string(&run.likwid_status, status) != 0))
+        rc = -ENOMEM;
+    char *written = NULL;
+    if (rc == 0)
+        rc = sl_h5_write(info.output, &run, 1, &written, &d);
+    sl_run_free(&run);
+    free(status);
+    print_diag(&d);
+    sl_diag_free(&d);
+    if (rc != 0) {
+        sl_error("recover", "%s: not recovered: %s (the journal is kept)", path,
+                strerror(-rc));
+        free(written);
+        return 1;
+    }
+    set_state(path, SL_JRN_RECOVERED);
+    unlink(path);
+    sl_error("recover", "recovered %s: wrote %s", path,
+            written ? written : info.output);
+    free(written);
+    return 0;
+}
+
+void sl_recover_after_run(const char *result, int wait_status)
+{
+    char *journal = sl_name_fit(result, "", ".journal");
+    struct stat st;
+    if (journal && stat(journal, &st) == 0) {
+        char why[128];
+        if (WIFSIGNALED(wait_status))
+            snprintf(why, sizeof why, "was killed by signal %d (%s)", WTERMSIG(wait_status),
+                     strsignal(WTERMSIG(wait_status)));
+        else
+            snprintf(why, sizeof why, "exited with status %d without likwid_markerClose",
+                     WEXITSTATUS(wait_status));
+        sl_recover_journal(journal, why);
+    }
+    free(journal);
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a > b && strcmp(s + a - b, suf) == 0;
+}
+
+static int recover_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        sl_error("recover", "%s: %s", dir, strerror(errno));
+        return 1;
+    }
+    int failed = 0, n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!has_suffix(e->d_name, ".journal"))
+            continue;
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
+            continue;
+        n++;
+        failed |= sl_recover_journal(path, NULL);
+    }
+    closedir(d);
+    if (!n)
+        sl_error("recover", "no journal in %s", dir);
+    return failed;
+}
+
+int sl_cmd_recover(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    optind = 0;
+    while ((c = sl_getopt("recover", argc, argv, ":h", opts)) != SL_OPT_END) {
+        if (c != 'h')
+            return SL_EXIT_USAGE;
+        fputs(usage, stdout);
+        return SL_EXIT_OK;
+    }
+    if (optind >= argc)
+        return recover_dir(".") ? SL_EXIT_FAIL : SL_EXIT_OK;
+    int failed = 0;
+    for (int i = optind; i < argc; i++) {
+        struct stat st;
+        if (stat(argv[i], &st) != 0) {
+            sl_error("recover", "%s: %s", argv[i], strerror(errno));
+            failed = 1;
+        } else if (S_ISDIR(st.st_mode)) {
+            failed |= recover_dir(argv[i]);
+        } else {
+            failed |= sl_recover_journal(argv[i], NULL);
+        }
+    }
+    return failed ? SL_EXIT_FAIL : SL_EXIT_OK;
+}

@@ -1,0 +1,19 @@
+/* Internal header: not installed. Turning a journal left by a process that
+ * never reached Close into its result file (cmd_recover.c). */
+#ifndef SL_RECOVER_H
+#define SL_RECOVER_H
+
+/* Recovers one journal: never touches the journal of a live process;
+ * writes the result (marked partial, with what was in flight and why) and
+ * removes the journal; a journal whose result was delivered is removed.
+ * why: what the caller knows about the end (e.g. "killed by signal 9"),
+ * NULL: what the journal says. Messages on stderr ("scope-likwid: ...").
+ * 0: recovered or nothing to do; 1: failed (the journal is kept). */
+int sl_recover_journal(const char *path, const char *why);
+
+/* For scope-likwid run: when the application left a journal next to the
+ * result file it was given (killed, crashed), recover it, naming the end
+ * from the wait status. */
+void sl_recover_after_run(const char *result, int wait_status);
+
+#endif
