@@ -76,6 +76,16 @@ int sl_h5w_timing(sl_h5w *w, hid_t rank_group, const sl_timing *t);
 /* Writes the rank attributes the group lacks (all, for a new group). */
 int sl_h5w_rank_attrs(sl_h5w *w, hid_t g, const sl_run *run);
 
+/* ---- /metadata (h5_meta.c) ---- */
+
+/* Writes /metadata from the run (fields it does not know are left out). */
+int sl_h5w_meta(sl_h5w *w, hid_t file, const sl_run *run);
+/* "YYYY-MM-DDTHH:MM:SS.uuuuuu+00:00" of the run start, "" when unknown. */
+void sl_h5_timestamp(char *buf, size_t len, const sl_run *run);
+/* Hard link rank<R>/regions -> rank<R>/timing/regions (scope-profiler's
+ * timing layout; h5_run.c). */
+int sl_h5w_regions_link(sl_h5w *w, hid_t rank_group);
+
 /* ---- placing files (h5_place.c) ---- */
 
 /* Writes buf to a new temporary file in path's directory, fsyncs it and links
@@ -83,6 +93,12 @@ int sl_h5w_rank_attrs(sl_h5w *w, hid_t g, const sl_run *run);
  * exists; never overwrites. *written gets the name used. On failure nothing
  * is left. */
 int sl_place_new(const char *path, const void *buf, size_t len, char **written, sl_diag *diag);
+/* The same in two steps, for a file written in place by HDF5 (merge): an
+ * empty temporary file next to path (*tmp, newly allocated), then, once it
+ * is complete, fsynced and linked like sl_place_new (tmp removed on
+ * failure; the caller frees the name). */
+int sl_place_temp(const char *path, char **tmp, sl_diag *diag);
+int sl_place_done(char *tmp, const char *path, char **written, sl_diag *diag);
 /* Replaces path by a file holding buf (same mode), through a temporary file
  * renamed over it. */
 int sl_place_replace(const char *path, const void *buf, size_t len, sl_diag *diag);
@@ -96,6 +112,10 @@ typedef struct sl_h5r {
     sl_diag *diag;
     int64_t version; /* the file's format_version, once read */
 } sl_h5r;
+
+struct sl_file_meta;
+/* Reads /metadata (absent: out->present 0, fields "" and -1). */
+int sl_h5r_meta(sl_h5r *r, hid_t file, struct sl_file_meta *out);
 
 /* Checks the root attributes format and format_version (1 up to the one
  * this build writes) and sets r->version (h5read.c). */

@@ -21,6 +21,7 @@ void sl_runset_free(sl_runset *set)
     free(set->runs);
     set->runs = NULL;
     set->nruns = 0;
+    sl_file_meta_free(&set->meta);
 }
 
 static hid_t open_group(sl_h5r *r, hid_t parent, const char *path, const char *name)
@@ -343,12 +344,38 @@ static int read_likwid(sl_h5r *r, hid_t rank_g, const char *path, sl_run *run)
     return rc;
 }
 
+/* Object address of path below g, 0 when it cannot be opened. */
+static haddr_t addr_of(hid_t g, const char *path)
+{
+    H5O_info_t info;
+    if (H5Oget_info_by_name2(g, path, &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return 0;
+    }
+    return info.addr;
+}
+
+/* Format 2: rank<R>/regions is timing/regions itself (a hard link). */
+static int check_regions_link(sl_h5r *r, hid_t g, const char *path)
+{
+    haddr_t timing = addr_of(g, SL_H5N_timing "/" SL_H5N_regions);
+    haddr_t regions = addr_of(g, SL_H5N_regions);
+    if (regions && regions == timing)
+        return 0;
+    sl_diag_add(r->diag, r->file, 0, "%s/%s: %s: expected a hard link to %s/%s", path,
+                SL_H5N_regions, regions ? "not the same group" : "group missing", SL_H5N_timing,
+                SL_H5N_regions);
+    return -EINVAL;
+}
+
 static int read_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *run)
 {
     int rc = sl_run_init(run);
     if (rc)
         return rc;
     run->rank = rank;
+    if (sl_set_string(&run->group, name) < 0)
+        return -ENOMEM;
     char *path = join("", name);
     if (!path)
         return -ENOMEM;
@@ -367,7 +394,13 @@ static int read_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *
     if (!rc)
         rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_LIKWID_STATUS), &run->likwid_status);
     if (!rc)
+        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_MERGED_FROM), &run->merged_from);
+    if (!rc)
+        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_MERGED_FROM_GROUP), &run->merged_from_group);
+    if (!rc)
         rc = read_timing(r, g, path, &run->timing);
+    if (!rc && r->version >= SL_H5_FIELD(RANK_REGIONS)->since)
+        rc = check_regions_link(r, g, path);
     if (!rc)
         rc = read_likwid(r, g, path, run);
     if (g >= 0)
@@ -380,6 +413,7 @@ typedef struct rank_ref {
     int64_t rank;
     int64_t copy;
     const char *name;
+    int64_t number; /* the run's rank in the read model: distinct */
 } rank_ref;
 
 static int cmp_rank(const void *a, const void *b)
@@ -388,6 +422,26 @@ static int cmp_rank(const void *a, const void *b)
     if (x->rank != y->rank)
         return (x->rank > y->rank) - (x->rank < y->rank);
     return (x->copy > y->copy) - (x->copy < y->copy);
+}
+
+static int cmp_number(const void *a, const void *b)
+{
+    const rank_ref *x = a, *y = b;
+    return (x->number > y->number) - (x->number < y->number);
+}
+
+/* Runs get distinct numbers: rank<R> is R; a format-1 merged file's
+ * rank<R>.<k> (sorted by R, then k) takes the next number after the
+ * highest, as `scope-likwid merge` numbers copies today. refs sorted. */
+static void number_runs(rank_ref *refs, size_t n)
+{
+    int64_t next = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!refs[i].copy && refs[i].rank >= next && refs[i].rank < INT64_MAX)
+            next = refs[i].rank + 1;
+    for (size_t i = 0; i < n; i++)
+        refs[i].number = refs[i].copy ? next++ : refs[i].rank;
+    qsort(refs, n, sizeof *refs, cmp_number);
 }
 
 int sl_h5r_format(sl_h5r *r, hid_t f)
@@ -419,6 +473,8 @@ int sl_h5r_format(sl_h5r *r, hid_t f)
 static int read_file(sl_h5r *r, hid_t f, sl_runset *out)
 {
     int rc = sl_h5r_format(r, f);
+    if (!rc)
+        rc = sl_h5r_meta(r, f, &out->meta);
     char **names = NULL;
     size_t n = 0;
     if (!rc)
@@ -432,11 +488,12 @@ static int read_file(sl_h5r *r, hid_t f, sl_runset *out)
             refs[nr++].name = names[i];
     if (!rc) {
         qsort(refs, nr, sizeof *refs, cmp_rank);
+        number_runs(refs, nr);
         out->runs = calloc(nr ? nr : 1, sizeof *out->runs);
         rc = out->runs ? 0 : -ENOMEM;
     }
     for (size_t i = 0; !rc && i < nr; i++) {
-        rc = read_run(r, f, refs[i].name, refs[i].rank, &out->runs[i]);
+        rc = read_run(r, f, refs[i].name, refs[i].number, &out->runs[i]);
         out->nruns = i + 1; /* freed by the caller on failure, even half read */
     }
     free(refs);

@@ -255,6 +255,15 @@ static void mem_close(mem_file *m)
     free(m->name);
 }
 
+/* One /metadata per file: rank 0's run, else the first. */
+static const sl_run *meta_run(const sl_run *runs, size_t nruns)
+{
+    for (size_t i = 0; i < nruns; i++)
+        if (runs[i].rank == 0)
+            return &runs[i];
+    return &runs[0];
+}
+
 static int write_new(const char *path, const sl_run *runs, size_t nruns, char **written,
                      sl_diag *diag)
 {
@@ -274,6 +283,8 @@ static int write_new(const char *path, const sl_run *runs, size_t nruns, char **
         rc = sl_h5w_root(&m.w, f);
         for (size_t i = 0; !rc && i < nruns; i++)
             rc = sl_h5w_run(&m.w, f, &runs[i]);
+        if (!rc && nruns)
+            rc = sl_h5w_meta(&m.w, f, meta_run(runs, nruns));
         int crc = close_take(&m.w, f, &m.cap, &buf, &len);
         rc = rc ? rc : crc;
     }
@@ -309,9 +320,11 @@ static hid_t rank_group(sl_h5w *w, hid_t f, const sl_run *run)
         H5Oclose(g);
         return -1;
     }
-    /* timing/ is always present in a rank group: a new one gets the run's */
+    /* timing/ is always present in a rank group: a new one gets the run's,
+     * and scope-profiler's regions link to it */
     htri_t has_timing = H5Lexists(g, SL_H5N_timing, H5P_DEFAULT);
-    if (has_timing < 0 || (has_timing == 0 && sl_h5w_timing(w, g, &run->timing) < 0)) {
+    if (has_timing < 0 || (has_timing == 0 && (sl_h5w_timing(w, g, &run->timing) < 0 ||
+                                               sl_h5w_regions_link(w, g) < 0))) {
         H5Oclose(g);
         return -1;
     }
@@ -325,7 +338,11 @@ static int add_likwid(mem_file *m, hid_t f, const sl_run *run)
     if (g < 0)
         return -EIO;
     int rc = 0;
-    htri_t had = H5Lexists(g, SL_H5N_likwid, H5P_DEFAULT);
+    /* an existing /metadata is kept (one per file) */
+    htri_t has_meta = H5Lexists(f, SL_H5N_metadata, H5P_DEFAULT);
+    if (has_meta < 0 || (has_meta == 0 && sl_h5w_meta(&m->w, f, run) < 0))
+        rc = sl_h5w_fail(&m->w, -EIO, "write", SL_H5N_metadata);
+    htri_t had = rc ? 0 : H5Lexists(g, SL_H5N_likwid, H5P_DEFAULT);
     if (had < 0 || (had > 0 && H5Ldelete(g, SL_H5N_likwid, H5P_DEFAULT) < 0))
         rc = sl_h5w_fail(&m->w, -EIO, "replace", SL_H5N_likwid);
     if (!rc)

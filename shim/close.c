@@ -26,6 +26,7 @@
 #include "real.h"
 #include "region_table.h"
 #include "run.h"
+#include "run_meta.h"
 #include "spawn_helper.h"
 #include "wire.h"
 
@@ -365,6 +366,7 @@ static void fill_run(sl_run *run, sl_likwid *lw, const char *status)
     run->timing.origin_unix_ns = sl_g.origin_unix_ns;
     if (sl_rt_collect(&run->timing) != 0)
         sl_log_warn("out of memory while collecting the region timing: some regions are missing");
+    sl_run_meta_fill(run);
     /* The counters move into the run. */
     sl_likwid_free(&run->likwid);
     run->likwid = *lw;
