@@ -68,6 +68,28 @@ else
     fail "no result file from the real-LIKWID run"
 fi
 
+# 1b. without OMP_NUM_THREADS, omp_num_threads is the threads seen; under a
+# launcher's rank variables, mpi_size is its size variable
+run seen env -u OMP_NUM_THREADS LD_PRELOAD="$SL_SHIM" "$SL_SOLVER"
+if f=$(result_file seen); then
+    "$PY" -c 'import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+t = f["rank0/timing/regions"]
+seen = len(set(np.concatenate([t[r]["threads"][:] for r in t])))
+got = f["metadata"].attrs["omp_num_threads"]
+sys.exit(0 if got == seen else "omp_num_threads %d: expected the %d threads seen" % (got, seen))' "$f" >"$T/seen.log" 2>&1 ||
+        fail "$(cat "$T/seen.log")"
+else
+    fail "no result file from the run without OMP_NUM_THREADS"
+fi
+run pmi env PMI_RANK=2 PMI_SIZE=3 LD_PRELOAD="$SL_SHIM" "$SL_SOLVER"
+if [ -f "$T/pmi/scope-likwid-rank2.h5" ]; then
+    sp shim-pmi "$T/pmi/scope-likwid-rank2.h5" --ranks 1 --calls $CALLS --require-metadata --mpi-size 3
+else
+    fail "no scope-likwid-rank2.h5 from the run with PMI_RANK=2"
+    show_run pmi
+fi
+
 # 2. the shim, simulated LIKWID (full_api): timing, LIKWID and metadata
 SIMLIKWID_READBACK=ok
 export SIMLIKWID_READBACK
