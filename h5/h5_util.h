@@ -48,6 +48,8 @@ typedef struct sl_h5w {
 } sl_h5w;
 
 int sl_h5w_open(sl_h5w *w, const char *file, sl_diag *diag);
+/* A 128 KiB metadata cache that never grows (h5_put.c: why and what it saves). */
+herr_t sl_h5_small_cache(hid_t fapl);
 void sl_h5w_close(sl_h5w *w);
 /* Reports a failure (with HDF5's reason) and returns err. */
 int sl_h5w_fail(sl_h5w *w, int err, const char *what, const char *where);

@@ -90,31 +90,6 @@ static herr_t img_udata_free(void *udata)
     return 0;
 }
 
-/* A small, fixed metadata cache. The writer never goes back to an object
- * it closed, so a cache that holds the whole file only grows the heap: each
- * dataset's decoded header (about 2 KiB in memory) stays until H5Fclose,
- * which then flushes and frees them all. With 128 KiB, closed objects are
- * written out and freed as the writer goes; measured (HDF5 1.10.8,
- * 500 regions x 64 threads x 8 events): 438 M -> 403 M instructions, and
- * 1000 x 128 x 8 peaks at 51 MB instead of 81 MB RSS. 8 KiB thrashes
- * (more instructions, larger file); 64-256 KiB are alike. */
-static herr_t small_cache(hid_t fapl)
-{
-    H5AC_cache_config_t c;
-    memset(&c, 0, sizeof c);
-    c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
-    if (H5Pget_mdc_config(fapl, &c) < 0)
-        return -1;
-    c.set_initial_size = 1;
-    c.initial_size = 128u << 10;
-    c.max_size = 128u << 10;
-    c.min_size = 128u << 10;
-    c.incr_mode = H5C_incr__off;
-    c.flash_incr_mode = H5C_flash_incr__off;
-    c.decr_mode = H5C_decr__off;
-    return H5Pset_mdc_config(fapl, &c);
-}
-
 static hid_t mem_fapl(sl_h5w *w, int new_file, image_capture *cap)
 {
     H5FD_file_image_callbacks_t cb = {img_malloc,     img_memcpy,     img_realloc, img_free,
@@ -125,7 +100,7 @@ static hid_t mem_fapl(sl_h5w *w, int new_file, image_capture *cap)
         return -1;
     }
     if (H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0 ||
-        H5Pset_file_image_callbacks(fapl, &cb) < 0 || small_cache(fapl) < 0 ||
+        H5Pset_file_image_callbacks(fapl, &cb) < 0 || sl_h5_small_cache(fapl) < 0 ||
         /* newer object formats are much faster to write; HDF5 >= 1.10 reads
          * them. Not for existing files: their format stays theirs. */
         (new_file && H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_LATEST) < 0)) {
