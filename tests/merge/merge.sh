@@ -38,6 +38,14 @@ mk in/c.h5 <<'SPEC'
 rank 1
 m solve 3 3000
 SPEC
+# distinct /metadata per input, to see which one a merge keeps
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+    for x in a b c; do
+        /usr/bin/python3 -c 'import sys, h5py
+h5py.File(sys.argv[1], "a")["metadata"].attrs["hostname"] = sys.argv[2]' "in/$x.h5" "host-$x" ||
+            fail "set /metadata/hostname of in/$x.h5"
+    done
+fi
 (cd in && sha256sum a.h5 b.h5 c.h5) >sums.before
 
 # 1. three files, two of them rank 0: b's rank 0 becomes rank2, after the
@@ -136,6 +144,20 @@ if [ $have_h5py = 1 ]; then
     o=$(origins again.h5)
     [ "$o" = "rank0=in/a.h5:rank0:0 rank1=in/c.h5:rank1:1 rank2=in/b.h5:rank0:0 rank3=in/a.h5:rank0:0 rank4=in/c.h5:rank1:1 rank5=in/b.h5:rank0:0 " ] ||
         fail "origins after merging merged files: '$o'"
+fi
+
+# 4a. /metadata comes from the input holding rank 0, even when an input
+# without rank 0 comes first
+if [ $have_h5py = 1 ]; then
+    mkdir z && cp in/a.h5 z/z.h5
+    sl m5 merge -o meta.h5 in/c.h5 z/z.h5
+    check_rc 0 "merge rank 1 before rank 0"
+    CHECKS=$((CHECKS + 1))
+    h=$(/usr/bin/python3 -c 'import sys, h5py; print(h5py.File(sys.argv[1], "r")["metadata"].attrs["hostname"])' meta.h5)
+    [ "$h" = host-a ] || fail "/metadata of the merge is $h's: expected host-a, from the input holding rank 0"
+    CHECKS=$((CHECKS + 1))
+    h=$(/usr/bin/python3 -c 'import sys, h5py; print(h5py.File(sys.argv[1], "r")["metadata"].attrs["hostname"])' job.1.h5)
+    [ "$h" = host-c ] || fail "/metadata of a merge without rank 0 is $h's: expected host-c, the first input's"
 fi
 
 # 4b. format-1 files (before scope-profiler's layout): v1/merged.h5 holds
