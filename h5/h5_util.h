@@ -33,6 +33,17 @@ int sl_h5_rank_parse(const char *name, int64_t *rank, int64_t *copy);
 /* "rank<R>", or "rank<R>.<copy>" when copy > 0. */
 void sl_h5_rank_name(char *buf, size_t len, int64_t rank, unsigned copy);
 
+/* A rank group found in a file, and the number its run gets. */
+typedef struct sl_h5_rankref {
+    int64_t rank, copy; /* from the name (sl_h5_rank_parse) */
+    const char *name;
+    int64_t number;     /* distinct over the file */
+} sl_h5_rankref;
+/* Numbers the groups and sorts them by number: rank<R> is R; a format-1
+ * rank<R>.<k> (in order of R, then k) takes the next number after the
+ * highest R, as `scope-likwid merge` numbers further copies. */
+void sl_h5_rank_number(sl_h5_rankref *refs, size_t n);
+
 /* ---- writing (h5_put.c) ---- */
 
 /* Property lists and types reused for every object of one file. */
@@ -146,6 +157,9 @@ int sl_h5r_data(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, size
 /* Names of the links of group g in creation order when the file tracks it,
  * else in name order. */
 int sl_h5r_links(sl_h5r *r, hid_t g, const char *path, char ***names, size_t *n);
+/* 1 when paths a and b below g are one object (hard links to it), 0 when
+ * they are two, -1 when one of them cannot be opened. */
+int sl_h5_same_object(hid_t g, const char *a, const char *b);
 void sl_h5r_free_names(char **names, size_t n);
 
 #endif

@@ -131,8 +131,7 @@ static int cmp_gref(const void *x, const void *y)
 /* The origin attrs (kept when an earlier merge set them) and the regions
  * link of a copied group: a format-1 group has none, and a copy must be
  * timing/regions itself. */
-static int fix_group(merge *m, sl_h5w *w, hid_t dst, const char *name, const char *path,
-                     const char *from)
+static int fix_group(sl_h5w *w, hid_t dst, const char *name, const char *path, const char *from)
 {
     hid_t g = H5Gopen2(dst, name, H5P_DEFAULT);
     if (g < 0)
@@ -146,12 +145,7 @@ static int fix_group(merge *m, sl_h5w *w, hid_t dst, const char *name, const cha
         if (!rc)
             rc = sl_h5w_str(w, g, SL_H5N_merged_from_group, from);
     }
-    H5O_info_t ti, ri;
-    int linked = !rc && H5Oget_info_by_name2(g, SL_H5N_timing "/" SL_H5N_regions, &ti,
-                                             H5O_INFO_BASIC, H5P_DEFAULT) >= 0 &&
-                 H5Oget_info_by_name2(g, SL_H5N_regions, &ri, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 &&
-                 ti.addr == ri.addr;
-    H5Eclear2(H5E_DEFAULT);
+    int linked = !rc && sl_h5_same_object(g, SL_H5N_timing "/" SL_H5N_regions, SL_H5N_regions) > 0;
     if (!rc && !linked) {
         if (H5Lexists(g, SL_H5N_regions, H5P_DEFAULT) > 0 &&
             H5Ldelete(g, SL_H5N_regions, H5P_DEFAULT) < 0)
@@ -160,7 +154,6 @@ static int fix_group(merge *m, sl_h5w *w, hid_t dst, const char *name, const cha
         if (!rc)
             rc = sl_h5w_regions_link(w, g);
     }
-    (void)m;
     H5Gclose(g);
     return rc;
 }
@@ -194,7 +187,7 @@ static int copy_group(merge *m, sl_h5w *w, hid_t src, hid_t dst, const char *pat
         sl_diag_add(m->diag, path, 0, "cannot copy /%s: %s", from->name, why);
         return -EIO;
     }
-    int rc = fix_group(m, w, dst, buf, path, from->name);
+    int rc = fix_group(w, dst, buf, path, from->name);
     if (rc)
         return rc;
     if (SL_VEC_RESERVE(m->groups, m->cap, m->n, 1) < 0)

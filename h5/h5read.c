@@ -344,26 +344,14 @@ static int read_likwid(sl_h5r *r, hid_t rank_g, const char *path, sl_run *run)
     return rc;
 }
 
-/* Object address of path below g, 0 when it cannot be opened. */
-static haddr_t addr_of(hid_t g, const char *path)
-{
-    H5O_info_t info;
-    if (H5Oget_info_by_name2(g, path, &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return 0;
-    }
-    return info.addr;
-}
-
 /* Format 2: rank<R>/regions is timing/regions itself (a hard link). */
 static int check_regions_link(sl_h5r *r, hid_t g, const char *path)
 {
-    haddr_t timing = addr_of(g, SL_H5N_timing "/" SL_H5N_regions);
-    haddr_t regions = addr_of(g, SL_H5N_regions);
-    if (regions && regions == timing)
+    int same = sl_h5_same_object(g, SL_H5N_timing "/" SL_H5N_regions, SL_H5N_regions);
+    if (same > 0)
         return 0;
     sl_diag_add(r->diag, r->file, 0, "%s/%s: %s: expected a hard link to %s/%s", path,
-                SL_H5N_regions, regions ? "not the same group" : "group missing", SL_H5N_timing,
+                SL_H5N_regions, same == 0 ? "not the same group" : "group missing", SL_H5N_timing,
                 SL_H5N_regions);
     return -EINVAL;
 }
@@ -409,41 +397,6 @@ static int read_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *
     return rc;
 }
 
-typedef struct rank_ref {
-    int64_t rank;
-    int64_t copy;
-    const char *name;
-    int64_t number; /* the run's rank in the read model: distinct */
-} rank_ref;
-
-static int cmp_rank(const void *a, const void *b)
-{
-    const rank_ref *x = a, *y = b;
-    if (x->rank != y->rank)
-        return (x->rank > y->rank) - (x->rank < y->rank);
-    return (x->copy > y->copy) - (x->copy < y->copy);
-}
-
-static int cmp_number(const void *a, const void *b)
-{
-    const rank_ref *x = a, *y = b;
-    return (x->number > y->number) - (x->number < y->number);
-}
-
-/* Runs get distinct numbers: rank<R> is R; a format-1 merged file's
- * rank<R>.<k> (sorted by R, then k) takes the next number after the
- * highest, as `scope-likwid merge` numbers copies today. refs sorted. */
-static void number_runs(rank_ref *refs, size_t n)
-{
-    int64_t next = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!refs[i].copy && refs[i].rank >= next && refs[i].rank < INT64_MAX)
-            next = refs[i].rank + 1;
-    for (size_t i = 0; i < n; i++)
-        refs[i].number = refs[i].copy ? next++ : refs[i].rank;
-    qsort(refs, n, sizeof *refs, cmp_number);
-}
-
 int sl_h5r_format(sl_h5r *r, hid_t f)
 {
     char *fmt = NULL;
@@ -479,7 +432,7 @@ static int read_file(sl_h5r *r, hid_t f, sl_runset *out)
     size_t n = 0;
     if (!rc)
         rc = sl_h5r_links(r, f, "", &names, &n);
-    rank_ref *refs = rc ? NULL : calloc(n ? n : 1, sizeof *refs);
+    sl_h5_rankref *refs = rc ? NULL : calloc(n ? n : 1, sizeof *refs);
     if (!rc && !refs)
         rc = -ENOMEM;
     size_t nr = 0;
@@ -487,8 +440,7 @@ static int read_file(sl_h5r *r, hid_t f, sl_runset *out)
         if (sl_h5_rank_parse(names[i], &refs[nr].rank, &refs[nr].copy))
             refs[nr++].name = names[i];
     if (!rc) {
-        qsort(refs, nr, sizeof *refs, cmp_rank);
-        number_runs(refs, nr);
+        sl_h5_rank_number(refs, nr);
         out->runs = calloc(nr ? nr : 1, sizeof *out->runs);
         rc = out->runs ? 0 : -ENOMEM;
     }
