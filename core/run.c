@@ -19,7 +19,12 @@ int sl_run_init(sl_run *r)
     r->command_line = strdup("");
     r->likwid_status = strdup("");
     r->timing.clock = strdup("");
-    if (!r->hostname || !r->executable || !r->command_line || !r->likwid_status || !r->timing.clock) {
+    r->group = strdup("");
+    r->merged_from = strdup("");
+    r->merged_from_group = strdup("");
+    if (!r->hostname || !r->executable || !r->command_line || !r->likwid_status ||
+        !r->timing.clock || !r->group || !r->merged_from || !r->merged_from_group ||
+        sl_run_meta_init(&r->meta) < 0) {
         sl_run_free(r);
         return -ENOMEM;
     }
@@ -37,23 +42,62 @@ void sl_run_free(sl_run *r)
         free(r->env[i].value);
     }
     free(r->env);
+    free(r->group);
+    free(r->merged_from);
+    free(r->merged_from_group);
+    sl_run_meta_free(&r->meta);
     sl_timing_free(&r->timing);
     sl_likwid_free(&r->likwid);
     memset(r, 0, sizeof *r);
 }
 
-int sl_run_add_env(sl_run *r, const char *name, const char *value)
+int sl_run_meta_init(sl_run_meta *m)
 {
-    if (SL_VEC_RESERVE(r->env, r->capenv, r->nenv, 1) < 0)
-        return -ENOMEM;
-    char *n = strdup(name), *v = strdup(value ? value : "");
-    if (!n || !v) {
-        free(n);
-        free(v);
+    memset(m, 0, sizeof *m);
+    m->mpi_size = m->omp_num_threads = m->start_time_ns = m->finalize_time_ns = -1;
+    m->working_directory = strdup("");
+    m->user = strdup("");
+    if (!m->working_directory || !m->user) {
+        sl_run_meta_free(m);
         return -ENOMEM;
     }
-    r->env[r->nenv].name = n;
-    r->env[r->nenv].value = v;
-    r->nenv++;
     return 0;
+}
+
+void sl_run_meta_free(sl_run_meta *m)
+{
+    free(m->working_directory);
+    free(m->user);
+    for (size_t i = 0; i < m->nvars; i++) {
+        free(m->vars[i].name);
+        free(m->vars[i].value);
+    }
+    free(m->vars);
+    memset(m, 0, sizeof *m);
+}
+
+static int add_var(sl_env_var **v, size_t *cap, size_t *n, const char *name, const char *value)
+{
+    if (SL_VEC_RESERVE(*v, *cap, *n, 1) < 0)
+        return -ENOMEM;
+    char *a = strdup(name), *b = strdup(value ? value : "");
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return -ENOMEM;
+    }
+    (*v)[*n].name = a;
+    (*v)[*n].value = b;
+    (*n)++;
+    return 0;
+}
+
+int sl_run_meta_add_var(sl_run_meta *m, const char *name, const char *value)
+{
+    return add_var(&m->vars, &m->capvars, &m->nvars, name, value);
+}
+
+int sl_run_add_env(sl_run *r, const char *name, const char *value)
+{
+    return add_var(&r->env, &r->capenv, &r->nenv, name, value);
 }

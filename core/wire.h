@@ -13,7 +13,9 @@
 #include "diag.h"
 #include "run.h"
 
-#define SL_WIRE_MAGIC "scope-likwid-wire 1"
+/* The version written; the decoder also reads version 1 (no metadata lines). */
+#define SL_WIRE_MAGIC "scope-likwid-wire 2"
+#define SL_WIRE_MAGIC_V1 "scope-likwid-wire 1"
 
 /* Encodes the whole run to fd. 0 or negative errno (write failures, ENOSPC). */
 int sl_wire_write_run(int fd, const sl_run *run);
@@ -28,7 +30,7 @@ int sl_wire_read_run(const char *buf, size_t len, const char *name,
 int sl_wire_read_likwid(const char *buf, size_t len, const char *name,
                         sl_likwid *lw, sl_diag *diag);
 
-/* True when buf starts with SL_WIRE_MAGIC (to tell a rescue file from a
+/* True when buf starts with SL_WIRE_MAGIC or SL_WIRE_MAGIC_V1 (to tell a rescue file from a
  * marker file). */
 int sl_wire_is_wire(const char *buf, size_t len);
 

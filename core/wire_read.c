@@ -156,11 +156,21 @@ static int timing_part(sl_wc *c, sl_timing *tm)
     return c->err;
 }
 
-static int head(sl_wc *c, const char *kind)
+static int is_line(const sl_wc *c, const char *s)
+{
+    return c->ln == strlen(s) && memcmp(c->lp, s, c->ln) == 0;
+}
+
+/* The magic line (either version; *version says which) and the kind. */
+static int head(sl_wc *c, const char *kind, int *version)
 {
     if (sl_wc_next_line(c, "'" SL_WIRE_MAGIC "'"))
         return c->err;
-    if (c->ln != strlen(SL_WIRE_MAGIC) || memcmp(c->lp, SL_WIRE_MAGIC, c->ln) != 0)
+    if (is_line(c, SL_WIRE_MAGIC))
+        *version = 2;
+    else if (is_line(c, SL_WIRE_MAGIC_V1))
+        *version = 1;
+    else
         return sl_wc_defect(c, "not a scope-likwid wire file", "'" SL_WIRE_MAGIC "'");
     const char *t;
     size_t n;
@@ -186,11 +196,58 @@ static int tail(sl_wc *c)
     return 0;
 }
 
+/* Reads name/value lines into a variable list through add. */
+static int add_env(void *run, const char *name, const char *value)
+{
+    return sl_run_add_env(run, name, value);
+}
+
+static int add_meta_var(void *meta, const char *name, const char *value)
+{
+    return sl_run_meta_add_var(meta, name, value);
+}
+
+static int vars(sl_wc *c, size_t n, void *obj, int (*add)(void *, const char *, const char *))
+{
+    for (size_t i = 0; i < n; i++) {
+        char *k = NULL, *v = NULL;
+        if (sl_wc_keyword(c, "var") || sl_wc_get_str(c, &k, NULL, "variable name") ||
+            sl_wc_get_str(c, &v, NULL, "variable value") || sl_wc_line_done(c)) {
+            free(k);
+            free(v);
+            return c->err;
+        }
+        int r = add(obj, k, v);
+        free(k);
+        free(v);
+        if (r < 0)
+            return sl_wc_nomem(c);
+    }
+    return 0;
+}
+
+/* Version 2's metadata lines (docs/WIRE.md). */
+static int meta_part(sl_wc *c, sl_run *run)
+{
+    sl_run_meta *m = &run->meta;
+    size_t n = 0;
+    if (sl_wc_keyword(c, "meta") || sl_wc_get_i64(c, &m->mpi_size, "mpi_size") ||
+        sl_wc_get_i64(c, &m->omp_num_threads, "omp_num_threads") ||
+        sl_wc_get_i64(c, &m->start_time_ns, "start_time_ns") ||
+        sl_wc_get_i64(c, &m->finalize_time_ns, "finalize_time_ns") || sl_wc_line_done(c) ||
+        sl_wc_named_str(c, "working_directory", &m->working_directory) ||
+        sl_wc_named_str(c, "user", &m->user) || sl_wc_keyword(c, "metavars") ||
+        sl_wc_get_count(c, 2, &n, "number of variables") || sl_wc_line_done(c))
+        return c->err;
+    return vars(c, n, m, add_meta_var);
+}
+
 int sl_wire_read_run(const char *buf, size_t len, const char *name, sl_run *run, sl_diag *diag)
 {
     sl_wc c;
+    int version = 0;
     sl_wc_start(&c, buf, len, name, diag);
-    if (head(&c, "run") || sl_wc_named_i64(&c, "rank", &run->rank) ||
+    if (head(&c, "run", &version) || sl_wc_named_i64(&c, "rank", &run->rank) ||
         sl_wc_named_i64(&c, "mpi_rank", &run->mpi_rank) || sl_wc_named_i64(&c, "pid", &run->pid) ||
         sl_wc_named_str(&c, "hostname", &run->hostname) ||
         sl_wc_named_str(&c, "executable", &run->executable) ||
@@ -201,20 +258,8 @@ int sl_wire_read_run(const char *buf, size_t len, const char *name, sl_run *run,
     if (sl_wc_keyword(&c, "env") || sl_wc_get_count(&c, 2, &nenv, "number of variables") ||
         sl_wc_line_done(&c))
         return c.err;
-    for (size_t i = 0; i < nenv; i++) {
-        char *n = NULL, *v = NULL;
-        if (sl_wc_keyword(&c, "var") || sl_wc_get_str(&c, &n, NULL, "variable name") ||
-            sl_wc_get_str(&c, &v, NULL, "variable value") || sl_wc_line_done(&c)) {
-            free(n);
-            free(v);
-            return c.err;
-        }
-        int r = sl_run_add_env(run, n, v);
-        free(n);
-        free(v);
-        if (r < 0)
-            return sl_wc_nomem(&c);
-    }
+    if (vars(&c, nenv, run, add_env) || (version >= 2 && meta_part(&c, run)))
+        return c.err;
     if (timing_part(&c, &run->timing) || likwid_part(&c, &run->likwid))
         return c.err;
     return tail(&c);
@@ -224,14 +269,20 @@ int sl_wire_read_likwid(const char *buf, size_t len, const char *name, sl_likwid
                         sl_diag *diag)
 {
     sl_wc c;
+    int version = 0;
     sl_wc_start(&c, buf, len, name, diag);
-    if (head(&c, "likwid") || likwid_part(&c, lw))
+    if (head(&c, "likwid", &version) || likwid_part(&c, lw))
         return c.err;
     return tail(&c);
 }
 
+static int starts_line(const char *buf, size_t len, const char *magic)
+{
+    size_t n = strlen(magic);
+    return buf && len > n && memcmp(buf, magic, n) == 0 && buf[n] == '\n';
+}
+
 int sl_wire_is_wire(const char *buf, size_t len)
 {
-    size_t n = strlen(SL_WIRE_MAGIC);
-    return buf && len > n && memcmp(buf, SL_WIRE_MAGIC, n) == 0 && buf[n] == '\n';
+    return starts_line(buf, len, SL_WIRE_MAGIC) || starts_line(buf, len, SL_WIRE_MAGIC_V1);
 }

@@ -243,6 +243,28 @@ static void named_str(wbuf *w, const char *key, const char *s)
     eol(w);
 }
 
+/* Version 2: the run's metadata (docs/WIRE.md). */
+static void meta_part(wbuf *w, const sl_run_meta *m)
+{
+    word(w, "meta");
+    i64(w, m->mpi_size);
+    i64(w, m->omp_num_threads);
+    i64(w, m->start_time_ns);
+    i64(w, m->finalize_time_ns);
+    eol(w);
+    named_str(w, "working_directory", m->working_directory);
+    named_str(w, "user", m->user);
+    word(w, "metavars");
+    size(w, m->nvars);
+    eol(w);
+    for (size_t i = 0; i < m->nvars; i++) {
+        word(w, "var");
+        cstr(w, m->vars[i].name);
+        cstr(w, m->vars[i].value);
+        eol(w);
+    }
+}
+
 int sl_wire_write_run(int fd, const sl_run *run)
 {
     wbuf w;
@@ -267,6 +289,7 @@ int sl_wire_write_run(int fd, const sl_run *run)
         cstr(&w, run->env[i].value);
         eol(&w);
     }
+    meta_part(&w, &run->meta);
     timing_part(&w, &run->timing);
     likwid_part(&w, &run->likwid);
     return finish(&w);

@@ -400,3 +400,20 @@ int sl_h5r_links(sl_h5r *r, hid_t g, const char *path, char ***names, size_t *n)
     *n = acc.n;
     return 0;
 }
+
+/* Object address of path below g, 0 when it cannot be opened. */
+static haddr_t addr_of(hid_t g, const char *path)
+{
+    H5O_info_t info;
+    if (H5Oget_info_by_name2(g, path, &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return 0;
+    }
+    return info.addr;
+}
+
+int sl_h5_same_object(hid_t g, const char *a, const char *b)
+{
+    haddr_t x = addr_of(g, a), y = addr_of(g, b);
+    return !x || !y ? -1 : x == y;
+}

@@ -148,15 +148,18 @@ static int link_noreplace(const char *tmp, const char *name)
     return 0;
 }
 
-int sl_place_new(const char *path, const void *buf, size_t len, char **written, sl_diag *diag)
+/* Links the finished temporary file tmp to path (or a numbered name),
+ * fsyncing it first when sync is set; removes tmp on failure. */
+static int link_into_place(char *tmp, const char *path, int sync, char **written, sl_diag *diag)
 {
-    if (written)
-        *written = NULL;
-    char *tmp = NULL;
-    int rc = make_temp(path, &tmp, diag);
-    if (rc)
-        return rc;
-    rc = fill_temp(tmp, buf, len, NULL, path, diag);
+    int rc = 0;
+    int fd = sync ? open(tmp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+    if (sync && (fd < 0 || fsync(fd) < 0)) {
+        rc = -errno;
+        sl_diag_add(diag, path, 0, "cannot write temporary file %s: %s", tmp, strerror(errno));
+    }
+    if (fd >= 0)
+        close(fd);
     char *name = NULL;
     for (unsigned k = 0; !rc && k <= MAX_NUMBERED; k++) {
         name = k ? numbered(path, k) : strdup(path);
@@ -180,19 +183,46 @@ int sl_place_new(const char *path, const void *buf, size_t len, char **written, 
     }
     if (rc) {
         unlink(tmp);
-        free(tmp);
         return rc;
     }
     char *dir = dir_of(name);
     if (dir)
         sync_dir(dir);
     free(dir);
-    free(tmp);
     if (written)
         *written = name;
     else
         free(name);
     return 0;
+}
+
+int sl_place_new(const char *path, const void *buf, size_t len, char **written, sl_diag *diag)
+{
+    if (written)
+        *written = NULL;
+    char *tmp = NULL;
+    int rc = make_temp(path, &tmp, diag);
+    if (rc)
+        return rc;
+    rc = fill_temp(tmp, buf, len, NULL, path, diag);
+    if (rc)
+        unlink(tmp);
+    else
+        rc = link_into_place(tmp, path, 0, written, diag);
+    free(tmp);
+    return rc;
+}
+
+int sl_place_temp(const char *path, char **tmp, sl_diag *diag)
+{
+    return make_temp(path, tmp, diag);
+}
+
+int sl_place_done(char *tmp, const char *path, char **written, sl_diag *diag)
+{
+    if (written)
+        *written = NULL;
+    return link_into_place(tmp, path, 1, written, diag);
 }
 
 int sl_place_replace(const char *path, const void *buf, size_t len, sl_diag *diag)

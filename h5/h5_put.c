@@ -203,3 +203,28 @@ int sl_h5w_f64_data(sl_h5w *w, hid_t g, const char *name, const double *v, size_
     size_t n = rank == 1 ? rows : rows * cols;
     return put_data(w, g, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v, rank, dims, n * sizeof *v);
 }
+
+/* A small, fixed metadata cache. The writer never goes back to an object
+ * it closed, so a cache that holds the whole file only grows the heap: each
+ * dataset's decoded header (about 2 KiB in memory) stays until H5Fclose,
+ * which then flushes and frees them all. With 128 KiB, closed objects are
+ * written out and freed as the writer goes; measured (HDF5 1.10.8,
+ * 500 regions x 64 threads x 8 events): 438 M -> 403 M instructions, and
+ * 1000 x 128 x 8 peaks at 51 MB instead of 81 MB RSS. 8 KiB thrashes
+ * (more instructions, larger file); 64-256 KiB are alike. */
+herr_t sl_h5_small_cache(hid_t fapl)
+{
+    H5AC_cache_config_t c;
+    memset(&c, 0, sizeof c);
+    c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+    if (H5Pget_mdc_config(fapl, &c) < 0)
+        return -1;
+    c.set_initial_size = 1;
+    c.initial_size = 128u << 10;
+    c.max_size = 128u << 10;
+    c.min_size = 128u << 10;
+    c.incr_mode = H5C_incr__off;
+    c.flash_incr_mode = H5C_flash_incr__off;
+    c.decr_mode = H5C_decr__off;
+    return H5Pset_mdc_config(fapl, &c);
+}

@@ -1,5 +1,5 @@
-/* Names of rank groups: "rank<R>", and "rank<R>.<k>" for the k-th further
- * group of rank R that `scope-likwid merge` keeps (docs/FORMAT.md). */
+/* Names of rank groups: "rank<R>"; format 1's merge kept the k-th further
+ * group of rank R as "rank<R>.<k>" (docs/FORMAT.md). */
 #include "h5_util.h"
 
 #include <errno.h>
@@ -34,4 +34,30 @@ void sl_h5_rank_name(char *buf, size_t len, int64_t rank, unsigned copy)
         snprintf(buf, len, SL_H5N_rank "%" PRId64 ".%u", rank, copy);
     else
         snprintf(buf, len, SL_H5N_rank "%" PRId64, rank);
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const sl_h5_rankref *x = a, *y = b;
+    if (x->rank != y->rank)
+        return (x->rank > y->rank) - (x->rank < y->rank);
+    return (x->copy > y->copy) - (x->copy < y->copy);
+}
+
+static int cmp_number(const void *a, const void *b)
+{
+    const sl_h5_rankref *x = a, *y = b;
+    return (x->number > y->number) - (x->number < y->number);
+}
+
+void sl_h5_rank_number(sl_h5_rankref *refs, size_t n)
+{
+    qsort(refs, n, sizeof *refs, cmp_rank);
+    int64_t next = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!refs[i].copy && refs[i].rank >= next && refs[i].rank < INT64_MAX)
+            next = refs[i].rank + 1;
+    for (size_t i = 0; i < n; i++)
+        refs[i].number = refs[i].copy ? next++ : refs[i].rank;
+    qsort(refs, n, sizeof *refs, cmp_number);
 }

@@ -276,6 +276,14 @@ int sl_h5w_likwid(sl_h5w *w, hid_t rank_g, const sl_run *run)
     return close_fail(g, rc);
 }
 
+int sl_h5w_regions_link(sl_h5w *w, hid_t rank_g)
+{
+    if (H5Lcreate_hard(rank_g, SL_H5N_timing "/" SL_H5N_regions, rank_g, SL_H5N_regions, w->lcpl,
+                       H5P_DEFAULT) < 0)
+        return sl_h5w_fail(w, -EIO, "link", SL_H5N_regions);
+    return 0;
+}
+
 int sl_h5w_run(sl_h5w *w, hid_t file, const sl_run *run)
 {
     char name[32];
@@ -286,6 +294,8 @@ int sl_h5w_run(sl_h5w *w, hid_t file, const sl_run *run)
     int rc = sl_h5w_rank_attrs(w, g, run);
     if (!rc)
         rc = sl_h5w_timing(w, g, &run->timing);
+    if (!rc)
+        rc = sl_h5w_regions_link(w, g);
     if (!rc && run->likwid.source != SL_SOURCE_NONE)
         rc = sl_h5w_likwid(w, g, run);
     return close_fail(g, rc);

@@ -33,6 +33,17 @@ int sl_h5_rank_parse(const char *name, int64_t *rank, int64_t *copy);
 /* "rank<R>", or "rank<R>.<copy>" when copy > 0. */
 void sl_h5_rank_name(char *buf, size_t len, int64_t rank, unsigned copy);
 
+/* A rank group found in a file, and the number its run gets. */
+typedef struct sl_h5_rankref {
+    int64_t rank, copy; /* from the name (sl_h5_rank_parse) */
+    const char *name;
+    int64_t number;     /* distinct over the file */
+} sl_h5_rankref;
+/* Numbers the groups and sorts them by number: rank<R> is R; a format-1
+ * rank<R>.<k> (in order of R, then k) takes the next number after the
+ * highest R, as `scope-likwid merge` numbers further copies. */
+void sl_h5_rank_number(sl_h5_rankref *refs, size_t n);
+
 /* ---- writing (h5_put.c) ---- */
 
 /* Property lists and types reused for every object of one file. */
@@ -48,6 +59,8 @@ typedef struct sl_h5w {
 } sl_h5w;
 
 int sl_h5w_open(sl_h5w *w, const char *file, sl_diag *diag);
+/* A 128 KiB metadata cache that never grows (h5_put.c: why and what it saves). */
+herr_t sl_h5_small_cache(hid_t fapl);
 void sl_h5w_close(sl_h5w *w);
 /* Reports a failure (with HDF5's reason) and returns err. */
 int sl_h5w_fail(sl_h5w *w, int err, const char *what, const char *where);
@@ -76,6 +89,16 @@ int sl_h5w_timing(sl_h5w *w, hid_t rank_group, const sl_timing *t);
 /* Writes the rank attributes the group lacks (all, for a new group). */
 int sl_h5w_rank_attrs(sl_h5w *w, hid_t g, const sl_run *run);
 
+/* ---- /metadata (h5_meta.c) ---- */
+
+/* Writes /metadata from the run (fields it does not know are left out). */
+int sl_h5w_meta(sl_h5w *w, hid_t file, const sl_run *run);
+/* "YYYY-MM-DDTHH:MM:SS.uuuuuu+00:00" of the run start, "" when unknown. */
+void sl_h5_timestamp(char *buf, size_t len, const sl_run *run);
+/* Hard link rank<R>/regions -> rank<R>/timing/regions (scope-profiler's
+ * timing layout; h5_run.c). */
+int sl_h5w_regions_link(sl_h5w *w, hid_t rank_group);
+
 /* ---- placing files (h5_place.c) ---- */
 
 /* Writes buf to a new temporary file in path's directory, fsyncs it and links
@@ -83,6 +106,12 @@ int sl_h5w_rank_attrs(sl_h5w *w, hid_t g, const sl_run *run);
  * exists; never overwrites. *written gets the name used. On failure nothing
  * is left. */
 int sl_place_new(const char *path, const void *buf, size_t len, char **written, sl_diag *diag);
+/* The same in two steps, for a file written in place by HDF5 (merge): an
+ * empty temporary file next to path (*tmp, newly allocated), then, once it
+ * is complete, fsynced and linked like sl_place_new (tmp removed on
+ * failure; the caller frees the name). */
+int sl_place_temp(const char *path, char **tmp, sl_diag *diag);
+int sl_place_done(char *tmp, const char *path, char **written, sl_diag *diag);
 /* Replaces path by a file holding buf (same mode), through a temporary file
  * renamed over it. */
 int sl_place_replace(const char *path, const void *buf, size_t len, sl_diag *diag);
@@ -96,6 +125,10 @@ typedef struct sl_h5r {
     sl_diag *diag;
     int64_t version; /* the file's format_version, once read */
 } sl_h5r;
+
+struct sl_file_meta;
+/* Reads /metadata (absent: out->present 0, fields "" and -1). */
+int sl_h5r_meta(sl_h5r *r, hid_t file, struct sl_file_meta *out);
 
 /* Checks the root attributes format and format_version (1 up to the one
  * this build writes) and sets r->version (h5read.c). */
@@ -124,6 +157,9 @@ int sl_h5r_data(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, size
 /* Names of the links of group g in creation order when the file tracks it,
  * else in name order. */
 int sl_h5r_links(sl_h5r *r, hid_t g, const char *path, char ***names, size_t *n);
+/* 1 when paths a and b below g are one object (hard links to it), 0 when
+ * they are two, -1 when one of them cannot be opened. */
+int sl_h5_same_object(hid_t g, const char *a, const char *b);
 void sl_h5r_free_names(char **names, size_t n);
 
 #endif

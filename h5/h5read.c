@@ -21,6 +21,7 @@ void sl_runset_free(sl_runset *set)
     free(set->runs);
     set->runs = NULL;
     set->nruns = 0;
+    sl_file_meta_free(&set->meta);
 }
 
 static hid_t open_group(sl_h5r *r, hid_t parent, const char *path, const char *name)
@@ -343,12 +344,26 @@ static int read_likwid(sl_h5r *r, hid_t rank_g, const char *path, sl_run *run)
     return rc;
 }
 
+/* Format 2: rank<R>/regions is timing/regions itself (a hard link). */
+static int check_regions_link(sl_h5r *r, hid_t g, const char *path)
+{
+    int same = sl_h5_same_object(g, SL_H5N_timing "/" SL_H5N_regions, SL_H5N_regions);
+    if (same > 0)
+        return 0;
+    sl_diag_add(r->diag, r->file, 0, "%s/%s: %s: expected a hard link to %s/%s", path,
+                SL_H5N_regions, same == 0 ? "not the same group" : "group missing", SL_H5N_timing,
+                SL_H5N_regions);
+    return -EINVAL;
+}
+
 static int read_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *run)
 {
     int rc = sl_run_init(run);
     if (rc)
         return rc;
     run->rank = rank;
+    if (sl_set_string(&run->group, name) < 0)
+        return -ENOMEM;
     char *path = join("", name);
     if (!path)
         return -ENOMEM;
@@ -367,27 +382,19 @@ static int read_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *
     if (!rc)
         rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_LIKWID_STATUS), &run->likwid_status);
     if (!rc)
+        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_MERGED_FROM), &run->merged_from);
+    if (!rc)
+        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_MERGED_FROM_GROUP), &run->merged_from_group);
+    if (!rc)
         rc = read_timing(r, g, path, &run->timing);
+    if (!rc && r->version >= SL_H5_FIELD(RANK_REGIONS)->since)
+        rc = check_regions_link(r, g, path);
     if (!rc)
         rc = read_likwid(r, g, path, run);
     if (g >= 0)
         H5Oclose(g);
     free(path);
     return rc;
-}
-
-typedef struct rank_ref {
-    int64_t rank;
-    int64_t copy;
-    const char *name;
-} rank_ref;
-
-static int cmp_rank(const void *a, const void *b)
-{
-    const rank_ref *x = a, *y = b;
-    if (x->rank != y->rank)
-        return (x->rank > y->rank) - (x->rank < y->rank);
-    return (x->copy > y->copy) - (x->copy < y->copy);
 }
 
 int sl_h5r_format(sl_h5r *r, hid_t f)
@@ -419,11 +426,13 @@ int sl_h5r_format(sl_h5r *r, hid_t f)
 static int read_file(sl_h5r *r, hid_t f, sl_runset *out)
 {
     int rc = sl_h5r_format(r, f);
+    if (!rc)
+        rc = sl_h5r_meta(r, f, &out->meta);
     char **names = NULL;
     size_t n = 0;
     if (!rc)
         rc = sl_h5r_links(r, f, "", &names, &n);
-    rank_ref *refs = rc ? NULL : calloc(n ? n : 1, sizeof *refs);
+    sl_h5_rankref *refs = rc ? NULL : calloc(n ? n : 1, sizeof *refs);
     if (!rc && !refs)
         rc = -ENOMEM;
     size_t nr = 0;
@@ -431,12 +440,12 @@ static int read_file(sl_h5r *r, hid_t f, sl_runset *out)
         if (sl_h5_rank_parse(names[i], &refs[nr].rank, &refs[nr].copy))
             refs[nr++].name = names[i];
     if (!rc) {
-        qsort(refs, nr, sizeof *refs, cmp_rank);
+        sl_h5_rank_number(refs, nr);
         out->runs = calloc(nr ? nr : 1, sizeof *out->runs);
         rc = out->runs ? 0 : -ENOMEM;
     }
     for (size_t i = 0; !rc && i < nr; i++) {
-        rc = read_run(r, f, refs[i].name, refs[i].rank, &out->runs[i]);
+        rc = read_run(r, f, refs[i].name, refs[i].number, &out->runs[i]);
         out->nruns = i + 1; /* freed by the caller on failure, even half read */
     }
     free(refs);

@@ -90,31 +90,6 @@ static herr_t img_udata_free(void *udata)
     return 0;
 }
 
-/* A small, fixed metadata cache. The writer never goes back to an object
- * it closed, so a cache that holds the whole file only grows the heap: each
- * dataset's decoded header (about 2 KiB in memory) stays until H5Fclose,
- * which then flushes and frees them all. With 128 KiB, closed objects are
- * written out and freed as the writer goes; measured (HDF5 1.10.8,
- * 500 regions x 64 threads x 8 events): 438 M -> 403 M instructions, and
- * 1000 x 128 x 8 peaks at 51 MB instead of 81 MB RSS. 8 KiB thrashes
- * (more instructions, larger file); 64-256 KiB are alike. */
-static herr_t small_cache(hid_t fapl)
-{
-    H5AC_cache_config_t c;
-    memset(&c, 0, sizeof c);
-    c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
-    if (H5Pget_mdc_config(fapl, &c) < 0)
-        return -1;
-    c.set_initial_size = 1;
-    c.initial_size = 128u << 10;
-    c.max_size = 128u << 10;
-    c.min_size = 128u << 10;
-    c.incr_mode = H5C_incr__off;
-    c.flash_incr_mode = H5C_flash_incr__off;
-    c.decr_mode = H5C_decr__off;
-    return H5Pset_mdc_config(fapl, &c);
-}
-
 static hid_t mem_fapl(sl_h5w *w, int new_file, image_capture *cap)
 {
     H5FD_file_image_callbacks_t cb = {img_malloc,     img_memcpy,     img_realloc, img_free,
@@ -125,7 +100,7 @@ static hid_t mem_fapl(sl_h5w *w, int new_file, image_capture *cap)
         return -1;
     }
     if (H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0 ||
-        H5Pset_file_image_callbacks(fapl, &cb) < 0 || small_cache(fapl) < 0 ||
+        H5Pset_file_image_callbacks(fapl, &cb) < 0 || sl_h5_small_cache(fapl) < 0 ||
         /* newer object formats are much faster to write; HDF5 >= 1.10 reads
          * them. Not for existing files: their format stays theirs. */
         (new_file && H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_LATEST) < 0)) {
@@ -255,6 +230,15 @@ static void mem_close(mem_file *m)
     free(m->name);
 }
 
+/* One /metadata per file: rank 0's run, else the first. */
+static const sl_run *meta_run(const sl_run *runs, size_t nruns)
+{
+    for (size_t i = 0; i < nruns; i++)
+        if (runs[i].rank == 0)
+            return &runs[i];
+    return &runs[0];
+}
+
 static int write_new(const char *path, const sl_run *runs, size_t nruns, char **written,
                      sl_diag *diag)
 {
@@ -274,6 +258,8 @@ static int write_new(const char *path, const sl_run *runs, size_t nruns, char **
         rc = sl_h5w_root(&m.w, f);
         for (size_t i = 0; !rc && i < nruns; i++)
             rc = sl_h5w_run(&m.w, f, &runs[i]);
+        if (!rc && nruns)
+            rc = sl_h5w_meta(&m.w, f, meta_run(runs, nruns));
         int crc = close_take(&m.w, f, &m.cap, &buf, &len);
         rc = rc ? rc : crc;
     }
@@ -309,9 +295,11 @@ static hid_t rank_group(sl_h5w *w, hid_t f, const sl_run *run)
         H5Oclose(g);
         return -1;
     }
-    /* timing/ is always present in a rank group: a new one gets the run's */
+    /* timing/ is always present in a rank group: a new one gets the run's,
+     * and scope-profiler's regions link to it */
     htri_t has_timing = H5Lexists(g, SL_H5N_timing, H5P_DEFAULT);
-    if (has_timing < 0 || (has_timing == 0 && sl_h5w_timing(w, g, &run->timing) < 0)) {
+    if (has_timing < 0 || (has_timing == 0 && (sl_h5w_timing(w, g, &run->timing) < 0 ||
+                                               sl_h5w_regions_link(w, g) < 0))) {
         H5Oclose(g);
         return -1;
     }
@@ -325,7 +313,11 @@ static int add_likwid(mem_file *m, hid_t f, const sl_run *run)
     if (g < 0)
         return -EIO;
     int rc = 0;
-    htri_t had = H5Lexists(g, SL_H5N_likwid, H5P_DEFAULT);
+    /* an existing /metadata is kept (one per file) */
+    htri_t has_meta = H5Lexists(f, SL_H5N_metadata, H5P_DEFAULT);
+    if (has_meta < 0 || (has_meta == 0 && sl_h5w_meta(&m->w, f, run) < 0))
+        rc = sl_h5w_fail(&m->w, -EIO, "write", SL_H5N_metadata);
+    htri_t had = rc ? 0 : H5Lexists(g, SL_H5N_likwid, H5P_DEFAULT);
     if (had < 0 || (had > 0 && H5Ldelete(g, SL_H5N_likwid, H5P_DEFAULT) < 0))
         rc = sl_h5w_fail(&m->w, -EIO, "replace", SL_H5N_likwid);
     if (!rc)

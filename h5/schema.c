@@ -13,6 +13,7 @@ const char *sl_h5_obj_path(sl_h5_obj o)
 {
     switch (o) {
     case SL_H5O_ROOT: return "/";
+    case SL_H5O_META: return "/metadata/";
     case SL_H5O_RANK: return "/rank<R>/";
     case SL_H5O_TIMING: return "/rank<R>/timing/";
     case SL_H5O_TREG: return "/rank<R>/timing/regions/<name>/";

@@ -19,13 +19,25 @@
 
 #define SL_H5_FORMAT "scope-likwid"
 /* The version this build writes; the reader reads 1..SL_H5_FORMAT_VERSION. */
-#define SL_H5_FORMAT_VERSION 1
+#define SL_H5_FORMAT_VERSION 2
 
 /* ---- names: each field name spelled once in the tree ---- */
 #define SL_H5N_format "format"
 #define SL_H5N_format_version "format_version"
 #define SL_H5N_created_by "created_by"
-#define SL_H5N_rank "rank" /* rank<R>, rank<R>.<k> (h5_rank.c) */
+#define SL_H5N_rank "rank" /* rank<R>; rank<R>.<k> in format 1 (h5_rank.c) */
+#define SL_H5N_metadata "metadata"
+#define SL_H5N_timestamp "timestamp"
+#define SL_H5N_mpi_size "mpi_size"
+#define SL_H5N_omp_num_threads "omp_num_threads"
+#define SL_H5N_start_time_ns "start_time_ns"
+#define SL_H5N_finalize_time_ns "finalize_time_ns"
+#define SL_H5N_total_cores "total_cores"
+#define SL_H5N_working_directory "working_directory"
+#define SL_H5N_user "user"
+#define SL_H5N_SLURM_ "SLURM_" /* one attr per SLURM_* variable */
+#define SL_H5N_merged_from "merged_from"
+#define SL_H5N_merged_from_group "merged_from_group"
 #define SL_H5N_hostname "hostname"
 #define SL_H5N_executable "executable"
 #define SL_H5N_command_line "command_line"
@@ -69,6 +81,7 @@
  * likwid/regions. */
 typedef enum sl_h5_obj {
     SL_H5O_ROOT,
+    SL_H5O_META,
     SL_H5O_RANK,
     SL_H5O_TIMING,
     SL_H5O_TREG,
@@ -95,18 +108,34 @@ typedef enum sl_h5_type {
 typedef enum sl_h5_need { SL_H5_REQ, SL_H5_OPT, SL_H5_PAT } sl_h5_need;
 
 /* X(id, object, name, kind, type, rank, shape, need, since)
- * shape: T threads, C recorded calls, E events, M metrics (FORMAT.md). */
+ * shape: T threads, C recorded calls, E events, M metrics (FORMAT.md).
+ * Format 2 (issue #14) added the scope-profiler layout: /metadata, the
+ * rank<R>/regions hard link to timing/regions and merge's origin attrs. */
 #define SL_H5_SCHEMA(X)                                                             \
     X(ROOT_FORMAT, ROOT, format, ATTR, STR, 0, "", REQ, 1)                          \
     X(ROOT_FORMAT_VERSION, ROOT, format_version, ATTR, I64, 0, "", REQ, 1)          \
     X(ROOT_CREATED_BY, ROOT, created_by, ATTR, STR, 0, "", REQ, 1)                  \
     X(ROOT_RANK, ROOT, rank, GROUP, NONE, 0, "", PAT, 1)                            \
+    X(ROOT_METADATA, ROOT, metadata, GROUP, NONE, 0, "", OPT, 2)                    \
+    X(META_HOSTNAME, META, hostname, ATTR, STR, 0, "", OPT, 2)                      \
+    X(META_TIMESTAMP, META, timestamp, ATTR, STR, 0, "", OPT, 2)                    \
+    X(META_MPI_SIZE, META, mpi_size, ATTR, I64, 0, "", OPT, 2)                      \
+    X(META_OMP_NUM_THREADS, META, omp_num_threads, ATTR, I64, 0, "", OPT, 2)        \
+    X(META_START_TIME_NS, META, start_time_ns, ATTR, I64, 0, "", OPT, 2)            \
+    X(META_FINALIZE_TIME_NS, META, finalize_time_ns, ATTR, I64, 0, "", OPT, 2)      \
+    X(META_TOTAL_CORES, META, total_cores, ATTR, I64, 0, "", OPT, 2)                \
+    X(META_WORKING_DIRECTORY, META, working_directory, ATTR, STR, 0, "", OPT, 2)    \
+    X(META_USER, META, user, ATTR, STR, 0, "", OPT, 2)                              \
+    X(META_SLURM, META, SLURM_, ATTR, STR, 0, "", PAT, 2)                           \
     X(RANK_HOSTNAME, RANK, hostname, ATTR, STR, 0, "", REQ, 1)                      \
     X(RANK_EXECUTABLE, RANK, executable, ATTR, STR, 0, "", REQ, 1)                  \
     X(RANK_COMMAND_LINE, RANK, command_line, ATTR, STR, 0, "", REQ, 1)              \
     X(RANK_PID, RANK, pid, ATTR, I64, 0, "", REQ, 1)                                \
     X(RANK_MPI_RANK, RANK, mpi_rank, ATTR, I64, 0, "", REQ, 1)                      \
     X(RANK_LIKWID_STATUS, RANK, likwid_status, ATTR, STR, 0, "", REQ, 1)            \
+    X(RANK_MERGED_FROM, RANK, merged_from, ATTR, STR, 0, "", OPT, 2)                \
+    X(RANK_MERGED_FROM_GROUP, RANK, merged_from_group, ATTR, STR, 0, "", OPT, 2)    \
+    X(RANK_REGIONS, RANK, regions, GROUP, NONE, 0, "", REQ, 2)                      \
     X(RANK_TIMING, RANK, timing, GROUP, NONE, 0, "", REQ, 1)                        \
     X(RANK_LIKWID, RANK, likwid, GROUP, NONE, 0, "", OPT, 1)                        \
     X(TIMING_CLOCK, TIMING, clock, ATTR, STR, 0, "", REQ, 1)                        \

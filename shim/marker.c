@@ -14,6 +14,7 @@
 #include "log.h"
 #include "output_path.h"
 #include "real.h"
+#include "run_meta.h"
 #include "region_table.h"
 #include "survive.h"
 
@@ -110,6 +111,7 @@ static void do_init(void)
         return;
     }
     sl_g.pid = getpid();
+    sl_run_meta_start();
     int64_t mono = ts_ns(CLOCK_MONOTONIC), real = ts_ns(CLOCK_REALTIME);
     sl_g.origin_unix_ns = real - mono;
     sl_g.init_unix_s = real / 1000000000;

@@ -8,6 +8,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "region_table.h"
+#include "run_meta.h"
 
 extern char **environ;
 
@@ -60,6 +61,7 @@ void sl_run_record_fill(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
     run->timing.origin_unix_ns = in->origin_unix_ns;
     if (sl_rt_collect(&run->timing) != 0)
         sl_log_warn("out of memory while collecting the region timing: some regions are missing");
+    sl_run_meta_fill(run);  /* /metadata: needs mpi_rank and the timing above */
     /* The counters move into the run. */
     sl_likwid_free(&run->likwid);
     run->likwid = *lw;

@@ -89,8 +89,9 @@ def dataset(c, grp, name, dtype, ndim):
 def check_root(c, f):
     c.expect(as_str(f.attrs.get("format")) == "scope-likwid",
              "root attr format is %r" % as_str(f.attrs.get("format")), '"scope-likwid"')
-    c.expect(is_int64_attr(f, "format_version") and int_of(f, "format_version") == 1,
-             "root attr format_version", "int64 1")
+    c.expect(is_int64_attr(f, "format_version") and int_of(f, "format_version") == 2,
+             "root attr format_version", "int64 2")
+    c.expect("metadata" in f, "no /metadata", "the run's metadata (format 2)")
     cb = as_str(f.attrs.get("created_by"))
     c.expect(isinstance(cb, str) and cb.startswith("scope-likwid "),
              "root attr created_by is %r" % cb, '"scope-likwid <version>"')
@@ -105,6 +106,9 @@ def check_rank(c, f, args):
         c.expect(len(ranks) == args.nranks, "%d rank groups %s" % (len(ranks), ranks),
                  "%d" % args.nranks)
     g = f[name]
+    c.expect("regions" in g and "timing/regions" in g and g["regions"] == g["timing/regions"],
+             "/%s/regions is not /%s/timing/regions" % (name, name),
+             "a hard link to timing/regions (format 2)")
     for a in ("hostname", "executable", "command_line", "likwid_status"):
         c.expect(is_str_attr(g, a), "/%s attr %s" % (name, a), "a string")
     for a in ("pid", "mpi_rank"):

@@ -23,8 +23,9 @@ def strs(values):
 def write_good(path, source="full_api", names=True):
     with h5py.File(path, "w") as f:
         f.attrs["format"] = "scope-likwid"
-        f.attrs["format_version"] = np.int64(1)
+        f.attrs["format_version"] = np.int64(2)
         f.attrs["created_by"] = "scope-likwid 0.1.0"
+        f.create_group("metadata").attrs["hostname"] = "node"
         g = f.create_group("rank0")
         for a, v in (("hostname", "node"), ("executable", "/x/examples/solver"),
                      ("command_line", "solver"), ("likwid_status", "used " + source)):
@@ -49,6 +50,7 @@ def write_good(path, source="full_api", names=True):
             r["call_threads"] = np.repeat(tids, ncalls)
             r["start_times"] = np.arange(n, dtype=np.int64) * 100
             r["end_times"] = np.arange(n, dtype=np.int64) * 100 + 20
+        g["regions"] = t["regions"]   # the hard link of format 2
         lw = g.create_group("likwid")
         lw.attrs["source"] = source
         lw.attrs["LIKWID_EVENTS"] = "FLOPS_DP"
@@ -129,7 +131,10 @@ def main():
 
     cases = [
         ("wrong format", attr("/", "format", "other"), good_args),
-        ("format_version as int32", attr("/", "format_version", np.int32(1)), good_args),
+        ("format_version as int32", attr("/", "format_version", np.int32(2)), good_args),
+        ("format_version 1", attr("/", "format_version", np.int64(1)), good_args),
+        ("no /metadata", delete("metadata"), good_args),
+        ("no regions link", delete("rank0/regions"), good_args),
         ("no timing group", delete("rank0/timing"), good_args),
         ("missing min_ns", delete("rank0/timing/regions/init/min_ns"), good_args),
         ("wrong call count", data("rank0/timing/regions/solve-step/call_counts",

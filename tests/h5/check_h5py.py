@@ -57,7 +57,12 @@ def check_tag(g):
 def main(path):
     f = h5py.File(path, "r")
     check(is_str_attr(f, "format") == "scope-likwid", "format")
-    check(is_int_attr(f, "format_version") == 1, "format_version")
+    check(is_int_attr(f, "format_version") == 2, "format_version")
+    md = f["metadata"].attrs
+    check(is_str_attr(f["metadata"], "timestamp").endswith("+00:00"), "timestamp in UTC")
+    for a in ("mpi_size", "omp_num_threads", "start_time_ns", "finalize_time_ns", "total_cores"):
+        is_int_attr(f["metadata"], a)
+    check("scope_profiler_version" not in md, "no scope_profiler_version")
     check(is_str_attr(f, "created_by").startswith("scope-likwid "), "created_by")
     ranks = [k for k in f if k.startswith("rank")]
     check(ranks == ["rank0", "rank3"], f"rank groups {ranks}")
@@ -68,6 +73,7 @@ def main(path):
         is_int_attr(g, "pid")
         is_int_attr(g, "mpi_rank")
         t = g["timing"]
+        check(g["regions"] == t["regions"], f"{r}/regions is not timing/regions")
         is_str_attr(t, "clock")
         is_int_attr(t, "origin_unix_ns")
         for name, reg in t["regions"].items():

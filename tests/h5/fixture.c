@@ -87,6 +87,17 @@ void fixture_run(sl_run *run, int64_t rank)
         sl_run_add_env(run, "LIKWID_FILEPATH", "/tmp/likwid_marker.txt") ||
         sl_run_add_env(run, "LIKWID_MODE", ""))
         die("sl_run_add_env");
+    /* /metadata: start 1 s after the clock's zero (timestamp
+     * 2023-11-14T22:13:21.123456+00:00) */
+    run->meta.mpi_size = 4;
+    run->meta.omp_num_threads = 3;
+    run->meta.start_time_ns = 1000000000;
+    run->meta.finalize_time_ns = 9000000000;
+    set(&run->meta.working_directory, "/home/u/run");
+    set(&run->meta.user, "u");
+    if (sl_run_meta_add_var(&run->meta, "SLURM_JOB_ID", "12345") ||
+        sl_run_meta_add_var(&run->meta, "NOT_SLURM", "left out"))
+        die("sl_run_meta_add_var");
 
     for (size_t i = 0; i < fixture_ntags; i++) {
         sl_timing_region *t = sl_timing_add(&run->timing, fixture_tags[i], fixture_tag_lens[i],

@@ -12,8 +12,10 @@
 
 #include "fixture.h"
 #include "h5check.h"
+#include "schema.h"
 #include "h5read.h"
 #include "h5write.h"
+#include "schema.h"
 
 static char *dir;
 static sl_run run;
@@ -347,7 +349,7 @@ static char *damaged(const char *name, void (*fn)(hid_t f))
 static void bump_version(hid_t f)
 {
     hid_t a = H5Aopen(f, "format_version", H5P_DEFAULT);
-    int64_t v = 2;
+    int64_t v = SL_H5_FORMAT_VERSION + 1;
     H5Awrite(a, H5T_NATIVE_INT64, &v);
     H5Aclose(a);
 }
@@ -386,6 +388,47 @@ static void string_as_number(hid_t f)
 static void drop_timing(hid_t f)
 {
     cr_assert_geq(H5Ldelete(f, "rank0/timing", H5P_DEFAULT), 0);
+}
+
+static void drop_regions_link(hid_t f)
+{
+    cr_assert_geq(H5Ldelete(f, "rank0/regions", H5P_DEFAULT), 0);
+}
+
+/* rank0/regions a group of its own instead of the hard link */
+static void split_regions_link(hid_t f)
+{
+    drop_regions_link(f);
+    hid_t g = H5Gcreate2(f, "rank0/regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert_geq(g, 0);
+    H5Gclose(g);
+}
+
+static void metadata_not_a_group(hid_t f)
+{
+    cr_assert_geq(H5Ldelete(f, "metadata", H5P_DEFAULT), 0);
+    hsize_t one = 1;
+    hid_t s = H5Screate_simple(1, &one, NULL);
+    hid_t d = H5Dcreate2(f, "metadata", H5T_NATIVE_INT64, s, H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT);
+    cr_assert_geq(d, 0);
+    H5Dclose(d);
+    H5Sclose(s);
+}
+
+static void string_mpi_size(hid_t f)
+{
+    hid_t g = H5Gopen2(f, "metadata", H5P_DEFAULT);
+    cr_assert_geq(g, 0);
+    H5Adelete(g, "mpi_size");
+    hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate(H5S_SCALAR);
+    H5Tset_size(t, 2);
+    hid_t a = H5Acreate2(g, "mpi_size", t, s, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, t, "4");
+    H5Aclose(a);
+    H5Sclose(s);
+    H5Tclose(t);
+    H5Gclose(g);
 }
 
 static void zero_version(hid_t f)
@@ -457,6 +500,16 @@ Test(files, read_rejects_damaged_files)
     expect_read_fails(p = damaged("strpid.h5", string_as_number), "/rank0/pid");
     free(p);
     expect_read_fails(p = damaged("notiming.h5", drop_timing), "/rank0/timing");
+    free(p);
+    expect_read_fails(p = damaged("nolink.h5", drop_regions_link),
+                      "/rank0/regions: group missing: expected a hard link to timing/regions");
+    free(p);
+    expect_read_fails(p = damaged("split.h5", split_regions_link),
+                      "/rank0/regions: not the same group: expected a hard link");
+    free(p);
+    expect_read_fails(p = damaged("metadata.h5", metadata_not_a_group), "/metadata: not a group");
+    free(p);
+    expect_read_fails(p = damaged("mpisize.h5", string_mpi_size), "/metadata/mpi_size");
     free(p);
     expect_quiet();
 }

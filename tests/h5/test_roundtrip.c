@@ -87,11 +87,11 @@ Test(roundtrip, root_and_rank_attributes)
 {
     hid_t f = open_file();
     expect_str(f, "format", "scope-likwid");
-    cr_expect_eq(chk_i64_attr(f, "format_version"), 1);
+    cr_expect_eq(chk_i64_attr(f, "format_version"), 2);
     char *by = chk_str_attr(f, "created_by");
     cr_expect_str_eq(by, "scope-likwid " SCOPE_LIKWID_VERSION);
     free(by);
-    cr_expect_eq(chk_nlinks(f), 2u);
+    cr_expect_eq(chk_nlinks(f), 3u); /* two ranks and /metadata */
     for (int i = 0; i < 2; i++) {
         char name[16];
         snprintf(name, sizeof name, "rank%" PRId64, runs[i].rank);
@@ -328,11 +328,71 @@ Test(roundtrip, sl_h5_read_gives_the_input_back)
             cr_expect_str_eq(b->env[i].value, a->env[i].value);
         }
         same_timing(&a->timing, &b->timing);
+        char name[16];
+        snprintf(name, sizeof name, "rank%" PRId64, a->rank);
+        cr_expect_str_eq(b->group, name);
+        cr_expect_str_eq(b->merged_from, "", "a written file was never merged");
+        cr_expect_str_eq(b->merged_from_group, "");
         cr_expect_eq(b->likwid.source, a->likwid.source);
         cr_assert_eq(b->likwid.nregions, a->likwid.nregions);
         for (size_t i = 0; i < a->likwid.nregions; i++)
             same_region(&a->likwid.regions[i], &b->likwid.regions[i], i);
     }
+    sl_runset_free(&set);
+    sl_diag_free(&d);
+}
+
+/* /metadata holds rank 0's run metadata, scope-profiler's names and types;
+ * rank<R>/regions is timing/regions itself. */
+Test(roundtrip, metadata_and_regions_link)
+{
+    hid_t f = open_file();
+    hid_t m = H5Gopen2(f, "metadata", H5P_DEFAULT);
+    cr_assert_geq(m, 0, "/metadata missing");
+    expect_str(m, "hostname", "node\\xFF01");
+    expect_str(m, "timestamp", "2023-11-14T22:13:21.123456+00:00");
+    cr_expect_eq(chk_i64_attr(m, "mpi_size"), 4);
+    cr_expect_eq(chk_i64_attr(m, "omp_num_threads"), 3);
+    cr_expect_eq(chk_i64_attr(m, "total_cores"), 12);
+    cr_expect_eq(chk_i64_attr(m, "start_time_ns"), 1000000000);
+    cr_expect_eq(chk_i64_attr(m, "finalize_time_ns"), 9000000000);
+    expect_str(m, "working_directory", "/home/u/run");
+    expect_str(m, "user", "u");
+    expect_str(m, "SLURM_JOB_ID", "12345");
+    cr_expect_eq(H5Aexists(m, "NOT_SLURM"), 0, "only SLURM_* variables");
+    cr_expect_eq(H5Aexists(m, "scope_profiler_version"), 0);
+    cr_expect_eq(H5Aexists(f, "scope_profiler_schema"), 0);
+    H5Gclose(m);
+    for (int i = 0; i < 2; i++) {
+        char a[48], b[48];
+        snprintf(a, sizeof a, "rank%" PRId64 "/regions", runs[i].rank);
+        snprintf(b, sizeof b, "rank%" PRId64 "/timing/regions", runs[i].rank);
+        H5O_info_t ia, ib;
+        cr_assert_geq(H5Oget_info_by_name2(f, a, &ia, H5O_INFO_BASIC, H5P_DEFAULT), 0, "%s", a);
+        cr_assert_geq(H5Oget_info_by_name2(f, b, &ib, H5O_INFO_BASIC, H5P_DEFAULT), 0, "%s", b);
+        cr_expect_eq(ia.addr, ib.addr, "%s is not a hard link to %s", a, b);
+        cr_expect_eq(ia.rc, 2u, "%s: two links to one group", b);
+    }
+    H5Fclose(f);
+
+    sl_runset set;
+    sl_diag d;
+    sl_diag_init(&d);
+    cr_assert_eq(sl_h5_read(file, &set, &d), 0, "%s", d.kept ? d.lines[0] : "?");
+    const sl_file_meta *fm = &set.meta;
+    cr_expect(fm->present);
+    cr_expect_str_eq(fm->hostname, "node\\xFF01");
+    cr_expect_str_eq(fm->timestamp, "2023-11-14T22:13:21.123456+00:00");
+    cr_expect_eq(fm->total_cores, 12);
+    cr_expect_eq(fm->run.mpi_size, 4);
+    cr_expect_eq(fm->run.omp_num_threads, 3);
+    cr_expect_eq(fm->run.start_time_ns, 1000000000);
+    cr_expect_eq(fm->run.finalize_time_ns, 9000000000);
+    cr_expect_str_eq(fm->run.working_directory, "/home/u/run");
+    cr_expect_str_eq(fm->run.user, "u");
+    cr_assert_eq(fm->run.nvars, 1u);
+    cr_expect_str_eq(fm->run.vars[0].name, "SLURM_JOB_ID");
+    cr_expect_str_eq(fm->run.vars[0].value, "12345");
     sl_runset_free(&set);
     sl_diag_free(&d);
 }

@@ -135,6 +135,11 @@ Test(schema, written_file_matches_the_table)
     cr_assert_geq(f, 0);
 
     check_object(f, "/", SL_H5O_ROOT);
+    hid_t meta = H5Gopen2(f, SL_H5N_metadata, H5P_DEFAULT);
+    cr_assert_geq(meta, 0, "the fixture has metadata");
+    cr_expect_gt(H5Aexists(meta, "SLURM_JOB_ID"), 0, "the fixture's SLURM_* attrs");
+    check_object(meta, "/metadata", SL_H5O_META);
+    H5Gclose(meta);
     hid_t rank = H5Gopen2(f, "rank0", H5P_DEFAULT);
     check_object(rank, "/rank0", SL_H5O_RANK);
     hid_t timing = H5Gopen2(rank, SL_H5N_timing, H5P_DEFAULT);

@@ -115,6 +115,29 @@ PYEOF
     fi
 fi
 
+# scope-profiler's view (tests/scope_profiler/sp_load.py): every rank, every
+# region, every call (init 1 + solve-step 2x10 + io phase 1 per rank), the
+# metadata of the job (mpi_size from Open MPI's environment), for a rank's
+# own file and the merged job.
+SP_LOAD=$SL_SRC/tests/scope_profiler/sp_load.py
+# sp FILE ARGS...: the loader must accept FILE
+sp() {
+    "$PY" "$SP_LOAD" "$@" >"$T/sp.log" 2>&1 || { fail "scope-profiler's loader rejects $1:"; sed 's/^/    /' "$T/sp.log"; }
+    cat "$T/sp.log"
+}
+sp "$T/job/scope-likwid-rank1.h5" --ranks 1 --calls 22 --likwid --require-metadata \
+    --mpi-size "$NP" --omp-threads 2
+if [ -f "$JOB" ]; then
+    sp "$JOB" --ranks "$NP" --calls $((22 * NP)) --likwid --require-metadata --mpi-size "$NP" \
+        --omp-threads 2
+    "$PY" -c 'import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+o = [(k, f[k].attrs["mpi_rank"], f[k].attrs["merged_from_group"]) for k in sorted(f) if k != "metadata"]
+want = [("rank%d" % r, r, "rank%d" % r) for r in range(int(sys.argv[2]))]
+sys.exit(0 if o == want else "origins %s: expected %s" % (o, want))' "$JOB" "$NP" >"$T/origin.log" 2>&1 ||
+        fail "merged job's rank groups and origins: $(cat "$T/origin.log")"
+fi
+
 if [ -f "$JOB" ]; then
     SRC=$JOB
 else

@@ -20,7 +20,15 @@ region is a scope-profiler region of the same name, with exactly our
 recorded calls (start/end pairs, in the same order), and /metadata holds
 the fields the spec requires.
 
-Usage: sp_load.py FILE [--ranks N] [--require-metadata] [--merged K]
+Every call: each timing region holds sum(call_counts) - dropped_calls
+recorded calls (all threads pooled), and --calls N checks the total over all
+ranks, so a region or rank that scope-profiler does not see is a failure.
+
+Usage: sp_load.py FILE [--ranks N] [--calls N] [--likwid]
+                       [--require-metadata] [--mpi-size N] [--omp-threads N]
+                       [--expect-fail]
+--expect-fail inverts the verdict (a file scope-profiler must NOT load, such
+as a format-1 merged file with rank0.1: shows the loader can fail).
 Exit 0 all checks passed, 1 a check failed ("FILE: what: expected ..."),
 77 h5py missing (SKIP).
 """
@@ -107,6 +115,10 @@ def read_regions(grp):
     return out
 
 
+def timing_tags(timing):
+    return {as_py(t.attrs.get("tag", "")) for t in timing.values()}
+
+
 def read_likwid(grp):
     out = {}
     if "likwid" not in grp or "regions" not in grp["likwid"]:
@@ -126,6 +138,10 @@ def main():
     ap.add_argument("--ranks", type=int, help="number of rank groups expected")
     ap.add_argument("--require-metadata", action="store_true")
     ap.add_argument("--likwid", action="store_true", help="every rank has LIKWID regions")
+    ap.add_argument("--calls", type=int, help="recorded calls expected over all ranks")
+    ap.add_argument("--mpi-size", type=int, help="/metadata mpi_size expected")
+    ap.add_argument("--omp-threads", type=int, help="/metadata omp_num_threads expected")
+    ap.add_argument("--expect-fail", action="store_true", help="the file must fail to load")
     args = ap.parse_args()
     fails = []
 
@@ -176,6 +192,10 @@ def main():
                          "exactly our recorded calls")
                 if np.any(e < s):
                     fail("%s/regions/%s: an end before its start" % (name, tname), "end >= start")
+                want = int(np.asarray(t["call_counts"]).sum()) - int(as_py(t.attrs["dropped_calls"]))
+                if len(s) != want:
+                    fail("%s/regions/%s: %d calls" % (name, tname, len(s)),
+                         "%d (call_counts - dropped_calls)" % want)
                 tag = as_py(t.attrs.get("tag", ""))
                 plain = (tag != "" and not tag.startswith(".") and "/" not in tag
                          and "%" not in tag and not any(ord(c) < 32 for c in tag))
@@ -185,6 +205,13 @@ def main():
             for rname in regs:
                 if rname not in timing:
                     fail("%s/regions/%s not in timing" % (name, rname), "regions == timing/regions")
+            # plot_likwid links a LIKWID tag to the timing region of that name
+            for tag in lw:
+                if tag in timing_tags(timing) and tag not in regs:
+                    fail("%s: LIKWID tag %r has no timing region of that name" % (name, tag),
+                         "the tag as the region's name")
+        if args.calls is not None and total_calls != args.calls:
+            fail("%d calls in all" % total_calls, str(args.calls))
         if args.require_metadata:
             if "metadata" not in f:
                 fail("no /metadata", "a metadata group")
@@ -195,6 +222,13 @@ def main():
                         fail("/metadata has no %s" % k, "the field")
                     elif not isinstance(md[k], typ):
                         fail("/metadata %s is %r" % (k, md[k]), typ.__name__)
+                for k, want in (("mpi_size", args.mpi_size), ("omp_num_threads", args.omp_threads)):
+                    if want is not None and md.get(k) != want:
+                        fail("/metadata %s is %r" % (k, md.get(k)), str(want))
+                if ("total_cores" in md and isinstance(md.get("mpi_size"), int)
+                        and isinstance(md.get("omp_num_threads"), int)
+                        and md["total_cores"] != md["mpi_size"] * md["omp_num_threads"]):
+                    fail("/metadata total_cores %r" % md["total_cores"], "mpi_size * omp_num_threads")
                 if "scope_profiler_version" in md:
                     fail("/metadata has scope_profiler_version", "not their package's field")
                 if isinstance(md.get("omp_num_threads"), int) and md["omp_num_threads"] < 1:
@@ -214,6 +248,12 @@ def main():
                 if isinstance(ts, str) and not re.fullmatch(
                         r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|\+00:00)", ts):
                     fail("timestamp %r" % ts, "ISO-8601 UTC")
+    if args.expect_fail:
+        if not fails:
+            print("%s: loaded, but it must not: expected a failure" % args.file)
+            return 1
+        print("%s: not loaded, as expected (%s)" % (args.file, fails[0]))
+        return 0
     for x in fails:
         print(x)
     if not fails:

@@ -146,7 +146,7 @@ Test(wire, exact_text_of_a_small_answer)
     int rc;
     char *buf = encode_likwid(&a, &len, &rc);
     cr_assert_eq(rc, 0);
-    const char *want = "scope-likwid-wire 1\n"
+    const char *want = "scope-likwid-wire 2\n"
                        "kind likwid\n"
                        "likwid marker_file 1\n"
                        "region =io%20phase%25 2 = marker_file 1 1 0 0\n"
@@ -217,8 +217,8 @@ struct bad {
 
 static const struct bad bad_inputs[] = {
     {"", "in:1: truncated"},
-    {"\n", "in:1: not a scope-likwid wire file: expected 'scope-likwid-wire 1'"},
-    {"scope-likwid-wire 2\nkind likwid\nlikwid none 0\nend 3\n", "in:1: not a scope-likwid wire"},
+    {"\n", "in:1: not a scope-likwid wire file: expected 'scope-likwid-wire 2'"},
+    {"scope-likwid-wire 3\nkind likwid\nlikwid none 0\nend 3\n", "in:1: not a scope-likwid wire"},
     {"scope-likwid-wire 1\r\nkind likwid\n", "in:1: not a scope-likwid wire"},
     {"2 3 1\n0:init-0\n", "in:1: not a scope-likwid wire"},
     {"scope-likwid-wire 1", "in:1: truncated"},
@@ -439,8 +439,38 @@ Test(wire, write_errors_are_returned)
     sl_run_free(&a);
 }
 
+/* A version-1 rescue file (no metadata lines) still decodes: its metadata
+ * is unknown. The same lines under the version-2 magic lack 'meta'. */
+Test(wire, version_1_is_still_read)
+{
+    const char *body = "kind run\nrank 2\nmpi_rank 2\npid 9\nhostname =h\nexecutable =/x\n"
+                       "command_line =x\nlikwid_status =s\nenv 0\ntiming =CLOCK_MONOTONIC 5 1\n"
+                       "tregion =r 0 0 0 0 1 1\nthread 7 1 10 10 10\ncall 7 100 110\n"
+                       "likwid none 0\nend 15\n";
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s\n%s", SL_WIRE_MAGIC_V1, body);
+    cr_expect(sl_wire_is_wire(buf, strlen(buf)));
+    sl_run r;
+    sl_diag d;
+    cr_assert_eq(decode_run(buf, strlen(buf), &r, &d), 0, "%s", d.kept ? d.lines[0] : "");
+    cr_expect_eq(r.rank, 2);
+    cr_expect_eq(r.timing.nregions, 1u);
+    cr_expect_eq(r.timing.regions[0].end_times[0], 110);
+    cr_expect_eq(r.meta.mpi_size, -1);
+    cr_expect_eq(r.meta.start_time_ns, -1);
+    cr_expect_str_eq(r.meta.user, "");
+    sl_run_free(&r);
+    sl_diag_free(&d);
+    snprintf(buf, sizeof buf, "%s\n%s", SL_WIRE_MAGIC, body);
+    cr_assert_eq(decode_run(buf, strlen(buf), &r, &d), -EINVAL);
+    expect_one_defect(&d, "in:11: unknown keyword 'timing': expected 'meta'");
+    sl_run_free(&r);
+    sl_diag_free(&d);
+}
+
 Test(wire, is_wire)
 {
+    cr_expect(sl_wire_is_wire(SL_WIRE_MAGIC_V1 "\n", strlen(SL_WIRE_MAGIC_V1) + 1));
     cr_expect(sl_wire_is_wire(SL_WIRE_MAGIC "\n", strlen(SL_WIRE_MAGIC) + 1));
     cr_expect(!sl_wire_is_wire(SL_WIRE_MAGIC, strlen(SL_WIRE_MAGIC)));
     cr_expect(!sl_wire_is_wire("2 3 1\n", 6));

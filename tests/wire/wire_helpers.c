@@ -94,6 +94,14 @@ void build_rich_run(sl_run *run)
     cr_assert(sl_run_add_env(run, "LIKWID_EVENTS", "FLOPS_DP|MEM") == 0);
     cr_assert(sl_run_add_env(run, "LIKWID_EMPTY", "") == 0);
     cr_assert(sl_run_add_env(run, "", "=") == 0);
+    run->meta.mpi_size = 64;
+    run->meta.omp_num_threads = INT64_MAX;
+    run->meta.start_time_ns = INT64_MIN;
+    run->meta.finalize_time_ns = 0;
+    cr_assert(sl_set_string(&run->meta.working_directory, "/home/a b/%\xff") == 0);
+    cr_assert(sl_set_string(&run->meta.user, "\xc3\xa9mile") == 0);
+    cr_assert(sl_run_meta_add_var(&run->meta, "SLURM_JOB_ID", "77") == 0);
+    cr_assert(sl_run_meta_add_var(&run->meta, "SLURM_EMPTY", "") == 0);
 
     cr_assert(sl_set_string(&run->timing.clock, "CLOCK_MONOTONIC") == 0);
     run->timing.origin_unix_ns = INT64_MIN;
@@ -216,6 +224,17 @@ void expect_run_equal(const sl_run *a, const sl_run *b)
     for (size_t i = 0; i < a->nenv; i++) {
         same_str(a->env[i].name, b->env[i].name, "env name");
         same_str(a->env[i].value, b->env[i].value, "env value");
+    }
+    cr_expect_eq(a->meta.mpi_size, b->meta.mpi_size);
+    cr_expect_eq(a->meta.omp_num_threads, b->meta.omp_num_threads);
+    cr_expect_eq(a->meta.start_time_ns, b->meta.start_time_ns);
+    cr_expect_eq(a->meta.finalize_time_ns, b->meta.finalize_time_ns);
+    same_str(a->meta.working_directory, b->meta.working_directory, "working_directory");
+    same_str(a->meta.user, b->meta.user, "user");
+    cr_assert_eq(a->meta.nvars, b->meta.nvars);
+    for (size_t i = 0; i < a->meta.nvars; i++) {
+        same_str(a->meta.vars[i].name, b->meta.vars[i].name, "metadata variable name");
+        same_str(a->meta.vars[i].value, b->meta.vars[i].value, "metadata variable value");
     }
     same_str(a->timing.clock, b->timing.clock, "clock");
     cr_expect_eq(a->timing.origin_unix_ns, b->timing.origin_unix_ns);

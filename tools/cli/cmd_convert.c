@@ -146,6 +146,10 @@ static int fill_from_marker_file(sl_run *run, const char *buf, size_t len,
     if (sl_set_string(&run->likwid_status, status) || sl_set_string(&run->timing.clock, "none"))
         return -ENOMEM;
     run->timing.origin_unix_ns = 0;
+    /* all /metadata can know of a marker file: its threads */
+    for (size_t i = 0; i < run->likwid.nregions; i++)
+        if ((int64_t)run->likwid.regions[i].nthreads > run->meta.omp_num_threads)
+            run->meta.omp_num_threads = (int64_t)run->likwid.regions[i].nthreads;
     return 0;
 }
 

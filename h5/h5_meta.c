@@ -1,0 +1,176 @@
+/* /metadata (format 2): the run's metadata as scope-profiler defines it
+ * (docs/FORMAT.md, "/metadata"), written from a run and read back. */
+#include "h5_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "h5read.h"
+
+/* ISO-8601 UTC with microseconds and "+00:00", as Python's
+ * datetime.isoformat() writes it (and fromisoformat reads it before 3.11,
+ * which "Z" is not). "" when the run start is not known on a real clock. */
+void sl_h5_timestamp(char *buf, size_t len, const sl_run *run)
+{
+    buf[0] = '\0';
+    int64_t start = run->meta.start_time_ns;
+    if (start < 0 || run->timing.origin_unix_ns <= 0 || !run->timing.clock ||
+        strcmp(run->timing.clock, "CLOCK_MONOTONIC") != 0 ||
+        start > INT64_MAX - run->timing.origin_unix_ns)
+        return;
+    int64_t ns = run->timing.origin_unix_ns + start;
+    time_t s = (time_t)(ns / 1000000000);
+    struct tm tm;
+    if (!gmtime_r(&s, &tm))
+        return;
+    char day[32];
+    strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, len, "%s.%06ld+00:00", day, (long)(ns % 1000000000 / 1000));
+}
+
+static int put_i64(sl_h5w *w, hid_t g, const char *name, int64_t v)
+{
+    return v > 0 || (v == 0 && strcmp(name, SL_H5N_start_time_ns) == 0) ? sl_h5w_i64(w, g, name, v)
+                                                                        : 0;
+}
+
+static int put_str(sl_h5w *w, hid_t g, const char *name, const char *s)
+{
+    return s && *s ? sl_h5w_str(w, g, name, s) : 0;
+}
+
+int sl_h5w_meta(sl_h5w *w, hid_t file, const sl_run *run)
+{
+    const sl_run_meta *m = &run->meta;
+    hid_t g = sl_h5w_group(w, file, SL_H5N_metadata, 0);
+    if (g < 0)
+        return -EIO;
+    char ts[64];
+    sl_h5_timestamp(ts, sizeof ts, run);
+    int64_t cores = m->mpi_size > 0 && m->omp_num_threads > 0 &&
+                            m->mpi_size <= INT64_MAX / m->omp_num_threads
+                        ? m->mpi_size * m->omp_num_threads
+                        : -1;
+    int rc = put_str(w, g, SL_H5N_hostname, run->hostname);
+    if (!rc)
+        rc = put_str(w, g, SL_H5N_timestamp, ts);
+    if (!rc)
+        rc = put_i64(w, g, SL_H5N_mpi_size, m->mpi_size);
+    if (!rc)
+        rc = put_i64(w, g, SL_H5N_omp_num_threads, m->omp_num_threads);
+    if (!rc)
+        rc = put_i64(w, g, SL_H5N_total_cores, cores);
+    if (!rc)
+        rc = put_i64(w, g, SL_H5N_start_time_ns, m->start_time_ns);
+    if (!rc)
+        rc = put_i64(w, g, SL_H5N_finalize_time_ns, m->finalize_time_ns);
+    if (!rc)
+        rc = put_str(w, g, SL_H5N_working_directory, m->working_directory);
+    if (!rc)
+        rc = put_str(w, g, SL_H5N_user, m->user);
+    /* SLURM_* variables under their own names; nothing else goes here */
+    for (size_t i = 0; !rc && i < m->nvars; i++) {
+        const char *n = m->vars[i].name;
+        if (!n || strncmp(n, SL_H5N_SLURM_, strlen(SL_H5N_SLURM_)) != 0 || strchr(n, '/') ||
+            H5Aexists(g, n) != 0) {
+            H5Eclear2(H5E_DEFAULT);
+            continue;
+        }
+        rc = sl_h5w_str(w, g, n, m->vars[i].value);
+    }
+    H5Gclose(g);
+    return rc;
+}
+
+/* ---- reading ---- */
+
+typedef struct var_ctx {
+    sl_h5r *r;
+    sl_run_meta *m;
+    int rc;
+} var_ctx;
+
+static herr_t slurm_attr(hid_t g, const char *name, const H5A_info_t *info, void *data)
+{
+    (void)info;
+    var_ctx *c = data;
+    if (strncmp(name, SL_H5N_SLURM_, strlen(SL_H5N_SLURM_)) != 0)
+        return 0;
+    sl_h5_field row = *SL_H5_FIELD(META_SLURM);
+    row.name = name;
+    row.need = SL_H5_REQ;
+    char *v = NULL;
+    c->rc = sl_h5r_str(c->r, g, "/" SL_H5N_metadata, &row, &v);
+    if (!c->rc)
+        c->rc = sl_run_meta_add_var(c->m, name, v);
+    free(v);
+    return c->rc ? -1 : 0;
+}
+
+void sl_file_meta_free(sl_file_meta *m)
+{
+    free(m->hostname);
+    free(m->timestamp);
+    sl_run_meta_free(&m->run);
+    memset(m, 0, sizeof *m);
+}
+
+int sl_h5r_meta(sl_h5r *r, hid_t file, sl_file_meta *out)
+{
+    memset(out, 0, sizeof *out);
+    out->total_cores = -1;
+    out->hostname = strdup("");
+    out->timestamp = strdup("");
+    if (!out->hostname || !out->timestamp || sl_run_meta_init(&out->run) < 0)
+        return -ENOMEM;
+    htri_t has = r->version >= 2 ? H5Lexists(file, SL_H5N_metadata, H5P_DEFAULT) : 0;
+    if (has <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return 0;
+    }
+    const char *path = "/" SL_H5N_metadata;
+    hid_t g = H5Oopen(file, SL_H5N_metadata, H5P_DEFAULT);
+    if (g < 0 || H5Iget_type(g) != H5I_GROUP) {
+        if (g >= 0)
+            H5Oclose(g);
+        H5Eclear2(H5E_DEFAULT);
+        sl_diag_add(r->diag, r->file, 0, "%s: not a group: expected a group of attributes", path);
+        return -EINVAL;
+    }
+    out->present = 1;
+    sl_run_meta *m = &out->run;
+    int rc = sl_h5r_str(r, g, path, SL_H5_FIELD(META_HOSTNAME), &out->hostname);
+    if (!rc)
+        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(META_TIMESTAMP), &out->timestamp);
+    if (!rc)
+        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(META_MPI_SIZE), &m->mpi_size);
+    if (!rc)
+        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(META_OMP_NUM_THREADS), &m->omp_num_threads);
+    if (!rc)
+        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(META_TOTAL_CORES), &out->total_cores);
+    if (!rc)
+        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(META_START_TIME_NS), &m->start_time_ns);
+    if (!rc)
+        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(META_FINALIZE_TIME_NS), &m->finalize_time_ns);
+    if (!rc)
+        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(META_WORKING_DIRECTORY), &m->working_directory);
+    if (!rc)
+        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(META_USER), &m->user);
+    if (!rc) {
+        var_ctx c = {r, m, 0};
+        hsize_t idx = 0;
+        herr_t it = H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, slurm_attr, &c);
+        rc = c.rc;
+        if (!rc && it < 0) {
+            H5Eclear2(H5E_DEFAULT);
+            sl_diag_add(r->diag, r->file, 0, "%s: cannot list attributes: expected readable "
+                        "attributes", path);
+            rc = -EINVAL;
+        }
+    }
+    H5Oclose(g);
+    return rc;
+}

@@ -1,0 +1,151 @@
+/* The run's metadata for /metadata (docs/FORMAT.md): what scope-profiler's
+ * run metadata holds, from the environment and the run's own timing. */
+#include "run_meta.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "parse_int.h"
+
+extern char **environ;
+
+static _Atomic int64_t start_ns = -1;
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void sl_run_meta_start(void)
+{
+    start_ns = mono_ns();
+}
+
+/* A positive integer at the start of s (up to a ',' for OMP_NUM_THREADS's
+ * list of nesting levels), else -1. */
+static int64_t leading_count(const char *s)
+{
+    if (!s)
+        return -1;
+    char buf[24];
+    size_t n = strcspn(s, ",");
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    long long v;
+    return sl_parse_i64(buf, &v) == 0 && v > 0 ? v : -1;
+}
+
+/* The world size from the launcher: the variables that go with the rank
+ * variables of output_path.c (OpenMPI, MPICH/Intel PMI, Slurm, MVAPICH,
+ * PALS). */
+static int64_t world_size(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+                                       "SLURM_NTASKS", "MV2_COMM_WORLD_SIZE", "PALS_SIZE"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        int64_t v = leading_count(getenv(vars[i]));
+        if (v > 0)
+            return v;
+    }
+    return -1;
+}
+
+/* Distinct threads that entered any region (1 when none did): an
+ * open-addressing set, since every region repeats the same few threads
+ * (1000 regions x 64 threads: a qsort of the 64000 ids cost more than the
+ * rest of Close's own work). */
+static int64_t threads_seen(const sl_timing *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->nregions; i++)
+        n += t->regions[i].nthreads;
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    int64_t *slot = malloc(cap * sizeof *slot);
+    unsigned char *used = calloc(cap, 1);
+    if (!slot || !used) {
+        free(slot);
+        free(used);
+        return -1;
+    }
+    int64_t distinct = 0;
+    for (size_t i = 0; i < t->nregions; i++)
+        for (size_t j = 0; j < t->regions[i].nthreads; j++) {
+            int64_t id = t->regions[i].threads[j];
+            size_t h = (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ull >> 20) & (cap - 1);
+            while (used[h] && slot[h] != id)
+                h = (h + 1) & (cap - 1);
+            if (!used[h]) {
+                used[h] = 1;
+                slot[h] = id;
+                distinct++;
+            }
+        }
+    free(slot);
+    free(used);
+    return distinct ? distinct : 1;
+}
+
+/* start <= every recorded start, finalize >= every recorded end (the hot
+ * path's clock may be the TSC converted to CLOCK_MONOTONIC). */
+static void bounds(const sl_timing *t, int64_t *start, int64_t *fin)
+{
+    for (size_t i = 0; i < t->nregions; i++) {
+        const sl_timing_region *r = &t->regions[i];
+        for (size_t c = 0; c < r->ncalls; c++) {
+            if (r->start_times[c] < *start)
+                *start = r->start_times[c];
+            if (r->end_times[c] > *fin)
+                *fin = r->end_times[c];
+        }
+    }
+}
+
+/* From the environment only: getpwuid_r could load NSS modules (LDAP,
+ * sssd) into the application. */
+static void user_name(sl_run_meta *m)
+{
+    const char *u = getenv("USER");
+    if (!u || !*u)
+        u = getenv("LOGNAME");
+    if (u && *u)
+        sl_set_string(&m->user, u);
+}
+
+void sl_run_meta_fill(sl_run *run)
+{
+    sl_run_meta *m = &run->meta;
+    m->mpi_size = run->mpi_rank >= 0 ? world_size() : 1;
+    m->omp_num_threads = leading_count(getenv("OMP_NUM_THREADS"));
+    if (m->omp_num_threads < 1)
+        m->omp_num_threads = threads_seen(&run->timing);
+    int64_t fin = mono_ns();
+    m->start_time_ns = start_ns >= 0 ? start_ns : fin;
+    m->finalize_time_ns = fin;
+    bounds(&run->timing, &m->start_time_ns, &m->finalize_time_ns);
+    char *cwd = getcwd(NULL, 0);
+    if (cwd)
+        sl_set_string(&m->working_directory, cwd);
+    free(cwd);
+    user_name(m);
+    for (char **e = environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq || strncmp(*e, "SLURM_", 6) != 0)
+            continue;
+        char name[256];
+        size_t n = (size_t)(eq - *e);
+        if (n >= sizeof name)
+            continue;
+        memcpy(name, *e, n);
+        name[n] = '\0';
+        sl_run_meta_add_var(m, name, eq + 1);
+    }
+}
