@@ -1,7 +1,8 @@
 #!/bin/sh
 # The house plan (docs/ARCHITECTURE.md), checked so it stays true:
 # - includes point only downward: a file may include headers of its own
-#   folder and of the folders below it (table ALLOWED);
+#   room and of the rooms below it (table ALLOWED; a room is a top folder,
+#   or tools/<x>, with its subfolders);
 # - hdf5.h only in h5/ (the shim, core and the views never load HDF5 directly);
 # - no source file outside tests/, bench/, examples/ over 500 lines;
 # - no folder with more than 15 C files;
@@ -22,12 +23,19 @@ tools/plot:tools/plot h5 core
 tools/cli:tools/cli tools/views tools/plot h5 core'
 
 files=$(find core shim h5 helpers tools -name '*.[ch]' | sort)
-# header basename -> its folder (project headers have unique names)
-map=$(for h in $files; do case $h in *.h) echo "$(basename "$h") $(dirname "$h")" ;; esac; done)
+# the room of a path: its top folder, or tools/<x>
+room() {
+    case $1 in
+        tools/*) echo "$1" | cut -d/ -f1-2 ;;
+        *) echo "$1" | cut -d/ -f1 ;;
+    esac
+}
+# header basename -> its room (project headers have unique names)
+map=$(for h in $files; do case $h in *.h) echo "$(basename "$h") $(room "$h")" ;; esac; done)
 
 echo "$ALLOWED" | while IFS=: read -r dir allowed; do
     for f in $files; do
-        [ "$(dirname "$f")" = "$dir" ] || continue
+        [ "$(room "$f")" = "$dir" ] || continue
         sed -n 's/^#include "\(.*\)".*/\1/p' "$f" | while read -r inc; do
             to=$(echo "$map" | awk -v h="$(basename "$inc")" '$1 == h {print $2; exit}')
             [ -n "$to" ] || continue   # not a project header

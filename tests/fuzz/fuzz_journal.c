@@ -1,4 +1,4 @@
-/* libFuzzer target: the journal reader (core/journal_read.c) on a journal
+/* libFuzzer target: the journal reader (core/journal/journal_read.c) on a journal
  * whose header is valid and whose records are the input: every address a
  * dead process left in the file must be checked before it is followed.
  * Addresses are offsets (base 0); byte 0 of the input chooses the clock. */

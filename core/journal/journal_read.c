@@ -1,5 +1,5 @@
 /* Reading a journal back (see journal.h): the same timing Close collects
- * from the live tables (shim/rt_collect.c), from the file a killed process
+ * from the live tables (shim/table/rt_collect.c), from the file a killed process
  * left. Every address is checked against the file before it is followed:
  * the process may have died at any instruction. */
 #include "journal.h"

@@ -1,4 +1,4 @@
-/* Internal to the wire decoder (core/wire_read.c, core/wire_cursor.c): not
+/* Internal to the wire decoder (core/wire/wire_read.c, core/wire/wire_cursor.c): not
  * part of core's interface, which is wire.h. The cursor walks hostile input
  * one line and one token at a time; every reader below bounds its reads by
  * the input's length and records only the first defect ("name:line: what:

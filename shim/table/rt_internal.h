@@ -85,7 +85,7 @@ struct sl_rt_thread {
     size_t mapped;                      /* bytes of the arena mapping (owner only) */
 };
 
-/* The journal's reader (core/journal_read.c) reads entries, threads and
+/* The journal's reader (core/journal/journal_read.c) reads entries, threads and
  * samples in place: their leading fields must be where it looks. */
 #include "journal.h"
 #define SL_SAME_FIELD(a, b, f) \

@@ -1,5 +1,5 @@
 /* The crash-safe journal, the shim's side (see journal_map.h; the format is
- * core/journal.h).
+ * core/journal/journal.h).
  *
  * Space in the file is handed out from one bump pointer (records and sample
  * arenas alike, never freed; arena tails of exited threads are reused) and

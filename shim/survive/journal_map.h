@@ -1,5 +1,5 @@
 /* Internal header: not installed. The shim's side of the crash-safe journal
- * (core/journal.h has the format): created at Init next to the result file
+ * (core/journal/journal.h has the format): created at Init next to the result file
  * (else in $TMPDIR or /tmp), mapped MAP_SHARED; the region table puts its
  * per-thread tables, entries and sample arenas in it, so the hot path
  * writes into the file without a system call. Close removes the file (the
