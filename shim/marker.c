@@ -4,6 +4,7 @@
 #include "shim.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,6 +310,21 @@ static void answer_region(int *nr_events, double *events, double *time, int *cou
         *count = 0;
 }
 
+/* The same, with the shim's own time and count of the calling thread's
+ * region, which the shim always has. */
+static void answer_own(sl_rt_thread *t, const sl_rt_entry *e, int *nr_events, double *events,
+                       double *time, int *count)
+{
+    answer_region(nr_events, events, time, count);
+    int64_t calls;
+    double seconds;
+    sl_rt_own(t, e, &calls, &seconds);
+    if (time)
+        *time = seconds;
+    if (count)
+        *count = calls > INT_MAX ? INT_MAX : (int)calls;
+}
+
 void sl_shim_get(const char *tag, int *nr_events, double *events, double *time, int *count)
 {
     const sl_real_api *r = sl_cycle_api();
@@ -324,8 +340,12 @@ void sl_shim_get(const char *tag, int *nr_events, double *events, double *time, 
     sl_rt_entry *e = t ? sl_rt_lookup(t, tag, 0) : NULL;
     /* Unknown here: LIKWID would create an empty region (5.2) or crash
      * (5.5+); and a LIKWID never initialised has nothing to say. */
-    if (!e || !sl_rt_started(e) || !r->get || !atomic_load(&likwid_live)) {
+    if (!e || !sl_rt_started(e)) {
         answer_region(nr_events, events, time, count);
+        return;
+    }
+    if (!r->get || !atomic_load(&likwid_live)) {
+        answer_own(t, e, nr_events, events, time, count);
         return;
     }
     r->get(tag, nr_events, events, time, count);

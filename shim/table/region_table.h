@@ -73,6 +73,11 @@ void sl_rt_unmatched(sl_rt_thread *t, const char *tag);
 /* Calls fn for each tag the thread t ever started (owner thread only). */
 void sl_rt_each_started(sl_rt_thread *t, void (*fn)(void *ctx, const char *tag), void *ctx);
 
+/* The calling thread's own completed calls of e and their total time in
+ * seconds (what GetRegion answers when LIKWID cannot): the owner reads its
+ * own entry and samples, so no lock; cost grows with the samples kept. */
+void sl_rt_own(sl_rt_thread *t, const sl_rt_entry *e, int64_t *calls, double *seconds);
+
 /* Fills out (initialised by the caller) with every region of every thread:
  * regions in order of first use, threads in order of registration. Regions
  * only registered are left out. 0 or -ENOMEM. */

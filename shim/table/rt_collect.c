@@ -15,6 +15,21 @@ void sl_rt_each_started(sl_rt_thread *t, void (*fn)(void *ctx, const char *tag),
             fn(ctx, e->tag);
 }
 
+void sl_rt_own(sl_rt_thread *t, const sl_rt_entry *e, int64_t *calls, double *seconds)
+{
+    int64_t ticks = atomic_load_explicit(&e->dropped_total, RELAXED);
+    sample *next = atomic_load_explicit(&t->snext, memory_order_acquire);
+    for (sample *s = next ? t->arena : NULL; s && s < next; s++)
+        if (s->e == e)
+            ticks += s->end - s->start;
+    if (t->tsc) {
+        sl_rt_conv c = sl_rt_conv_now();
+        ticks = sl_rt_conv_dur(&c, ticks);
+    }
+    *calls = e->cap - atomic_load_explicit(&e->left, RELAXED);
+    *seconds = (double)ticks * 1e-9;
+}
+
 /* ---- Close: merge every thread's entries into one sl_timing ---- */
 
 typedef struct rec {
