@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "vec.h"
 
 static int parse_rank(const char *s, int64_t *out)
 {
@@ -69,17 +70,9 @@ static void put(buf *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *g = realloc(b->s, cap);
-        if (!g) {
-            b->oom = 1;
-            return;
-        }
-        b->s = g;
-        b->cap = cap;
+    if (SL_VEC_RESERVE(b->s, b->cap, b->len, n + 1) < 0) {
+        b->oom = 1;
+        return;
     }
     memcpy(b->s + b->len, s, n);
     b->len += n;

@@ -10,7 +10,6 @@
 
 #include "parse_int.h"
 
-extern char **environ;
 
 static _Atomic int64_t start_ns = -1;
 
@@ -120,6 +119,11 @@ static void user_name(sl_run_meta *m)
         sl_set_string(&m->user, u);
 }
 
+static void add_var(void *meta, const char *name, const char *value)
+{
+    sl_run_meta_add_var(meta, name, value);
+}
+
 void sl_run_meta_fill(sl_run *run)
 {
     sl_run_meta *m = &run->meta;
@@ -136,16 +140,5 @@ void sl_run_meta_fill(sl_run *run)
         sl_set_string(&m->working_directory, cwd);
     free(cwd);
     user_name(m);
-    for (char **e = environ; e && *e; e++) {
-        const char *eq = strchr(*e, '=');
-        if (!eq || strncmp(*e, "SLURM_", 6) != 0)
-            continue;
-        char name[256];
-        size_t n = (size_t)(eq - *e);
-        if (n >= sizeof name)
-            continue;
-        memcpy(name, *e, n);
-        name[n] = '\0';
-        sl_run_meta_add_var(m, name, eq + 1);
-    }
+    sl_each_env("SLURM_", add_var, m);
 }

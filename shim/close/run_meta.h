@@ -14,4 +14,9 @@ void sl_run_meta_start(void);
  * leaves a field unknown. */
 void sl_run_meta_fill(sl_run *run);
 
+/* Calls fn(ctx, name, value) for every environment variable whose name
+ * starts with prefix (run_record.c: LIKWID_* for the run, SLURM_* here). */
+void sl_each_env(const char *prefix, void (*fn)(void *ctx, const char *name, const char *value),
+                 void *ctx);
+
 #endif

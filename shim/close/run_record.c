@@ -12,6 +12,31 @@
 
 extern char **environ;
 
+/* Calls fn(ctx, name, value) for every environment variable whose name
+ * starts with prefix (names of 256 bytes or more are passed over). */
+void sl_each_env(const char *prefix, void (*fn)(void *ctx, const char *name, const char *value),
+                 void *ctx)
+{
+    size_t plen = strlen(prefix);
+    for (char **e = environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq || strncmp(*e, prefix, plen) != 0)
+            continue;
+        char name[256];
+        size_t n = (size_t)(eq - *e);
+        if (n >= sizeof name)
+            continue;
+        memcpy(name, *e, n);
+        name[n] = '\0';
+        fn(ctx, name, eq + 1);
+    }
+}
+
+static void add_env(void *run, const char *name, const char *value)
+{
+    sl_run_add_env(run, name, value);
+}
+
 static char *read_text(const char *path, int nul_to_blank)
 {
     char *buf;
@@ -45,18 +70,7 @@ void sl_run_record_fill(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
     if (cmd)
         sl_set_string(&run->command_line, cmd);
     free(cmd);
-    for (char **e = environ; e && *e; e++) {
-        const char *eq = strchr(*e, '=');
-        if (!eq || strncmp(*e, "LIKWID_", 7) != 0)
-            continue;
-        char name[256];
-        size_t n = (size_t)(eq - *e);
-        if (n >= sizeof name)
-            continue;
-        memcpy(name, *e, n);
-        name[n] = '\0';
-        sl_run_add_env(run, name, eq + 1);
-    }
+    sl_each_env("LIKWID_", add_env, run);
     sl_set_string(&run->timing.clock, "CLOCK_MONOTONIC");
     run->timing.origin_unix_ns = in->origin_unix_ns;
     if (sl_rt_collect(&run->timing) != 0)

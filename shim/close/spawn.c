@@ -1,5 +1,6 @@
 /* Running a helper program from inside the application (see spawn.h). */
 #include "spawn_helper.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -70,17 +71,9 @@ static int drain(stream *s)
         take = s->max - s->len;
         s->truncated = 1;
     }
-    if (take && s->len + take + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap : 4096;
-        while (cap < s->len + take + 1)
-            cap *= 2;
-        char *g = realloc(s->buf, cap);
-        if (!g) {
-            s->truncated = 1;
-            return 0;       /* keep reading so the child never blocks on a full pipe */
-        }
-        s->buf = g;
-        s->cap = cap;
+    if (take && SL_VEC_RESERVE(s->buf, s->cap, s->len, take + 1) < 0) {
+        s->truncated = 1;
+        return 0;       /* keep reading so the child never blocks on a full pipe */
     }
     if (take) {
         memcpy(s->buf + s->len, tmp, take);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "names.h"
+#include "vec.h"
 
 void sl_buf_init(sl_buf *b)
 {
@@ -23,18 +24,10 @@ static int grow(sl_buf *b, size_t need)
 {
     if (b->failed)
         return -1;
-    if (b->len + need + 1 <= b->cap)
-        return 0;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + need + 1)
-        cap *= 2;
-    char *d = realloc(b->data, cap);
-    if (!d) {
+    if (SL_VEC_RESERVE(b->data, b->cap, b->len, need + 1) < 0) {
         b->failed = 1;
         return -1;
     }
-    b->data = d;
-    b->cap = cap;
     return 0;
 }
 
