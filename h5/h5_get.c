@@ -1,6 +1,7 @@
 /* Reading helpers: every attribute and dataset is checked for the type and
  * shape the format promises, and anything else becomes one diag line
  * "FILE: OBJECT: what is wrong: expected what" and -EINVAL, never a crash. */
+#include "h5_guard.h"
 #include "h5_util.h"
 
 #include <errno.h>
@@ -163,6 +164,9 @@ int sl_h5r_strv(sl_h5r *r, hid_t obj, const char *path, const char *name, size_t
         bad(r, path, name, "not a 1-D string array", strv_want(want, sizeof want, want_n));
     else if (want_n != (size_t)-1 && (size_t)len != want_n)
         bad(r, path, name, "wrong length", strv_want(want, sizeof want, want_n));
+    else if (sl_h5_guard_attr(a, (uint64_t)len))
+        bad(r, path, name, "more strings declared than the file holds",
+            strv_want(want, sizeof want, want_n));
     else {
         char **v = calloc(len ? (size_t)len : 1, sizeof *v);
         rc = v ? read_strings(a, t, (size_t)len, v) : -ENOMEM;
@@ -200,6 +204,8 @@ int sl_h5r_u8v(sl_h5r *r, hid_t obj, const char *path, const char *name, char **
     long long len = s >= 0 ? extent_1d(s, &scalar) : -1;
     if (t < 0 || H5Tget_class(t) != H5T_INTEGER || H5Tget_size(t) != 1 || len < 0 || scalar)
         bad(r, path, name, "not a byte array", want);
+    else if (sl_h5_guard_attr(a, (uint64_t)len))
+        bad(r, path, name, "more bytes declared than the file holds", want);
     else {
         char *v = malloc((size_t)len + 1);
         if (!v)
@@ -226,7 +232,7 @@ static hid_t open_data(sl_h5r *r, hid_t g, const char *path, const char *name, c
 {
     /* H5Oopen + H5Iget_type: the same on HDF5 1.10 and later. Why an open
      * failed is asked only then (a look-up before every open is costly). */
-    hid_t d = H5Oopen(g, name, H5P_DEFAULT);
+    hid_t d = H5Oopen(g, name, sl_h5_guard_lapl());
     if (d < 0) {
         H5Eclear2(H5E_DEFAULT);
         bad(r, path, name, H5Lexists(g, name, H5P_DEFAULT) > 0 ? "dataset unreadable" : "dataset missing",
@@ -273,6 +279,8 @@ static int check_shape(sl_h5r *r, hid_t d, const char *path, const char *name, i
     if ((*d0 != (size_t)-1 && dims[0] != *d0) ||
         (rank == 2 && *d1 != (size_t)-1 && dims[1] != *d1))
         return bad(r, path, name, "wrong shape", SHAPE_WANT());
+    if (sl_h5_guard_dataset(d, rank == 1 ? dims[0] : dims[0] * dims[1]))
+        return bad(r, path, name, "more data declared than the file holds", SHAPE_WANT());
 #undef SHAPE_WANT
     *d0 = (size_t)dims[0];
     if (rank == 2)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "h5_guard.h"
 #include "h5_util.h"
 
 #define ANY ((size_t)-1)
@@ -27,7 +28,7 @@ static hid_t open_group(sl_h5r *r, hid_t parent, const char *path, const char *n
 {
     hid_t g = -1;
     if (H5Lexists(parent, name, H5P_DEFAULT) > 0) {
-        g = H5Oopen(parent, name, H5P_DEFAULT);
+        g = H5Oopen(parent, name, sl_h5_guard_lapl());
         if (g >= 0 && H5Iget_type(g) != H5I_GROUP) {
             H5Oclose(g);
             g = -1;
@@ -475,14 +476,47 @@ int sl_h5_read(const char *path, sl_runset *out, sl_diag *diag)
         sl_diag_add(diag, path, 0, "not an HDF5 file: expected a scope-likwid result file");
         return -EINVAL;
     }
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) {
+    int rc = sl_h5_guard_file(path, diag);
+    hid_t f = rc ? -1 : H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (!rc && f < 0) {
         H5Eclear2(H5E_DEFAULT);
         sl_diag_add(diag, path, 0, "cannot open as HDF5: expected a scope-likwid result file");
-        return -EINVAL;
+        rc = -EINVAL;
     }
-    int rc = read_file(&r, f, out);
-    H5Fclose(f);
+    if (!rc)
+        rc = read_file(&r, f, out);
+    if (f >= 0)
+        H5Fclose(f);
+    sl_h5_guard_done();
+    if (rc)
+        sl_runset_free(out);
+    return rc;
+}
+
+int sl_h5_read_image(const void *buf, size_t len, const char *name, sl_runset *out,
+                     sl_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    sl_h5_quiet();
+    sl_h5r r = {name, diag};
+    int rc = sl_h5_guard_image(buf, len, name, diag);
+    hid_t fapl = rc ? -1 : H5Pcreate(H5P_FILE_ACCESS);
+    if (!rc && (fapl < 0 || H5Pset_fapl_core(fapl, 1u << 20, 0) < 0 ||
+                H5Pset_file_image(fapl, (void *)buf, len) < 0))
+        rc = -EIO;
+    hid_t f = rc ? -1 : H5Fopen(name, H5F_ACC_RDONLY, fapl);
+    if (!rc && f < 0) {
+        sl_diag_add(diag, name, 0, "cannot open as HDF5: expected a scope-likwid result file");
+        rc = -EINVAL;
+    }
+    H5Eclear2(H5E_DEFAULT);
+    if (!rc)
+        rc = read_file(&r, f, out);
+    if (f >= 0)
+        H5Fclose(f);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    sl_h5_guard_done();
     if (rc)
         sl_runset_free(out);
     return rc;

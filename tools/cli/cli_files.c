@@ -9,13 +9,18 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "sandbox.h"
 
 int sl_read_result(const char *path, sl_runset *set)
 {
     sl_diag diag;
     sl_diag_init(&diag);
+    sl_sandbox_reading(path);
     int rc = sl_h5_read(path, set, &diag);
-    if (rc < 0) {
+    if (rc == -ENOMEM && sl_sandbox_mem_limit()) /* the limit reached, not the file's fault */
+        fprintf(stderr, "%s: damaged (needs more memory than %zu MiB)\n", path,
+                sl_sandbox_mem_limit() >> 20);
+    else if (rc < 0) {
         for (size_t i = 0; i < diag.kept; i++)
             fprintf(stderr, "%s\n", diag.lines[i]);
         if (!diag.kept)

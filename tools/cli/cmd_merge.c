@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "h5_guard.h"
 #include "h5_util.h"
+#include "sandbox.h"
 
 static const char usage[] =
     "usage: scope-likwid merge -o OUT.h5 RANK_FILE.h5...\n"
@@ -168,7 +170,11 @@ static int merge_one(merge *m, hid_t dst, hid_t lcpl, const char *path)
     /* ours: the root attributes say so; the groups are copied, not read
      * (reading every region would cost more than the copy: `show` and
      * `diff` check them when they read the merged file) */
-    hid_t src = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, m->in_fapl) : -1;
+    sl_sandbox_reading(path);
+    int is_h5 = H5Fis_hdf5(path) > 0;
+    if (is_h5 && sl_h5_guard_file(path, m->diag)) /* what libhdf5 does not check */
+        return -EINVAL;
+    hid_t src = is_h5 ? H5Fopen(path, H5F_ACC_RDONLY, m->in_fapl) : -1;
     if (src < 0) {
         H5Eclear2(H5E_DEFAULT);
         if (access(path, R_OK) < 0)
@@ -203,7 +209,7 @@ static int merge_one(merge *m, hid_t dst, hid_t lcpl, const char *path)
             rc = -ENOMEM;
             break;
         }
-        htri_t ok = H5Lexists(src, timing, H5P_DEFAULT);
+        htri_t ok = H5Lexists(src, timing, sl_h5_guard_lapl()); /* no soft/external link followed */
         free(timing);
         if (ok <= 0) {
             H5Eclear2(H5E_DEFAULT);

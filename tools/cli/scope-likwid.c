@@ -1,5 +1,6 @@
 /* scope-likwid: the command-line tool. Dispatches to one subcommand each. */
 #include "cmds.h"
+#include "sandbox.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,17 +60,17 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "convert"))
         return sl_cmd_convert(argc - 1, argv + 1);
     if (!strcmp(cmd, "show"))
-        return sl_cmd_show(argc - 1, argv + 1);
+        return sl_sandbox_run(sl_cmd_show, argc - 1, argv + 1);
     if (!strcmp(cmd, "run"))
         return sl_cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "export"))
-        return sl_cmd_export(argc - 1, argv + 1);
+        return sl_sandbox_run(sl_cmd_export, argc - 1, argv + 1);
     if (!strcmp(cmd, "diff"))
-        return sl_cmd_diff(argc - 1, argv + 1);
+        return sl_sandbox_run(sl_cmd_diff, argc - 1, argv + 1);
     if (!strcmp(cmd, "merge"))
-        return sl_cmd_merge(argc - 1, argv + 1);
+        return sl_sandbox_run(sl_cmd_merge, argc - 1, argv + 1);
     if (!strcmp(cmd, "plot"))
-        return sl_cmd_plot(argc - 1, argv + 1);
+        return sl_sandbox_run(sl_cmd_plot, argc - 1, argv + 1);
     if (cmd[0] == '-')
         return sl_usage_error("unknown option '%s'", cmd);
     return sl_usage_error("unknown command '%s'", cmd);
