@@ -225,3 +225,19 @@ int sl_h5_guard_attr(hid_t a, uint64_t n)
         return -EINVAL;
     return fsize && n * el > fsize ? -EINVAL : 0;
 }
+
+static herr_t compact_attrs(hid_t obj, const char *name, const H5O_info_t *info, void *data)
+{
+    (void)obj;
+    (void)name;
+    (void)data;
+    return info->meta_size.attr.heap_size > 0 || info->meta_size.attr.index_size > 0 ? 1 : 0;
+}
+
+int sl_h5_guard_copyable(hid_t loc, const char *name)
+{
+    herr_t rc = H5Ovisit_by_name2(loc, name, H5_INDEX_NAME, H5_ITER_INC, compact_attrs, NULL,
+                                  H5O_INFO_META_SIZE, sl_h5_guard_lapl());
+    H5Eclear2(H5E_DEFAULT);
+    return rc == 0 ? 0 : -EINVAL;
+}

@@ -37,4 +37,11 @@ int sl_h5_guard_dataset(hid_t d, uint64_t n);
 /* 0 when an attribute's n elements of its file type fit in the file. */
 int sl_h5_guard_attr(hid_t a, uint64_t n);
 
+/* 0 when every object under loc/name keeps its attributes in its header
+ * (compact storage, as our writer does up to 32), -EINVAL when one has
+ * dense attribute storage: libhdf5 1.10.8's H5Ocopy crashes copying dense
+ * variable-length string attributes (a NULL call under H5T__conv_vlen), so
+ * merge refuses such an input instead of copying it. */
+int sl_h5_guard_copyable(hid_t loc, const char *name);
+
 #endif

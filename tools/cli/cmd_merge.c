@@ -223,6 +223,15 @@ static int merge_one(merge *m, hid_t dst, hid_t lcpl, const char *path)
             fprintf(stderr,
                     "scope-likwid: merge: %s: /%s clashes with /%s of %s: written as /%s\n", path,
                     ns.v[i], clash->name, clash->from, name);
+        if (sl_h5_guard_copyable(src, ns.v[i])) {
+            sl_diag_add(m->diag, path, 0,
+                        "/%s: attributes in dense storage or unreadable objects: expected at "
+                        "most 32 attributes per object, as scope-likwid writes them",
+                        ns.v[i]);
+            free(name);
+            rc = -EINVAL;
+            break;
+        }
         if (H5Ocopy(src, ns.v[i], dst, name, H5P_DEFAULT, lcpl) < 0) {
             char why[256];
             sl_h5_errmsg(why, sizeof why);
