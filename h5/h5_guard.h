@@ -30,11 +30,13 @@ hid_t sl_h5_guard_lapl(void);
 /* 1 when link name of loc is a hard link (0 for any other, or absent). */
 int sl_h5_guard_hard(hid_t loc, const char *name);
 
-/* 0 when the dataset's n elements fit what the file can hold (its storage
- * inside the file, the data no more than 64 x the storage + 64 KiB), else
- * -EINVAL (nothing reported: the caller says which object). */
+/* 0 when the dataset's n elements (read as 8 bytes each) fit what the
+ * file can hold: up to 8192 always; beyond, its storage inside the file
+ * and n x 8 no more than 64 x the storage + 64 KiB. Else -EINVAL (nothing
+ * reported: the caller says which object). */
 int sl_h5_guard_dataset(hid_t d, uint64_t n);
-/* 0 when an attribute's n elements of its file type fit in the file. */
+/* 0 when an attribute's n elements of its file type fit in the file (up
+ * to 4096 always). */
 int sl_h5_guard_attr(hid_t a, uint64_t n);
 
 /* 0 when every object under loc/name keeps its attributes in its header

@@ -199,10 +199,13 @@ int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv)
     size_t total = inputs(argc, argv, &first, &count);
     double secs = env_num("SCOPE_LIKWID_READ_TIMEOUT", 60);
     double mem_mib = env_num("SCOPE_LIKWID_READ_MEMORY", -1);
-    size_t mem = mem_mib >= 0 ? (size_t)mem_mib * MIB : sat_add(256 * MIB, sat_mul(16, total));
+    size_t mem = mem_mib >= 0 ? (size_t)(mem_mib * (double)MIB)
+                              : sat_add(256 * MIB, sat_mul(16, total));
     if (SL_SANITIZED || RUNNING_ON_VALGRIND)
         mem = 0; /* their own address-space use is not the tool's */
-    size_t fsize = sat_add(256 * MIB, sat_mul(64, total));
+    double out_mib = env_num("SCOPE_LIKWID_READ_OUTPUT", -1);
+    size_t fsize = out_mib > 0 ? (size_t)(out_mib * (double)MIB)
+                               : sat_add(256 * MIB, sat_mul(64, total));
 
     int out = memfd_create("scope-likwid-stdout", MFD_CLOEXEC);
     int err = memfd_create("scope-likwid-stderr", MFD_CLOEXEC);
@@ -249,7 +252,8 @@ int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv)
         if (killed)
             snprintf(what, sizeof what, "no answer in %g s", secs);
         else if (sig == SIGXFSZ)
-            snprintf(what, sizeof what, "output larger than %zu MiB", fsize / MIB);
+            snprintf(what, sizeof what, "output larger than %g MiB",
+                     out_mib > 0 ? out_mib : (double)(fsize / MIB));
         else
             snprintf(what, sizeof what, "killed by signal %d while reading", sig);
         const char *file = reading[0] ? reading : count == 1 ? first : NULL;

@@ -17,6 +17,8 @@ typedef int (*sl_sandbox_fn)(int argc, char **argv);
  *   SCOPE_LIKWID_READ_TIMEOUT  deadline in seconds (default 60; 0: none)
  *   SCOPE_LIKWID_READ_MEMORY   address-space limit in MiB (default
  *                              256 + 16 x the inputs' total size; 0: none)
+ *   SCOPE_LIKWID_READ_OUTPUT   output (stdout, output files) limit in MiB
+ *                              (default 256 + 64 x the inputs' total size)
  *   SCOPE_LIKWID_SANDBOX=0     run fn in this process (no isolation) */
 int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv);
 
