@@ -26,9 +26,9 @@ for t in markerfile wire h5read; do
     esac
     seeds=$(ls "$corpus" | wc -l)
     log="$build/fuzz-$t.log"
-    # libhdf5's own leaks on damaged files are not ours (tests/fuzz/lsan-hdf5.supp)
+    # libhdf5's own leaks on damaged files are not ours (tests/lsan-hdf5.supp)
     case $t in
-    h5read) LSAN_OPTIONS=suppressions=$src/tests/fuzz/lsan-hdf5.supp ;;
+    h5read) LSAN_OPTIONS=print_suppressions=0:suppressions=$src/tests/lsan-hdf5.supp ;;
     *) LSAN_OPTIONS= ;;
     esac
     export LSAN_OPTIONS
