@@ -259,7 +259,8 @@ int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv)
         const char *file = reading[0] ? reading : count == 1 ? first : NULL;
         if (file)
             fprintf(stderr, "scope-likwid: %s: %s: damaged (%s)\n", argv[0], file, what);
-        else {
+        else if (count) {
+            /* several inputs, none opened yet: all of them */
             fprintf(stderr, "scope-likwid: %s:", argv[0]);
             for (int i = 1, n = 0; i < argc; i++) {
                 struct stat st;
@@ -269,7 +270,8 @@ int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv)
                     fprintf(stderr, "%s %s", n++ ? "," : "", argv[i]);
             }
             fprintf(stderr, ": damaged (%s)\n", what);
-        }
+        } else /* before any input was opened */
+            fprintf(stderr, "scope-likwid: %s: %s\n", argv[0], what);
         rc = 1;
     }
     close(out);
