@@ -3,7 +3,7 @@
  * (h5read.c, after the guard of h5_guard.c) and rendered as export rows (CSV
  * and JSON) and as the plot report: for any bytes, no crash, no hang, no
  * leak, no out-of-bounds access, no undefined behaviour. Seeded with real
- * result files (tests/fuzz/corpus/*.h5). */
+ * result files (tests/fuzz/corpus/h5/). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
