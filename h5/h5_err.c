@@ -1,5 +1,6 @@
 /* HDF5's error stack: printing silenced around our calls and restored
  * after, and the innermost message for diag lines. */
+#include "h5_quiet.h"
 #include "h5_util.h"
 
 #include <stdio.h>
@@ -29,4 +30,9 @@ void sl_h5_errmsg(char *buf, size_t len)
     char msg[256] = "";
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_msg, msg);
     snprintf(buf, len, "%s", msg);
+}
+
+void sl_h5_quiet_process(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }

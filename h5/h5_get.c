@@ -1,6 +1,7 @@
 /* Reading helpers: every attribute and dataset is checked for the type and
  * shape the format promises, and anything else becomes one diag line
  * "FILE: OBJECT: what is wrong: expected what" and -EINVAL, never a crash. */
+#include "h5_guard.h"
 #include "h5_util.h"
 #include "vec.h"
 
@@ -202,6 +203,9 @@ int sl_h5r_strv(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, si
         bad(r, path, f->name, "not a 1-D string array", strv_want(want, sizeof want, want_n));
     else if (want_n != (size_t)-1 && (size_t)x.len != want_n)
         bad(r, path, f->name, "wrong length", strv_want(want, sizeof want, want_n));
+    else if (sl_h5_guard_attr(x.a, (uint64_t)x.len))
+        bad(r, path, f->name, "more strings declared than the file holds",
+            strv_want(want, sizeof want, want_n));
     else {
         size_t len = (size_t)x.len;
         char **v = calloc(len ? len : 1, sizeof *v);
@@ -232,6 +236,8 @@ int sl_h5r_u8v(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, cha
     rc = -EINVAL;
     if (x.cls != H5T_INTEGER || H5Tget_size(x.t) != 1 || x.len < 0 || x.scalar)
         bad(r, path, f->name, "not a byte array", want);
+    else if (sl_h5_guard_attr(x.a, (uint64_t)x.len))
+        bad(r, path, f->name, "more bytes declared than the file holds", want);
     else {
         char *v = malloc((size_t)x.len + 1);
         if (!v)
@@ -254,7 +260,7 @@ static hid_t open_data(sl_h5r *r, hid_t g, const char *path, const char *name, c
 {
     /* H5Oopen + H5Iget_type: the same on HDF5 1.10 and later. Why an open
      * failed is asked only then (a look-up before every open is costly). */
-    hid_t d = H5Oopen(g, name, H5P_DEFAULT);
+    hid_t d = H5Oopen(g, name, sl_h5_guard_lapl());
     if (d < 0) {
         H5Eclear2(H5E_DEFAULT);
         bad(r, path, name, H5Lexists(g, name, H5P_DEFAULT) > 0 ? "dataset unreadable" : "dataset missing",
@@ -301,6 +307,8 @@ static int check_shape(sl_h5r *r, hid_t d, const char *path, const char *name, i
     if ((*d0 != (size_t)-1 && dims[0] != *d0) ||
         (rank == 2 && *d1 != (size_t)-1 && dims[1] != *d1))
         return bad(r, path, name, "wrong shape", SHAPE_WANT());
+    if (sl_h5_guard_dataset(d, rank == 1 ? dims[0] : dims[0] * dims[1]))
+        return bad(r, path, name, "more data declared than the file holds", SHAPE_WANT());
 #undef SHAPE_WANT
     *d0 = (size_t)dims[0];
     if (rank == 2)

@@ -133,6 +133,8 @@ int sl_h5r_meta(sl_h5r *r, hid_t file, struct sl_file_meta *out);
 /* Checks the root attributes format and format_version (1 up to the one
  * this build writes) and sets r->version (h5read.c). */
 int sl_h5r_format(sl_h5r *r, hid_t file);
+/* Reads rank group name of f (numbered rank) into run (h5read.c). */
+int sl_h5r_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *run);
 
 /* Attribute and dataset readers: the name, type and rank come from the
  * field's schema row. Each returns 0, or -EINVAL after a diag

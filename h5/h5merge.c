@@ -12,6 +12,7 @@
  * it already has one from an earlier merge: a merged input's groups keep
  * their numbers where free and their first origin. */
 #include "h5merge.h"
+#include "h5_guard.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +39,7 @@ typedef struct merge {
     hid_t in_fapl;
     sl_diag *diag;
     sl_h5_clash_fn clash;
+    sl_h5_reading_fn reading;
     void *ctx;
     size_t n, cap;
     placed *groups;
@@ -174,12 +176,25 @@ static int copy_group(merge *m, sl_h5w *w, hid_t src, hid_t dst, const char *pat
     char *timing = NULL;
     if (asprintf(&timing, "%s/%s", from->name, SL_H5N_timing) < 0)
         return -ENOMEM;
-    htri_t ok = H5Lexists(src, timing, H5P_DEFAULT);
+    htri_t ok = H5Lexists(src, timing, sl_h5_guard_lapl()); /* no soft/external link followed */
+    /* copied links would dangle or reach outside the file: ours have none */
+    int hard = ok > 0 && sl_h5_guard_hard(src, from->name) && sl_h5_guard_hard(src, timing);
     free(timing);
     if (ok <= 0) {
         H5Eclear2(H5E_DEFAULT);
         sl_diag_add(m->diag, path, 0, "/%s has no %s group: expected a rank group", from->name,
                     SL_H5N_timing);
+        return -EINVAL;
+    }
+    if (!hard) {
+        sl_diag_add(m->diag, path, 0, "/%s/%s: a soft or external link: expected a group "
+                    "(scope-likwid files hold no such links)", from->name, SL_H5N_timing);
+        return -EINVAL;
+    }
+    if (sl_h5_guard_copyable(src, from->name)) {
+        sl_diag_add(m->diag, path, 0,
+                    "/%s: attributes in dense storage or unreadable objects: expected at most 32 "
+                    "attributes per object, as scope-likwid writes them", from->name);
         return -EINVAL;
     }
     if (H5Ocopy(src, from->name, dst, buf, H5P_DEFAULT, w->lcpl) < 0) {
@@ -208,18 +223,26 @@ static int copy_group(merge *m, sl_h5w *w, hid_t src, hid_t dst, const char *pat
 
 /* /metadata: one per file, from the input holding rank 0, else the first
  * input that has one. */
-static int copy_meta(merge *m, sl_h5w *w, hid_t src, hid_t dst, int holds_rank0)
+static int copy_meta(merge *m, sl_h5w *w, hid_t src, hid_t dst, int holds_rank0,
+                     const char *path)
 {
     if (m->meta == 2 || (m->meta == 1 && !holds_rank0))
         return 0;
-    htri_t has = H5Lexists(src, SL_H5N_metadata, H5P_DEFAULT);
+    htri_t has = H5Lexists(src, SL_H5N_metadata, sl_h5_guard_lapl());
     H5Eclear2(H5E_DEFAULT);
     if (has <= 0)
         return 0;
     if (m->meta && H5Ldelete(dst, SL_H5N_metadata, H5P_DEFAULT) < 0)
         return sl_h5w_fail(w, -EIO, "replace", SL_H5N_metadata);
-    if (H5Ocopy(src, SL_H5N_metadata, dst, SL_H5N_metadata, H5P_DEFAULT, w->lcpl) < 0)
-        return sl_h5w_fail(w, -EIO, "copy", SL_H5N_metadata);
+    if (sl_h5_guard_copyable(src, SL_H5N_metadata) ||
+        H5Ocopy(src, SL_H5N_metadata, dst, SL_H5N_metadata, H5P_DEFAULT, w->lcpl) < 0) {
+        char why[256];
+        sl_h5_errmsg(why, sizeof why);
+        H5Eclear2(H5E_DEFAULT);
+        sl_diag_add(m->diag, path, 0, "cannot copy /%s%s%s", SL_H5N_metadata, why[0] ? ": " : "",
+                    why);
+        return -EINVAL;
+    }
     m->meta = holds_rank0 ? 2 : 1;
     return 0;
 }
@@ -230,7 +253,12 @@ static int merge_one(merge *m, sl_h5w *w, hid_t dst, const char *path)
     /* ours: the root attributes say so; the groups are copied, not read
      * (reading every region would cost more than the copy: `show` and
      * `diff` check them when they read the merged file) */
-    hid_t src = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, m->in_fapl) : -1;
+    if (m->reading)
+        m->reading(m->ctx, path);
+    int is_h5 = H5Fis_hdf5(path) > 0;
+    if (is_h5 && sl_h5_guard_file(path, m->diag)) /* what libhdf5 does not check */
+        return -EINVAL;
+    hid_t src = is_h5 ? H5Fopen(path, H5F_ACC_RDONLY, m->in_fapl) : -1;
     if (src < 0) {
         H5Eclear2(H5E_DEFAULT);
         if (access(path, R_OK) < 0)
@@ -258,7 +286,7 @@ static int merge_one(merge *m, sl_h5w *w, hid_t dst, const char *path)
         holds_rank0 |= !rc && !m->groups[m->n - 1].copy && gs.v[i].rank == 0;
     }
     if (!rc)
-        rc = copy_meta(m, w, src, dst, holds_rank0);
+        rc = copy_meta(m, w, src, dst, holds_rank0, path);
     for (size_t i = 0; i < gs.n; i++)
         free(gs.v[i].name);
     free(gs.v);
@@ -352,12 +380,13 @@ static int merge_files(merge *m, char *const *inputs, size_t ninputs, char **wri
 }
 
 int sl_h5_merge(const char *out, char *const *inputs, size_t ninputs, sl_h5_clash_fn clash,
-                void *ctx, char **written, sl_diag *diag)
+                sl_h5_reading_fn reading, void *ctx, char **written, sl_diag *diag)
 {
     *written = NULL;
     sl_h5_errsave quiet;
     sl_h5_silence(&quiet);
-    merge m = {.out = out, .diag = diag, .clash = clash, .ctx = ctx, .max_rank = -1};
+    merge m = {.out = out, .diag = diag, .clash = clash, .reading = reading, .ctx = ctx,
+               .max_rank = -1};
     int rc = merge_files(&m, inputs, ninputs, written);
     for (size_t i = 0; i < m.n; i++) {
         free(m.groups[i].name);

@@ -13,13 +13,18 @@ typedef void (*sl_h5_clash_fn)(void *ctx, const char *input, const char *group,
                                const char *clash_group, const char *clash_input,
                                const char *written_as);
 
+/* Told which input is about to be read (so a crash inside libhdf5 can be
+ * blamed on the right file). */
+typedef void (*sl_h5_reading_fn)(void *ctx, const char *input);
+
 /* Writes the merged file at out, placed like every result file (temporary
  * name, never overwriting: *written, newly allocated, says which name was
- * used; no half file on failure). Inputs are only read; each must be a
- * result file (format attributes, timing/ in every rank group). Rank
- * clashes are kept as rank<R>.<k> (docs/FORMAT.md) and told to clash (may
- * be NULL). 0 or negative errno (reason in diag). */
+ * used; no half file on failure). Inputs are only read, each checked by the
+ * guard (h5_guard.h) first; each must be a result file (format attributes,
+ * timing/ in every rank group). A further copy of a rank is numbered after
+ * the highest rank (docs/FORMAT.md) and told to clash; clash and reading
+ * may be NULL. 0 or negative errno (reason in diag). */
 int sl_h5_merge(const char *out, char *const *inputs, size_t ninputs, sl_h5_clash_fn clash,
-                void *ctx, char **written, sl_diag *diag);
+                sl_h5_reading_fn reading, void *ctx, char **written, sl_diag *diag);
 
 #endif

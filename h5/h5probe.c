@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "h5_guard.h"
 #include "h5_util.h"
 
 /* The root attribute "format" equals SL_H5_FORMAT (fixed or variable
@@ -44,7 +45,20 @@ sl_h5_probed sl_h5_probe(const char *path)
     sl_h5_errsave es;
     sl_h5_silence(&es);
     sl_h5_probed kind = SL_H5_PROBED_NOT_HDF5;
-    hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
+    /* libhdf5 reads the format attribute's string from the global heap,
+     * where a damaged file can crash it: a file that says it is HDF5 but
+     * fails the guard is taken as ours, for the reader to say what is wrong */
+    sl_diag quiet;
+    sl_diag_init(&quiet);
+    int sound = H5Fis_hdf5(path) > 0 ? sl_h5_guard_file(path, &quiet) == 0 : -1;
+    sl_h5_guard_done();
+    sl_diag_free(&quiet);
+    if (sound == 0) {
+        H5Eclear2(H5E_DEFAULT);
+        sl_h5_restore(&es);
+        return SL_H5_PROBED_OURS;
+    }
+    hid_t f = sound > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
     if (f >= 0) {
         kind = format_is_ours(f) ? SL_H5_PROBED_OURS : SL_H5_PROBED_OTHER;
         H5Fclose(f);

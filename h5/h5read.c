@@ -1,5 +1,6 @@
-/* Reads a result file (docs/FORMAT.md) back into sl_run values. Everything is
- * checked; a file that is not ours gives diag lines and -EINVAL. */
+/* Reads one rank group of a result file (docs/FORMAT.md) back into an sl_run:
+ * its attributes, timing and LIKWID regions. Everything is checked; what is
+ * not ours gives diag lines and -EINVAL. The file as a whole: h5read_file.c. */
 #include "h5read.h"
 
 #include <errno.h>
@@ -10,25 +11,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "h5_guard.h"
 #include "h5_util.h"
 
 #define ANY ((size_t)-1)
-
-void sl_runset_free(sl_runset *set)
-{
-    for (size_t i = 0; i < set->nruns; i++)
-        sl_run_free(&set->runs[i]);
-    free(set->runs);
-    set->runs = NULL;
-    set->nruns = 0;
-    sl_file_meta_free(&set->meta);
-}
 
 static hid_t open_group(sl_h5r *r, hid_t parent, const char *path, const char *name)
 {
     hid_t g = -1;
     if (H5Lexists(parent, name, H5P_DEFAULT) > 0) {
-        g = H5Oopen(parent, name, H5P_DEFAULT);
+        g = H5Oopen(parent, name, sl_h5_guard_lapl());
         if (g >= 0 && H5Iget_type(g) != H5I_GROUP) {
             H5Oclose(g);
             g = -1;
@@ -356,7 +348,7 @@ static int check_regions_link(sl_h5r *r, hid_t g, const char *path)
     return -EINVAL;
 }
 
-static int read_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *run)
+int sl_h5r_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *run)
 {
     int rc = sl_run_init(run);
     if (rc)
@@ -394,99 +386,5 @@ static int read_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *
     if (g >= 0)
         H5Oclose(g);
     free(path);
-    return rc;
-}
-
-int sl_h5r_format(sl_h5r *r, hid_t f)
-{
-    char *fmt = NULL;
-    int64_t version = 0;
-    r->version = SL_H5_FORMAT_VERSION; /* the root's fields are in every version */
-    int rc = sl_h5r_str(r, f, "", SL_H5_FIELD(ROOT_FORMAT), &fmt);
-    if (!rc && strcmp(fmt, SL_H5_FORMAT) != 0) {
-        sl_diag_add(r->diag, r->file, 0, "/%s: is \"%s\": expected \"" SL_H5_FORMAT "\"",
-                    SL_H5_NAME(ROOT_FORMAT), fmt);
-        rc = -EINVAL;
-    }
-    if (!rc)
-        rc = sl_h5r_i64(r, f, "", SL_H5_FIELD(ROOT_FORMAT_VERSION), &version);
-    /* every version up to ours: the schema's `since` column says which
-     * fields an older file lacks */
-    if (!rc && (version < 1 || version > SL_H5_FORMAT_VERSION)) {
-        sl_diag_add(r->diag, r->file, 0, "/%s: is %" PRId64 ": expected %d",
-                    SL_H5_NAME(ROOT_FORMAT_VERSION), version, SL_H5_FORMAT_VERSION);
-        rc = -EINVAL;
-    }
-    if (!rc)
-        r->version = version;
-    free(fmt);
-    return rc;
-}
-
-static int read_file(sl_h5r *r, hid_t f, sl_runset *out)
-{
-    int rc = sl_h5r_format(r, f);
-    if (!rc)
-        rc = sl_h5r_meta(r, f, &out->meta);
-    char **names = NULL;
-    size_t n = 0;
-    if (!rc)
-        rc = sl_h5r_links(r, f, "", &names, &n);
-    sl_h5_rankref *refs = rc ? NULL : calloc(n ? n : 1, sizeof *refs);
-    if (!rc && !refs)
-        rc = -ENOMEM;
-    size_t nr = 0;
-    for (size_t i = 0; !rc && i < n; i++)
-        if (sl_h5_rank_parse(names[i], &refs[nr].rank, &refs[nr].copy))
-            refs[nr++].name = names[i];
-    if (!rc) {
-        sl_h5_rank_number(refs, nr);
-        out->runs = calloc(nr ? nr : 1, sizeof *out->runs);
-        rc = out->runs ? 0 : -ENOMEM;
-    }
-    for (size_t i = 0; !rc && i < nr; i++) {
-        rc = read_run(r, f, refs[i].name, refs[i].number, &out->runs[i]);
-        out->nruns = i + 1; /* freed by the caller on failure, even half read */
-    }
-    free(refs);
-    sl_h5r_free_names(names, n);
-    return rc;
-}
-
-static int read_path(const char *path, sl_runset *out, sl_diag *diag)
-{
-    sl_h5r r = {path, diag, 0};
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int err = errno;
-        sl_diag_add(diag, path, 0, "cannot open: %s", strerror(err));
-        return -err;
-    }
-    close(fd);
-    if (H5Fis_hdf5(path) <= 0) {
-        H5Eclear2(H5E_DEFAULT);
-        sl_diag_add(diag, path, 0, "not an HDF5 file: expected a scope-likwid result file");
-        return -EINVAL;
-    }
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        sl_diag_add(diag, path, 0, "cannot open as HDF5: expected a scope-likwid result file");
-        return -EINVAL;
-    }
-    int rc = read_file(&r, f, out);
-    H5Fclose(f);
-    if (rc)
-        sl_runset_free(out);
-    return rc;
-}
-
-int sl_h5_read(const char *path, sl_runset *out, sl_diag *diag)
-{
-    memset(out, 0, sizeof *out);
-    sl_h5_errsave quiet;
-    sl_h5_silence(&quiet);
-    int rc = read_path(path, out, diag);
-    sl_h5_restore(&quiet);
     return rc;
 }

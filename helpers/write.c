@@ -13,6 +13,7 @@
 #include "h5write.h"
 #include "run.h"
 #include "wire.h"
+#include "h5_quiet.h"
 
 /* Rescue files are text; anything this large is not one of ours. */
 #define MAX_RESCUE_BYTES ((size_t)4 << 30)
@@ -30,6 +31,7 @@ static int fail(sl_diag *d, const char *what)
 
 int main(int argc, char **argv)
 {
+    sl_h5_quiet_process();  /* our messages say what is wrong (h5_quiet.h) */
     /* Past a file-size limit, fail with EFBIG and remove the temporary file
      * instead of dying of SIGXFSZ and leaving it behind. */
     signal(SIGXFSZ, SIG_IGN);

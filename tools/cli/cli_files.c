@@ -14,6 +14,7 @@
 #include "h5probe.h"
 #include "schema.h"
 #include "name_fit.h"
+#include "sandbox.h"
 
 sl_file_kind sl_file_probe(const char *path)
 {
@@ -50,10 +51,14 @@ int sl_read_result(const char *cmd, const char *path, sl_runset *set)
 {
     sl_diag diag;
     sl_diag_init(&diag);
+    sl_sandbox_reading(path);
     int rc = sl_h5_read(path, set, &diag);
-    /* the reader's first complaint would be "not an HDF5 file" or a missing
-     * /format: say what the file is instead */
-    if (rc < 0 && !sl_file_refuse(cmd, path, sl_file_probe(path))) {
+    if (rc == -ENOMEM && sl_sandbox_mem_limit()) { /* the limit reached, not the file's fault */
+        sl_error(cmd, "%s: damaged (needs more memory than %zu MiB)", path,
+                 sl_sandbox_mem_limit() >> 20);
+    } else if (rc < 0 && !sl_file_refuse(cmd, path, sl_file_probe(path))) {
+        /* the reader's first complaint would be "not an HDF5 file" or a
+         * missing /format: the probe says what the file is instead */
         for (size_t i = 0; i < diag.kept; i++)
             sl_error(cmd, "%s", diag.lines[i]);
         if (!diag.kept)

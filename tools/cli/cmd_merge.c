@@ -8,6 +8,7 @@
 
 #include "diag.h"
 #include "h5merge.h"
+#include "sandbox.h"
 
 static const char usage[] =
     "usage: scope-likwid merge -o OUT.h5 RANK_FILE.h5...\n"
@@ -38,6 +39,13 @@ static void tell_clash(void *ctx, const char *input, const char *group, const ch
     (void)ctx;
     fprintf(stderr, "scope-likwid: merge: %s: /%s clashes with /%s of %s: written as /%s\n",
             input, group, clash_group, clash_input, written_as);
+}
+
+/* The input being read, for the sandbox's message if libhdf5 dies on it. */
+static void reading(void *ctx, const char *input)
+{
+    (void)ctx;
+    sl_sandbox_reading(input);
 }
 
 /* -o OUT and the inputs (from argv + optind); 0 or the exit code. */
@@ -79,7 +87,7 @@ int sl_cmd_merge(int argc, char **argv)
     sl_diag diag;
     sl_diag_init(&diag);
     char *written = NULL;
-    int rc = sl_h5_merge(out, inputs, ninputs, tell_clash, NULL, &written, &diag);
+    int rc = sl_h5_merge(out, inputs, ninputs, tell_clash, reading, NULL, &written, &diag);
     for (size_t i = 0; i < diag.kept; i++)
         sl_error("merge", "%s", diag.lines[i]);
     if (!rc)

@@ -1,5 +1,7 @@
 /* scope-likwid: the command-line tool. Dispatches to one subcommand each. */
 #include "cmds.h"
+#include "sandbox.h"
+#include "h5_quiet.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +56,7 @@ static int print_shim_path(void)
 
 int main(int argc, char **argv)
 {
+    sl_h5_quiet_process();  /* our messages say what is wrong (h5_quiet.h) */
     if (argc < 2)
         return sl_usage_error(NULL, "missing command");
     const char *cmd = argv[1];
@@ -65,17 +68,21 @@ int main(int argc, char **argv)
         puts("scope-likwid " SCOPE_LIKWID_VERSION);
         return SL_EXIT_OK;
     }
+    /* The reading subcommands run in a sandboxed child (sandbox.h): whatever
+     * libhdf5 does on a damaged file, the tool ends with one line. */
     static const struct {
         const char *name;
         int (*run)(int argc, char **argv);
+        int sandboxed;
     } cmds[] = {
-        {"convert", sl_cmd_convert}, {"show", sl_cmd_show},   {"run", sl_cmd_run},
-        {"export", sl_cmd_export},   {"diff", sl_cmd_diff},   {"merge", sl_cmd_merge},
-        {"plot", sl_cmd_plot},       {"recover", sl_cmd_recover},
+        {"convert", sl_cmd_convert, 0}, {"show", sl_cmd_show, 1},   {"run", sl_cmd_run, 0},
+        {"export", sl_cmd_export, 1},   {"diff", sl_cmd_diff, 1},   {"merge", sl_cmd_merge, 1},
+        {"plot", sl_cmd_plot, 1},       {"recover", sl_cmd_recover, 0},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
-            return cmds[i].run(argc - 1, argv + 1);
+            return cmds[i].sandboxed ? sl_sandbox_run(cmds[i].run, argc - 1, argv + 1)
+                                     : cmds[i].run(argc - 1, argv + 1);
     if (!strcmp(cmd, "--print-shim-path"))
         return print_shim_path();
     if (cmd[0] == '-')

@@ -1,5 +1,6 @@
 /* Value axes for scope-likwid plot (plot_axis.h). */
 #include "plot_axis.h"
+#include "plot_safe.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -61,7 +62,7 @@ void sl_plot_axis(sl_buf *b, double lo, double hi, double x0, double x1, double 
             break;
         if (fabs(v) < step * 1e-9)
             v = 0;
-        double x = x0 + (v - lo) / span * (x1 - x0);
+        double x = sl_plot_coord(x0 + (v - lo) / span * (x1 - x0));
         sl_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, y_top, x,
                       y_bottom);
         sl_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>", x, y_label,

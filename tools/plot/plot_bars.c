@@ -1,5 +1,6 @@
 /* Horizontal bar charts for scope-likwid plot (plot_bars.h). */
 #include "plot_bars.h"
+#include "plot_safe.h"
 
 #include <math.h>
 #include <string.h>
@@ -77,7 +78,8 @@ double sl_plot_bars(sl_buf *b, const sl_bar_group *groups, size_t ngroups, doubl
             sl_buf_puts(b, "</text>");
             if (isfinite(bar->value)) {
                 double xv = X_BARS + (bar->value - lo) / span * (x1 - X_BARS);
-                double x = xv < x_zero ? xv : x_zero, w = fabs(xv - x_zero);
+                double x = sl_plot_coord(xv < x_zero ? xv : x_zero);
+                double w = sl_plot_coord(fabs(xv - x_zero));
                 sl_buf_printf(b, "<rect class=\"c%zu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\"/>",
                               gr->colour, x, y, w, BAR_H);
                 sl_buf_printf(b, "<text class=\"v\" x=\"%.0f\" y=\"%.1f\">%s", x1 + 6, y + BAR_H - 1,

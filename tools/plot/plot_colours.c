@@ -1,6 +1,7 @@
 /* Region colours for scope-likwid plot (plot_colours.h): golden-angle hues,
  * so any number of regions gets distinguishable neighbours. */
 #include "plot_colours.h"
+#include "plot_safe.h"
 
 #include <errno.h>
 #include <math.h>
@@ -68,7 +69,7 @@ int sl_plot_colours_build(sl_plot_colours *c, const sl_runset *set)
         for (size_t i = 0; i < tm->nregions; i++) {
             o[i].idx = i;
             for (size_t t = 0; t < tm->regions[i].nthreads; t++)
-                o[i].total += tm->regions[i].total_ns[t];
+                o[i].total = sl_sat_add(o[i].total, tm->regions[i].total_ns[t]);
         }
         qsort(o, tm->nregions, sizeof *o, by_total_cmp);
         for (size_t i = 0; i < tm->nregions; i++)

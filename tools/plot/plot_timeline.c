@@ -1,5 +1,6 @@
 /* Per-call timelines for scope-likwid plot (plot_timeline.h). */
 #include "plot_timeline.h"
+#include "plot_safe.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 
 static int64_t duration(const sl_timing_region *r, size_t c)
 {
-    int64_t d = r->end_times[c] - r->start_times[c];
+    int64_t d = sl_sat_sub(r->end_times[c], r->start_times[c]);
     return d > 0 ? d : 0;
 }
 
@@ -219,7 +220,7 @@ double sl_plot_timeline(sl_buf *b, const sl_run *run, sl_tl_select *sel,
     size_t n = 0;
     for (size_t i = 0; i < tm->nregions; i++) {
         n += tm->regions[i].ncalls;
-        st->shim_dropped += tm->regions[i].dropped_calls;
+        st->shim_dropped = sl_sat_add(st->shim_dropped, tm->regions[i].dropped_calls);
     }
     st->recorded = n;
     if (!n)
@@ -262,7 +263,7 @@ double sl_plot_timeline(sl_buf *b, const sl_run *run, sl_tl_select *sel,
             if (d == sel->threshold)
                 sel->ties--;
             const int64_t *row = bsearch(&r->call_threads[c], tids, nrows, sizeof *tids, cmp_i64);
-            calls[m++] = (struct call){r->start_times[c], r->start_times[c] + d,
+            calls[m++] = (struct call){r->start_times[c], sl_sat_add(r->start_times[c], d),
                                        (size_t)(row - tids), i, colour, 0};
             per_region[i]++;
         }
@@ -275,7 +276,7 @@ double sl_plot_timeline(sl_buf *b, const sl_run *run, sl_tl_select *sel,
     }
     qsort(calls, m, sizeof *calls, cmp_draw);
 
-    double x1 = width - 16, span_ms = (double)(t1 - t0) / 1e6;
+    double x1 = width - 16, span_ms = ((double)t1 - (double)t0) / 1e6;
     if (!(span_ms > 0))
         span_ms = 1e-6;
     double px_per_ns = (x1 - X_ROWS) / (span_ms * 1e6);
@@ -301,8 +302,8 @@ double sl_plot_timeline(sl_buf *b, const sl_run *run, sl_tl_select *sel,
         }
         double h = CALL_H - 6.0 * c->depth;
         h = h < 3 ? 3 : h;
-        double x = X_ROWS + (double)(c->start - t0) * px_per_ns;
-        double w = (double)(c->end - c->start) * px_per_ns;
+        double x = sl_plot_coord(X_ROWS + ((double)c->start - (double)t0) * px_per_ns);
+        double w = sl_plot_coord(((double)c->end - (double)c->start) * px_per_ns);
         double y = TOP + (double)c->row * ROW_H + (ROW_H - h) / 2;
         sl_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\"/>", x, y,
                       w < 0.5 ? 0.5 : w, h);

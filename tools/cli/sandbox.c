@@ -1,0 +1,282 @@
+/* Crash isolation for the reading subcommands (sandbox.h). libhdf5 does not
+ * defend itself against every damaged file (docs/RELIABILITY.md): whatever
+ * it does on one, the child dies or is killed, and this process prints one
+ * line naming the file instead of a partial output. */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <valgrind/valgrind.h>
+
+/* Under ASan or TSan the address space holds the shadow memory (terabytes,
+ * reserved, not used): an address-space limit would stop the tool at start. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SL_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SL_SANITIZED 1
+#endif
+#endif
+#ifndef SL_SANITIZED
+#define SL_SANITIZED 0
+#endif
+
+#define MIB ((size_t)1 << 20)
+#define READING_MAX 4096
+
+static char *reading;        /* shared with the child: the input being read */
+static size_t mem_limit;     /* the child's RLIMIT_AS, 0: none */
+
+void sl_sandbox_reading(const char *path)
+{
+    if (!reading)
+        return;
+    size_t n = strlen(path);
+    if (n >= READING_MAX)
+        n = READING_MAX - 1;
+    memcpy(reading, path, n);
+    reading[n] = '\0';
+}
+
+size_t sl_sandbox_mem_limit(void)
+{
+    return mem_limit;
+}
+
+/* A non-negative number from the environment, or def when unset or bad. */
+static double env_num(const char *name, double def)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return def;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    return errno || *end || !(v >= 0) || v > 1e9 ? def : v;
+}
+
+/* The input files among the arguments: every existing regular file that is
+ * not the value of -o/--output. Their total size scales the limits. */
+static size_t inputs(int argc, char **argv, const char **first, int *count)
+{
+    size_t total = 0;
+    *first = NULL;
+    *count = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+            i++;
+            continue;
+        }
+        struct stat st;
+        if (argv[i][0] == '-' || stat(argv[i], &st) || !S_ISREG(st.st_mode))
+            continue;
+        if (!*first)
+            *first = argv[i];
+        ++*count;
+        total += (size_t)st.st_size;
+    }
+    return total;
+}
+
+static size_t sat_add(size_t a, size_t b)
+{
+    return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+static size_t sat_mul(size_t a, size_t b)
+{
+    return b && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
+static void set_limit(int what, size_t v)
+{
+    struct rlimit rl = {(rlim_t)v, (rlim_t)v};
+    struct rlimit old;
+    if (!getrlimit(what, &old) && old.rlim_max != RLIM_INFINITY && old.rlim_max < rl.rlim_max)
+        rl.rlim_cur = rl.rlim_max = old.rlim_max; /* never above the hard limit */
+    setrlimit(what, &rl);
+}
+
+/* Copies everything written to fd (from its start) to out. */
+static void pass_on(int fd, int out)
+{
+    char buf[1 << 16];
+    if (lseek(fd, 0, SEEK_SET) < 0)
+        return;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(out, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                return;
+            off += w;
+        }
+    }
+}
+
+/* Waits for the child until the deadline (secs 0: none); 1 when it had to
+ * be killed. */
+static int wait_child(pid_t pid, const sigset_t *chld, double secs, int *status)
+{
+    struct timespec end, now;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    end.tv_sec += (time_t)secs;
+    end.tv_nsec += (long)((secs - (double)(time_t)secs) * 1e9);
+    if (end.tv_nsec >= 1000000000L) {
+        end.tv_sec++;
+        end.tv_nsec -= 1000000000L;
+    }
+    for (;;) {
+        pid_t w = waitpid(pid, status, WNOHANG);
+        if (w == pid)
+            return 0;
+        if (w < 0 && errno != EINTR)
+            return 0; /* cannot happen: SIGCHLD is not ignored here */
+        if (secs <= 0) {
+            sigwaitinfo(chld, NULL);
+            continue;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        struct timespec left = {end.tv_sec - now.tv_sec, end.tv_nsec - now.tv_nsec};
+        if (left.tv_nsec < 0) {
+            left.tv_sec--;
+            left.tv_nsec += 1000000000L;
+        }
+        if (left.tv_sec < 0) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+                ;
+            return 1;
+        }
+        sigtimedwait(chld, NULL, &left);
+    }
+}
+
+static int child(sl_sandbox_fn fn, int argc, char **argv, pid_t parent, const sigset_t *old,
+                 int out, int err, size_t mem, size_t fsize)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* the parent killed (timeout(1)): so is the work */
+    if (getppid() != parent)
+        _exit(1);
+    sigprocmask(SIG_SETMASK, old, NULL);
+    set_limit(RLIMIT_CORE, 0);
+    if (mem)
+        set_limit(RLIMIT_AS, mem);
+    if (fsize)
+        set_limit(RLIMIT_FSIZE, fsize);
+    if (dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0)
+        _exit(1);
+    close(out);
+    close(err);
+    int rc = fn(argc, argv);
+    exit(rc); /* exit, not _exit: stdio flushed, sanitizers' exit checks run */
+}
+
+int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv)
+{
+    const char *off = getenv("SCOPE_LIKWID_SANDBOX");
+    if (off && !strcmp(off, "0"))
+        return fn(argc, argv);
+    const char *first;
+    int count;
+    size_t total = inputs(argc, argv, &first, &count);
+    double secs = env_num("SCOPE_LIKWID_READ_TIMEOUT", 60);
+    double mem_mib = env_num("SCOPE_LIKWID_READ_MEMORY", -1);
+    size_t mem = mem_mib >= 0 ? (size_t)(mem_mib * (double)MIB)
+                              : sat_add(256 * MIB, sat_mul(16, total));
+    if (SL_SANITIZED || RUNNING_ON_VALGRIND)
+        mem = 0; /* their own address-space use is not the tool's */
+    double out_mib = env_num("SCOPE_LIKWID_READ_OUTPUT", -1);
+    size_t fsize = out_mib > 0 ? (size_t)(out_mib * (double)MIB)
+                               : sat_add(256 * MIB, sat_mul(64, total));
+
+    int out = memfd_create("scope-likwid-stdout", MFD_CLOEXEC);
+    int err = memfd_create("scope-likwid-stderr", MFD_CLOEXEC);
+    reading = mmap(NULL, READING_MAX, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (out < 0 || err < 0 || reading == MAP_FAILED) {
+        /* no isolation possible: do the work here rather than not at all */
+        if (out >= 0)
+            close(out);
+        if (err >= 0)
+            close(err);
+        reading = NULL;
+        return fn(argc, argv);
+    }
+    reading[0] = '\0';
+    signal(SIGCHLD, SIG_DFL); /* an inherited SIG_IGN would reap the child for us */
+    sigset_t chld, old;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, &old);
+    fflush(NULL);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        mem_limit = mem;
+        child(fn, argc, argv, parent, &old, out, err, mem, fsize);
+    }
+    int status = 0, killed = 0;
+    if (pid > 0)
+        killed = wait_child(pid, &chld, secs, &status);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    int rc;
+    if (pid < 0) {
+        fprintf(stderr, "scope-likwid: %s: cannot start the reading process: %s\n", argv[0],
+                strerror(errno));
+        rc = 1;
+    } else if (!killed && WIFEXITED(status)) {
+        pass_on(out, STDOUT_FILENO);
+        pass_on(err, STDERR_FILENO);
+        rc = WEXITSTATUS(status);
+    } else {
+        /* the file being read when it happened, else the inputs named */
+        char what[96];
+        int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+        if (killed)
+            snprintf(what, sizeof what, "no answer in %g s", secs);
+        else if (sig == SIGXFSZ)
+            snprintf(what, sizeof what, "output larger than %g MiB",
+                     out_mib > 0 ? out_mib : (double)(fsize / MIB));
+        else
+            snprintf(what, sizeof what, "killed by signal %d while reading", sig);
+        const char *file = reading[0] ? reading : count == 1 ? first : NULL;
+        if (file)
+            fprintf(stderr, "scope-likwid: %s: %s: damaged (%s)\n", argv[0], file, what);
+        else if (count) {
+            /* several inputs, none opened yet: all of them */
+            fprintf(stderr, "scope-likwid: %s:", argv[0]);
+            for (int i = 1, n = 0; i < argc; i++) {
+                struct stat st;
+                if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output"))
+                    i++;
+                else if (argv[i][0] != '-' && !stat(argv[i], &st) && S_ISREG(st.st_mode))
+                    fprintf(stderr, "%s %s", n++ ? "," : "", argv[i]);
+            }
+            fprintf(stderr, ": damaged (%s)\n", what);
+        } else /* before any input was opened */
+            fprintf(stderr, "scope-likwid: %s: %s\n", argv[0], what);
+        rc = 1;
+    }
+    close(out);
+    close(err);
+    munmap(reading, READING_MAX);
+    reading = NULL;
+    return rc;
+}
