@@ -13,7 +13,8 @@
  *                                timing region with these per-thread calls,
  *                                total, min, max ns taken as they are (any
  *                                int64, no arithmetic) and one call sample
- *   a NAME VALUE                 the rank's pid, hostname, origin_unix_ns
+ *   a NAME VALUE                 the rank's mpi_rank, pid, hostname,
+ *                                origin_unix_ns
  *                                or its metadata (mpi_size, omp_num_threads,
  *                                start_time_ns, finalize_time_ns,
  *                                working_directory, user, SLURM_*)
@@ -156,6 +157,8 @@ static int attr(sl_run *run, char **w, size_t nw)
     sl_run_meta *m = &run->meta;
     if (!strcmp(n, SL_H5N_pid))
         run->pid = i;
+    else if (!strcmp(n, SL_H5N_mpi_rank))
+        run->mpi_rank = i;
     else if (!strcmp(n, SL_H5N_origin_unix_ns))
         run->timing.origin_unix_ns = i;
     else if (!strcmp(n, SL_H5N_mpi_size))
