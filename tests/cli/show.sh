@@ -10,7 +10,9 @@ check_rc 0 "convert one.txt"
 sl table1 show one.h5
 check_rc 0 "show one.h5"
 cat >"$TMP/table1.want" <<'WANT'
-Rank 0 (mpi_rank -1, pid -1)
+Run (omp_num_threads 2)
+
+Rank 0 (group rank0, mpi_rank -1, pid -1)
 LIKWID status: marker_file: converted from one.txt by scope-likwid convert
 LIKWID counters (source marker_file)
 Group 0
@@ -72,7 +74,9 @@ check_grep "$TMP/conv2.out" "wrote rescue.h5" "convert a rescue file"
 sl table2 show rescue.h5
 check_rc 0 "show rescue.h5"
 cat >"$TMP/table2.want" <<'WANT'
-Rank 2 (mpi_rank 2, pid 4242, host node01, /bin/app)
+Run (host node01)
+
+Rank 2 (group rank2, mpi_rank 2, pid 4242, host node01, /bin/app)
 LIKWID status: full_api
 LIKWID counters (source full_api)
 Group 0: FLOPS_DP
@@ -118,8 +122,14 @@ for rank, section, gid, gname, tag, thread, cpu, row, value in rows[1:]:
     if section == "run":
         if row in ("mpi_rank", "pid"):
             assert int(value) == r[row], (row, value)
-        elif row in ("hostname", "executable", "command_line", "likwid_status"):
+        elif row in ("executable", "command_line", "likwid_status"):
             assert value == r[row], (row, value)
+        elif row in ("rank_group", "hostname", "merged_from", "merged_from_group"):
+            # the origin: unknown (never merged, no host) is "" in CSV, null in JSON
+            assert value == (r[row] or ""), (row, value, r[row])
+        elif row.startswith("metadata "):
+            m = doc["metadata"][row[9:]]
+            assert m is not None and value == str(m), (row, value, m)
         elif row == "likwid_source":
             assert value == (r["likwid"]["source"] if r["likwid"] else "none")
         elif row.startswith("env "):

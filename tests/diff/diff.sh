@@ -36,8 +36,8 @@ EOF
 # 1. a file against itself: everything same, exit 0
 sl same diff base.h5 base.h5 --csv
 check_rc 0 "same file"
-check_line same.out "0,solve,timing,,,time/call,ms,median,1,1,0,1,1,same" "same: solve"
-check_line same.out "0,setup,timing,,,time/call,ms,mean,2,2,0,,,same" "same: setup (mean)"
+check_line same.out "rank0,solve,timing,,,time/call,ms,median,1,1,0,1,1,same" "same: solve"
+check_line same.out "rank0,setup,timing,,,time/call,ms,mean,2,2,0,,,same" "same: setup (mean)"
 check_last_err "scope-likwid: diff: nothing slower by more than 10%" "same: summary"
 
 # 2. solve 50% slower: exit 1, the row says slower
@@ -49,8 +49,8 @@ m setup 4 8000000
 EOF
 sl slow50 diff base.h5 slow50.h5 --threshold 10% --csv
 check_rc 1 "50% slower"
-check_line slow50.out "0,solve,timing,,,time/call,ms,median,1,1.5,50,1,1.5,slower" "50% slower: solve"
-check_line slow50.out "0,io,timing,,,time/call,ms,median,2,2,0,2,2,same" "50% slower: io"
+check_line slow50.out "rank0,solve,timing,,,time/call,ms,median,1,1.5,50,1,1.5,slower" "50% slower: solve"
+check_line slow50.out "rank0,io,timing,,,time/call,ms,median,2,2,0,2,2,same" "50% slower: io"
 check_last_err "scope-likwid: diff: 1 of 3 comparisons slower by more than 10%" "50% slower: summary"
 # the table says it too
 sl slow50t diff base.h5 slow50.h5 --threshold 10%
@@ -70,7 +70,7 @@ m setup 4 8000000
 EOF
 sl slow5 diff base.h5 slow5.h5 --csv
 check_rc 0 "5% slower"
-check_line slow5.out "0,solve,timing,,,time/call,ms,median,1,1.05,5,1,1.05,same" "5% slower: solve same"
+check_line slow5.out "rank0,solve,timing,,,time/call,ms,median,1,1.05,5,1,1.05,same" "5% slower: solve same"
 for thr in 10% 10 10.0% 5.5; do
     sl slow5t diff base.h5 slow5.h5 --threshold "$thr"
     check_rc 0 "5% slower, threshold $thr"
@@ -89,8 +89,8 @@ m setup 4 4000000
 EOF
 sl fast diff base.h5 fast.h5 --csv
 check_rc 0 "faster"
-check_line fast.out "0,solve,timing,,,time/call,ms,median,1,0.5,-50,1,0.5,faster" "faster: solve"
-check_line fast.out "0,setup,timing,,,time/call,ms,mean,2,1,-50,,,faster" "faster: setup"
+check_line fast.out "rank0,solve,timing,,,time/call,ms,median,1,0.5,-50,1,0.5,faster" "faster: solve"
+check_line fast.out "rank0,setup,timing,,,time/call,ms,mean,2,1,-50,,,faster" "faster: setup"
 
 # 5. regions and ranks in one file only: reported, exit 0
 mk other.h5 <<'EOF'
@@ -103,12 +103,12 @@ t solve 1000000
 EOF
 sl only diff base.h5 other.h5 --csv
 check_rc 0 "regions in one file only"
-check_line only.out "0,setup,timing,,,time/call,ms,mean,2,,,,,only in base" "only in base"
-check_line only.out "0,newphase,timing,,,time/call,ms,median,,3,,,3,only in new" "only in new"
-check_line only.out "1,(whole rank),,,,,,,,,,,,only in new" "rank only in new"
+check_line only.out "rank0,setup,timing,,,time/call,ms,mean,2,,,,,only in base" "only in base"
+check_line only.out "rank0,newphase,timing,,,time/call,ms,median,,3,,,3,only in new" "only in new"
+check_line only.out "rank1,(whole rank),,,,,,,,,,,,only in new" "rank only in new"
 sl onlyr diff other.h5 base.h5 --csv
 check_rc 0 "rank only in base"
-check_line onlyr.out "1,(whole rank),,,,,,,,,,,,only in base" "rank only in base"
+check_line onlyr.out "rank1,(whole rank),,,,,,,,,,,,only in base" "rank only in base"
 
 # 6. median, not mean, when both have samples: one slow outlier call more
 #    (mean +50%, median unchanged) is "same"; without samples on one side
@@ -127,17 +127,17 @@ m solve 5 15000000
 EOF
 sl median diff out_b.h5 out_n.h5 --csv
 check_rc 0 "outlier: median"
-check_line median.out "0,solve,timing,,,time/call,ms,median,1,1,0,1,1,same" "outlier: median same"
+check_line median.out "rank0,solve,timing,,,time/call,ms,median,1,1,0,1,1,same" "outlier: median same"
 sl mean diff out_b.h5 out_m.h5 --csv
 check_rc 1 "outlier: mean"
-check_line mean.out "0,solve,timing,,,time/call,ms,mean,1.6,3,87.5,,,slower" "outlier: mean slower"
+check_line mean.out "rank0,solve,timing,,,time/call,ms,mean,1.6,3,87.5,,,slower" "outlier: mean slower"
 # even count: median of the middle two
 mk even.h5 <<'EOF'
 rank 0
 t solve 1000000 2000000 4000000 9000000
 EOF
 sl even diff even.h5 even.h5 --csv
-check_line even.out "0,solve,timing,,,time/call,ms,median,3,3,0,1,1,same" "even count median"
+check_line even.out "rank0,solve,timing,,,time/call,ms,median,3,3,0,1,1,same" "even count median"
 
 # 7. LIKWID: runtime per call of the slowest thread, and --metric (thread mean)
 mk lw_b.h5 <<'EOF'
@@ -154,11 +154,11 @@ l solve 1 MEM 4.0,1.0 4,2
 EOF
 sl lw diff lw_b.h5 lw_n.h5 --metric MFLOP/s --metric CPI --metric Nothing --csv
 check_rc 1 "likwid runtime slower"
-check_line lw.out "0,solve,likwid,0,FLOPS_DP,runtime/call,s,max thread,1,2,100,,,slower" "likwid runtime g0"
-check_line lw.out "0,solve,likwid,0,FLOPS_DP,MFLOP/s,,thread mean,150,300,100,,,higher" "metric higher"
-check_line lw.out "0,solve,likwid,0,FLOPS_DP,CPI,,thread mean,1,1,0,,,same" "metric same"
-check_line lw.out "0,solve,likwid,1,MEM,runtime/call,s,max thread,1,1,0,,,same" "likwid runtime g1 per call"
-check_line lw.out "0,solve,timing,,,time/call,ms,median,1,1,0,1,1,same" "likwid file: timing too"
+check_line lw.out "rank0,solve,likwid,0,FLOPS_DP,runtime/call,s,max thread,1,2,100,,,slower" "likwid runtime g0"
+check_line lw.out "rank0,solve,likwid,0,FLOPS_DP,MFLOP/s,,thread mean,150,300,100,,,higher" "metric higher"
+check_line lw.out "rank0,solve,likwid,0,FLOPS_DP,CPI,,thread mean,1,1,0,,,same" "metric same"
+check_line lw.out "rank0,solve,likwid,1,MEM,runtime/call,s,max thread,1,1,0,,,same" "likwid runtime g1 per call"
+check_line lw.out "rank0,solve,timing,,,time/call,ms,median,1,1,0,1,1,same" "likwid file: timing too"
 check_grep lw.err "metric 'Nothing' is in no region compared" "unknown metric said"
 # a metric going up alone does not fail the comparison
 mk lw_m.h5 <<'EOF'
@@ -173,7 +173,7 @@ check_grep lwm.out "|  higher |" "metric higher in table"
 # LIKWID data on one side only: regions only in new, not fatal
 sl lw1 diff base.h5 lw_b.h5 --csv
 check_rc 0 "likwid only in new"
-check_line lw1.out "0,solve,likwid,0,FLOPS_DP,runtime/call,s,max thread,,1,,,,only in new" "likwid region only in new"
+check_line lw1.out "rank0,solve,likwid,0,FLOPS_DP,runtime/call,s,max thread,,1,,,,only in new" "likwid region only in new"
 
 # 8. JSON carries the same rows
 sl json diff base.h5 slow50.h5 --json
@@ -192,6 +192,43 @@ setup = [r for r in d["rows"] if r["region"] == "setup"][0]
 assert setup["base_min"] is None and setup["group_id"] is None, setup
 PYEOF
 fi
+
+# 8b. runs paired by origin, not group number: merging a merged file again
+# renumbers its groups (pc.h5 comes before z1.h5 and takes rank0), the
+# pairs stay
+for x in a:1000000 b:5000000 c:9000000; do
+    printf 'rank 0\na mpi_rank -1\nt solve %s\n' "${x#*:}" | "$MK" "p${x%%:*}.h5" >/dev/null ||
+        fail "mk_result p${x%%:*}.h5"
+done
+sl m1 merge -o z1.h5 pa.h5 pb.h5
+check_rc 0 "merge m1"
+sl m2 merge -o m2.h5 pc.h5 z1.h5
+check_rc 0 "merge m2"
+sl paired diff z1.h5 m2.h5 --csv
+check_rc 0 "merged again: nothing slower"
+check_line paired.out "rank0/rank2,solve,timing,,,time/call,ms,median,1,1,0,1,1,same" "pa's run found as rank2"
+check_line paired.out "rank1,solve,timing,,,time/call,ms,median,5,5,0,5,5,same" "pb's run kept rank1"
+check_line paired.out "rank0,(whole rank),,,,,,,,,,,,only in new" "pc's run only in new"
+CHECKS=$((CHECKS + 1))
+[ "$(wc -l <"$TMP/paired.out")" -eq 4 ] || fail "merged again: 3 rows expected: $(cat "$TMP/paired.out")"
+# the other way round: the same pairs, from the new side
+sl paired2 diff m2.h5 z1.h5 --csv
+check_rc 0 "merged again, reversed"
+check_line paired2.out "rank2/rank0,solve,timing,,,time/call,ms,median,1,1,0,1,1,same" "reversed: rank2 with rank0"
+check_line paired2.out "rank0,(whole rank),,,,,,,,,,,,only in base" "reversed: pc's run only in base"
+# an origin twice (a merged file merged with its copy): the k-th run of an
+# MPI rank with the k-th, the copies only in new
+cp z1.h5 z1copy.h5
+sl m3 merge -o m3.h5 z1.h5 z1copy.h5
+check_rc 0 "merge m3"
+sl twice diff z1.h5 m3.h5 --csv
+check_rc 0 "origin twice"
+check_line twice.out "rank0,solve,timing,,,time/call,ms,median,1,1,0,1,1,same" "origin twice: first with first"
+check_line twice.out "rank1,solve,timing,,,time/call,ms,median,5,5,0,5,5,same" "origin twice: second with second"
+check_line twice.out "rank2,(whole rank),,,,,,,,,,,,only in new" "origin twice: copy only in new"
+# a serial run against MPI rank 0 (nothing else to pair): by group number
+sl serial diff base.h5 pa.h5 --csv
+check_line serial.out "rank0,solve,timing,,,time/call,ms,median,1,1,0,1,1,same" "serial run with MPI rank 0"
 
 # 9. usage errors: exit 2
 for thr in abc -5 10%% "" 5x inf nan; do

@@ -56,7 +56,7 @@ has show_json.out "\"calls\":$MIN,\"total_ns\":$MIN" "show --json: low saturates
 has export_csv.out ",2,$MAX,$MAX,$MIN,$MAX,0" "export: huge saturates"
 has export_json.out "\"timing_calls\":$MIN,\"timing_total_ns\":$MIN" "export --json: low saturates"
 # a call sample whose end - start overflows: the difference saturates
-has diff_csv.out "0,low,timing,,,time/call,ms,median,-9223372036854.775," "diff: end - start saturates"
+has diff_csv.out "rank0,low,timing,,,time/call,ms,median,-9223372036854.775," "diff: end - start saturates"
 # NaN and Inf as such in tables and CSV, null in JSON
 has show.out "|                    nan |                    inf |" "show: nan, inf"
 has show.out "| M           |                   -inf |" "show: -inf"

@@ -13,6 +13,11 @@
  *                                timing region with these per-thread calls,
  *                                total, min, max ns taken as they are (any
  *                                int64, no arithmetic) and one call sample
+ *   a NAME VALUE                 the rank's mpi_rank, pid, hostname,
+ *                                origin_unix_ns
+ *                                or its metadata (mpi_size, omp_num_threads,
+ *                                start_time_ns, finalize_time_ns,
+ *                                working_directory, user, SLURM_*)
  * In TAG (and GNAME) %XX is the byte of hex XX, for control bytes.
  * Prints the name written. Exit 0, or 1 with a message. */
 #include <errno.h>
@@ -23,6 +28,7 @@
 #include "diag.h"
 #include "h5write.h"
 #include "run.h"
+#include "schema.h"
 
 #define MAX_RUNS 64
 #define MAX_VALS 4096
@@ -141,6 +147,41 @@ static int raw_timing(sl_run *run, char **w, size_t nw)
     return 0;
 }
 
+/* "a NAME VALUE": one of the run's attributes or its metadata */
+static int attr(sl_run *run, char **w, size_t nw)
+{
+    if (nw != 2)
+        return -EINVAL;
+    const char *n = w[0], *v = w[1];
+    int64_t i = strtoll(v, NULL, 10);
+    sl_run_meta *m = &run->meta;
+    if (!strcmp(n, SL_H5N_pid))
+        run->pid = i;
+    else if (!strcmp(n, SL_H5N_mpi_rank))
+        run->mpi_rank = i;
+    else if (!strcmp(n, SL_H5N_origin_unix_ns))
+        run->timing.origin_unix_ns = i;
+    else if (!strcmp(n, SL_H5N_mpi_size))
+        m->mpi_size = i;
+    else if (!strcmp(n, SL_H5N_omp_num_threads))
+        m->omp_num_threads = i;
+    else if (!strcmp(n, SL_H5N_start_time_ns))
+        m->start_time_ns = i;
+    else if (!strcmp(n, SL_H5N_finalize_time_ns))
+        m->finalize_time_ns = i;
+    else if (!strcmp(n, SL_H5N_hostname))
+        return sl_set_string(&run->hostname, v);
+    else if (!strcmp(n, SL_H5N_working_directory))
+        return sl_set_string(&m->working_directory, v);
+    else if (!strcmp(n, SL_H5N_user))
+        return sl_set_string(&m->user, v);
+    else if (!strncmp(n, SL_H5N_SLURM_, strlen(SL_H5N_SLURM_)))
+        return sl_run_meta_add_var(m, n, v);
+    else
+        return -EINVAL;
+    return 0;
+}
+
 static int likwid(sl_run *run, char **w, size_t nw)
 {
     static double times[MAX_VALS], calls[MAX_VALS], vals[MAX_VALS];
@@ -221,8 +262,10 @@ int main(int argc, char **argv)
             rc = likwid(run, words + 1, nw - 1);
         else if (!strcmp(words[0], "x"))
             rc = raw_timing(run, words + 1, nw - 1);
+        else if (!strcmp(words[0], "a"))
+            rc = attr(run, words + 1, nw - 1);
         if (rc)
-            return fail("bad directive: expected rank, t, m, l or x (see mk_result.c)", lineno);
+            return fail("bad directive: expected rank, t, m, l, x or a (see mk_result.c)", lineno);
     }
     sl_diag diag;
     sl_diag_init(&diag);

@@ -3,8 +3,9 @@
    check_export.py FILE.h5 EXPORT.csv EXPORT.json
 The result file is read with h5py, the export with pandas (read_csv,
 read_json) and, for exact text, with the csv and json modules. Every cell is
-compared: columns in the documented order, one row per (rank, region,
-group, thread) plus timing-only regions, events per label and thread,
+compared: columns in the documented order (the rank's origin: group name,
+pid, merged_from and merged_from_group, empty when never merged), one row
+per (rank, region, group, thread) plus timing-only regions, events per label and thread,
 metrics, cpus, times, call counts, timing totals. Exit 77 when h5py or
 pandas is missing, 1 on the first disagreement."""
 import csv
@@ -20,8 +21,10 @@ except ImportError as e:  # not counted as a pass: one line naming the package
     print("SKIP: %s missing (Debian package python3-%s)" % (e.name, e.name))
     sys.exit(77)
 
-FIXED = ["rank", "mpi_rank", "hostname", "tag", "region", "group_id", "group_name", "source",
-         "thread_index", "cpu", "call_count", "time_s"]
+FIXED = ["rank", "mpi_rank", "rank_group", "pid", "merged_from", "merged_from_group", "hostname",
+         "tag", "region", "group_id", "group_name", "source", "thread_index", "cpu", "call_count",
+         "time_s"]
+NRUN = FIXED.index("group_id")  # the cells every row has
 TIMING = ["timing_threads", "timing_calls", "timing_total_ns", "timing_min_ns", "timing_max_ns",
           "timing_dropped_calls"]
 
@@ -73,7 +76,9 @@ def expected(path):
     rows = []
     for ri, (rank, rk) in enumerate(ranks):
         a = f[rk].attrs
-        base = [rank, int(a["mpi_rank"]), s(a["hostname"])]
+        # a rank that was never merged has no origin: empty cells
+        origin = [s(a[k]) if k in a else None for k in ("merged_from", "merged_from_group")]
+        base = [rank, int(a["mpi_rank"]), rk, int(a["pid"])] + origin + [s(a["hostname"])]
         timing = {}
         for name in f[rk]["timing/regions"]:
             t = f[rk]["timing/regions"][name]
@@ -112,7 +117,7 @@ def expected(path):
         for key, (name, t) in timing.items():
             if key in lw_tags:
                 continue
-            rows.append(base + [s(t.attrs["tag"]), name] + [None] * (len(FIXED) - 5 + len(ev) + len(met))
+            rows.append(base + [s(t.attrs["tag"]), name] + [None] * (len(FIXED) - NRUN + len(ev) + len(met))
                         + timing_cells(key))
     return header, rows
 
@@ -204,7 +209,8 @@ def main():
             same_json(v, w, "JSON object %d key %s" % (i, k))
     # pandas: what a user gets
     # float_precision: pandas' default float parser is not exact
-    df = pd.read_csv(csv_path, keep_default_na=False, na_values=[""], float_precision="round_trip", dtype={"hostname": str, "tag": str,
+    df = pd.read_csv(csv_path, keep_default_na=False, na_values=[""], float_precision="round_trip", dtype={"hostname": str, "tag": str, "rank_group": str,
+                     "merged_from": str, "merged_from_group": str,
                      "region": str, "group_name": str, "source": str})
     # precise_float: pandas' default JSON float parser is not exact
     dj = pd.read_json(json_path, orient="records", dtype=False, precise_float=True)

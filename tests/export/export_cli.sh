@@ -8,11 +8,11 @@ make_rescue rescue.h5
 sl csv export rescue.h5 --format csv
 check_rc 0 "export csv"
 cat >"$TMP/csv.want" <<'WANT'
-rank,mpi_rank,hostname,tag,region,group_id,group_name,source,thread_index,cpu,call_count,time_s,event:INSTR,event:CYCLES,metric:CPI,timing_threads,timing_calls,timing_total_ns,timing_min_ns,timing_max_ns,timing_dropped_calls
-2,2,node01,setup,setup,0,FLOPS_DP,full_api,0,1,1,0.25,2,,,,,,,,
-2,2,node01,solve,solve,0,FLOPS_DP,full_api,0,0,3,1,1000000000,100,1.5,2,4,4000000,500000,1500000,0
-2,2,node01,solve,solve,0,FLOPS_DP,full_api,1,1,1,0.5,1234.5,nan,3,2,4,4000000,500000,1500000,0
-2,2,node01,never,never,,,,,,,,,,,1,0,0,,,2
+rank,mpi_rank,rank_group,pid,merged_from,merged_from_group,hostname,tag,region,group_id,group_name,source,thread_index,cpu,call_count,time_s,event:INSTR,event:CYCLES,metric:CPI,timing_threads,timing_calls,timing_total_ns,timing_min_ns,timing_max_ns,timing_dropped_calls
+2,2,rank2,4242,,,node01,setup,setup,0,FLOPS_DP,full_api,0,1,1,0.25,2,,,,,,,,
+2,2,rank2,4242,,,node01,solve,solve,0,FLOPS_DP,full_api,0,0,3,1,1000000000,100,1.5,2,4,4000000,500000,1500000,0
+2,2,rank2,4242,,,node01,solve,solve,0,FLOPS_DP,full_api,1,1,1,0.5,1234.5,nan,3,2,4,4000000,500000,1500000,0
+2,2,rank2,4242,,,node01,never,never,,,,,,,,,,,1,0,0,,,2
 WANT
 check_same "$TMP/csv.want" "$TMP/csv.out" "CSV of the rescue file"
 
@@ -20,10 +20,10 @@ sl json export rescue.h5 --format json
 check_rc 0 "export json"
 cat >"$TMP/json.want" <<'WANT'
 [
-{"rank":2,"mpi_rank":2,"hostname":"node01","tag":"setup","region":"setup","group_id":0,"group_name":"FLOPS_DP","source":"full_api","thread_index":0,"cpu":1,"call_count":1,"time_s":0.25,"event:INSTR":2,"event:CYCLES":null,"metric:CPI":null,"timing_threads":null,"timing_calls":null,"timing_total_ns":null,"timing_min_ns":null,"timing_max_ns":null,"timing_dropped_calls":null},
-{"rank":2,"mpi_rank":2,"hostname":"node01","tag":"solve","region":"solve","group_id":0,"group_name":"FLOPS_DP","source":"full_api","thread_index":0,"cpu":0,"call_count":3,"time_s":1,"event:INSTR":1000000000,"event:CYCLES":100,"metric:CPI":1.5,"timing_threads":2,"timing_calls":4,"timing_total_ns":4000000,"timing_min_ns":500000,"timing_max_ns":1500000,"timing_dropped_calls":0},
-{"rank":2,"mpi_rank":2,"hostname":"node01","tag":"solve","region":"solve","group_id":0,"group_name":"FLOPS_DP","source":"full_api","thread_index":1,"cpu":1,"call_count":1,"time_s":0.5,"event:INSTR":1234.5,"event:CYCLES":null,"metric:CPI":3,"timing_threads":2,"timing_calls":4,"timing_total_ns":4000000,"timing_min_ns":500000,"timing_max_ns":1500000,"timing_dropped_calls":0},
-{"rank":2,"mpi_rank":2,"hostname":"node01","tag":"never","region":"never","group_id":null,"group_name":null,"source":null,"thread_index":null,"cpu":null,"call_count":null,"time_s":null,"event:INSTR":null,"event:CYCLES":null,"metric:CPI":null,"timing_threads":1,"timing_calls":0,"timing_total_ns":0,"timing_min_ns":null,"timing_max_ns":null,"timing_dropped_calls":2}
+{"rank":2,"mpi_rank":2,"rank_group":"rank2","pid":4242,"merged_from":null,"merged_from_group":null,"hostname":"node01","tag":"setup","region":"setup","group_id":0,"group_name":"FLOPS_DP","source":"full_api","thread_index":0,"cpu":1,"call_count":1,"time_s":0.25,"event:INSTR":2,"event:CYCLES":null,"metric:CPI":null,"timing_threads":null,"timing_calls":null,"timing_total_ns":null,"timing_min_ns":null,"timing_max_ns":null,"timing_dropped_calls":null},
+{"rank":2,"mpi_rank":2,"rank_group":"rank2","pid":4242,"merged_from":null,"merged_from_group":null,"hostname":"node01","tag":"solve","region":"solve","group_id":0,"group_name":"FLOPS_DP","source":"full_api","thread_index":0,"cpu":0,"call_count":3,"time_s":1,"event:INSTR":1000000000,"event:CYCLES":100,"metric:CPI":1.5,"timing_threads":2,"timing_calls":4,"timing_total_ns":4000000,"timing_min_ns":500000,"timing_max_ns":1500000,"timing_dropped_calls":0},
+{"rank":2,"mpi_rank":2,"rank_group":"rank2","pid":4242,"merged_from":null,"merged_from_group":null,"hostname":"node01","tag":"solve","region":"solve","group_id":0,"group_name":"FLOPS_DP","source":"full_api","thread_index":1,"cpu":1,"call_count":1,"time_s":0.5,"event:INSTR":1234.5,"event:CYCLES":null,"metric:CPI":3,"timing_threads":2,"timing_calls":4,"timing_total_ns":4000000,"timing_min_ns":500000,"timing_max_ns":1500000,"timing_dropped_calls":0},
+{"rank":2,"mpi_rank":2,"rank_group":"rank2","pid":4242,"merged_from":null,"merged_from_group":null,"hostname":"node01","tag":"never","region":"never","group_id":null,"group_name":null,"source":null,"thread_index":null,"cpu":null,"call_count":null,"time_s":null,"event:INSTR":null,"event:CYCLES":null,"metric:CPI":null,"timing_threads":1,"timing_calls":0,"timing_total_ns":0,"timing_min_ns":null,"timing_max_ns":null,"timing_dropped_calls":2}
 ]
 WANT
 check_same "$TMP/json.want" "$TMP/json.out" "JSON of the rescue file"
@@ -60,7 +60,7 @@ sl tconv convert t.wire -o t.h5
 check_rc 0 "convert a timing-only rescue file"
 sl tcsv export t.h5 --format csv
 check_rc 0 "export a timing-only file"
-check_grep "$TMP/tcsv.out" "0,-1,h,only,only,,,,,,,,1,2,30,10,20,0" "timing-only row"
+check_grep "$TMP/tcsv.out" "0,-1,rank0,1,,,h,only,only,,,,,,,,1,2,30,10,20,0" "timing-only row"
 
 # usage errors: exit 2, one line
 for args in "rescue.h5" "rescue.h5 --format xml" "rescue.h5 --format" "--format csv" \

@@ -40,7 +40,15 @@ samples)
 fixture)
     "$SL_SAMPLE_WRITER" "$TMP/fixture.h5" >/dev/null || fail "sample writer failed"
     cross fixture "$TMP/fixture.h5"
-    files=fixture
+    # merged with a copy: every rank gains its origin, the copies new numbers
+    cp "$TMP/fixture.h5" "$TMP/copy.h5"
+    (cd "$TMP" && "$SL_CLI" merge -o merged.h5 fixture.h5 copy.h5 >/dev/null 2>&1) ||
+        fail "merge fixture.h5 copy.h5"
+    cross merged "$TMP/merged.h5"
+    CHECKS=$((CHECKS + 1))
+    grep -q '^[0-9]*,3,rank[0-9]*,4245,copy.h5,rank3,' "$TMP/merged.csv.out" ||
+        fail "merged: no row with the origin of copy.h5's rank3: $(head -c 600 "$TMP/merged.csv.out")"
+    files="fixture merged"
     ;;
 sim|nocount)
     if [ -z "$SL_SOLVER" ] || { [ "$MODE" = sim ] && [ -z "$SL_SIM_PERFCTR" ]; }; then
@@ -70,7 +78,7 @@ sim|nocount)
         # full_api: event names, metrics and timing on the solver's rows
         check_grep "$TMP/sim.csv.out" "metric:" "sim: metric columns"
         CHECKS=$((CHECKS + 1))
-        grep -q '^0,-1,[^,]*,solve-step,solve-step,0,FLOPS_DP,full_api,1,1,20,' "$TMP/sim.csv.out" ||
+        grep -q '^0,-1,rank0,[0-9]*,,,[^,]*,solve-step,solve-step,0,FLOPS_DP,full_api,1,1,20,' "$TMP/sim.csv.out" ||
             fail "sim: no full_api row of solve-step thread 1: $(head -c 600 "$TMP/sim.csv.out")"
         CHECKS=$((CHECKS + 1))
         [ "$(grep -c ',solve-step,solve-step,.*,2,40,[0-9]*,[0-9]*,[0-9]*,0$' "$TMP/sim.csv.out")" = 2 ] ||

@@ -12,7 +12,9 @@ make_rescue rescue.h5
 sl sum show rescue.h5 --threads sum
 check_rc 0 "--threads sum"
 cat >"$TMP/sum.want" <<'WANT'
-Rank 2 (mpi_rank 2, pid 4242, host node01, /bin/app)
+Run (host node01)
+
+Rank 2 (group rank2, mpi_rank 2, pid 4242, host node01, /bin/app)
 LIKWID status: full_api
 LIKWID counters (source full_api)
 Group 0: FLOPS_DP

@@ -89,7 +89,7 @@ CHECKS=$((CHECKS + 1))
 check_grep show1.out "other" "show merged: rank2's region"
 sl d1 diff job.h5 job.h5 --csv
 check_rc 0 "diff merged with itself"
-check_grep d1.out "2,other,timing," "diff: rank 2 matched"
+check_grep d1.out "rank2,other,timing," "diff: rank 2 matched"
 have_h5py=0
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import h5py' 2>/dev/null && have_h5py=1
 # origins: "file:group:mpi_rank" of every rank group, in order
@@ -182,7 +182,7 @@ CHECKS=$((CHECKS + 1))
 [ "$(grep -c '^Rank ' "$TMP/show5.out")" -eq 3 ] || fail "show format-1 merged: 3 ranks expected: $(grep '^Rank ' "$TMP/show5.out")"
 sl d5 diff "$V1/merged.h5" fromv1.h5 --csv
 check_rc 0 "diff format-1 with format-2"
-check_grep d5.out "2,other,timing," "diff: format-1 rank0.1 paired with its copy"
+check_grep d5.out "rank0.1/rank2,other,timing," "diff: format-1 rank0.1 paired with its copy (group names differ)"
 
 # 5. bad inputs: exit 1, no output, no temporary file left
 mkdir bad

@@ -150,7 +150,7 @@ if [ -n "$SRC" ] && available show; then
     [ "$(rc_of show)" = 0 ] || { fail "scope-likwid show job.h5 exited $(rc_of show): expected 0"; show_run show; }
     r=0
     while [ "$r" -lt "$NP" ]; do
-        grep -q "^Rank $r (mpi_rank $r," "$T/show.out" || fail "show job.h5 does not show 'Rank $r (mpi_rank $r, ...'"
+        grep -q "^Rank $r (group rank$r, mpi_rank $r," "$T/show.out" || fail "show job.h5 does not show 'Rank $r (group rank$r, mpi_rank $r, ...'"
         r=$((r + 1))
     done
     run showjson "$SL_CLI" show --json "$SRC"

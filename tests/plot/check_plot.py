@@ -85,7 +85,10 @@ def load(path):
         for name in names:
             g = f[name]
             r = {"rank": int(name[4:]), "status": s(g.attrs["likwid_status"]),
-                 "hostname": s(g.attrs["hostname"]), "timing": [], "likwid": []}
+                 "hostname": s(g.attrs["hostname"]), "timing": [], "likwid": [],
+                 "group": name, "mpi_rank": int(g.attrs["mpi_rank"]), "pid": int(g.attrs["pid"]),
+                 "from": (s(g.attrs["merged_from"]), s(g.attrs["merged_from_group"]))
+                 if "merged_from" in g.attrs else None}
             tr = g["timing/regions"]
             for idx, k in enumerate(tr):
                 x = tr[k]
@@ -111,6 +114,41 @@ def load(path):
             r["has_likwid"] = "likwid" in g
             ranks.append(r)
     return ranks
+
+
+def load_meta(path):
+    """/metadata's attributes as the report shows them, plus total_time_ns."""
+    with h5py.File(path, "r") as f:
+        if "metadata" not in f:
+            return {}
+        m = {k: s(v) if isinstance(v, (str, bytes)) else int(v) for k, v in f["metadata"].attrs.items()}
+    if "start_time_ns" in m and "finalize_time_ns" in m and m["finalize_time_ns"] >= m["start_time_ns"]:
+        m["total_time_ns"] = m["finalize_time_ns"] - m["start_time_ns"]
+    return m
+
+
+def check_origin(root, ranks, meta, svg):
+    """Each rank's title says its origin; the report's header the /metadata."""
+    if svg:
+        heads = [text_of(x) for x in root.iter("text") if "h2" in cls(x)]
+    else:
+        heads = [text_of(x) for x in root.iter("h2")]
+    for r in ranks:
+        want = "Rank %d (group %s, mpi_rank %d, pid %d" % (r["rank"], r["group"], r["mpi_rank"], r["pid"])
+        mine = [h for h in heads if h.startswith(want)]
+        if len(mine) != 1:
+            fail("rank %d: no title starting %r: %s" % (r["rank"], want, heads))
+        elif r["from"] and (", from %s:%s" % tuple(text(x) for x in r["from"])) not in mine[0]:
+            fail("rank %d: title %r lacks 'from %s:%s'" % ((r["rank"], mine[0]) + r["from"]))
+        elif not r["from"] and ", from " in mine[0]:
+            fail("rank %d: title %r says 'from' but the rank was never merged" % (r["rank"], mine[0]))
+    if meta and "Run (metadata)" not in heads:
+        fail("no 'Run (metadata)' heading for the file's /metadata: %s" % heads)
+    alltext = text_of(root)
+    for k, v in meta.items():
+        shown = "%s: %s" % (k, text(str(v), 160)) if svg else text(str(v))
+        if shown not in alltext:
+            fail("/metadata %s = %r not in the report's header" % (k, v))
 
 
 def default_metric(ranks):
@@ -315,6 +353,7 @@ def main():
             total = sum(len(reg["durs"]) for r in ranks for reg in r["timing"])
             if drawn != min(total, cap):
                 fail("timeline: %d calls drawn in all, expected min(%d calls, cap %d)" % (drawn, total, cap))
+        check_origin(root, ranks, load_meta(h5), svg)
         alltext = text_of(root)
         for r in ranks:
             st = text(r["status"], 160 if svg else 0)

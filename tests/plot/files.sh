@@ -15,6 +15,15 @@ expect_rc 0 "fixture svg" && check fx.svg fx.h5 --svg
 grep_in fx.html 'node\xFF01' "non-UTF-8 host name shown as \\xHH"
 grep_in fx.html 'tab\x09here' "control byte in a tag shown as \\xHH"
 
+# a merged file: every rank's title names the input and group it came from
+cp fx.h5 fxcopy.h5
+"$SL_CLI" merge -o fxm.h5 fx.h5 fxcopy.h5 >/dev/null 2>&1 || fail "merge fx.h5 fxcopy.h5"
+plot fxm fxm.h5
+expect_rc 0 "merged fixture" && check fxm.html fxm.h5
+grep_in fxm.html ', from fxcopy.h5:rank3)' "merged: the copy's origin in its title"
+plot fxmsvg fxm.h5 -o fxm.svg
+expect_rc 0 "merged fixture svg" && check fxm.svg fxm.h5 --svg
+
 rescue aw.h5 --awkward 10 2 3
 plot aw aw.h5
 expect_rc 0 "awkward tags" && check aw.html aw.h5

@@ -21,6 +21,12 @@ static const char usage[] =
     "thread (\"tag@cpuN\" when the region ran on several CPUs), rows call count,\n"
     "runtime, events and metrics (\"-\": no value). Then the shim's timing per\n"
     "region: calls, total, mean, min, max, and problems counted at close.\n"
+    "Each rank's title says where it came from: \"Rank N (group rankN,\n"
+    "mpi_rank M, pid P, host H, from FILE:GROUP, EXECUTABLE)\" (from: the\n"
+    "input and group a merged rank was first merged from). When the file has\n"
+    "/metadata, a first line says when, where and how big the run was:\n"
+    "\"Run (timestamp, host, mpi_size, omp_num_threads, total time, working\n"
+    "directory, user, SLURM_JOB_ID)\", the fields the file knows.\n"
     "\n"
     "Filters (the same for the table, --csv and --json; repeat an option to\n"
     "give several values, any of which may match):\n"
@@ -45,10 +51,18 @@ static const char usage[] =
     "A value that matches nothing in the file (no such rank, no region\n"
     "matching, no such group, event or metric) is an error (exit 1) whose\n"
     "one-line message lists what the file has.\n"
-    "\n"
+    "\n";
+/* the output formats (a second string: C99 compilers need only 4095 bytes) */
+static const char usage_formats[] =
     "  --csv    one CSV table (RFC 4180), columns\n"
     "           rank,section,group_id,group_name,tag,thread,cpu,row,value\n"
-    "           section \"run\": the rank's attributes (row = name);\n"
+    "           section \"run\": the rank's attributes (row = name): rank_group\n"
+    "           (its group name), mpi_rank, pid, hostname, merged_from,\n"
+    "           merged_from_group (empty unless merged), executable, ...;\n"
+    "           then \"metadata NAME\" for each field the file's /metadata\n"
+    "           knows (timestamp, hostname, mpi_size, omp_num_threads,\n"
+    "           total_cores, start_time_ns, finalize_time_ns, total_time_ns,\n"
+    "           working_directory, user, SLURM_*), on every rank;\n"
     "           section \"likwid\": one line per region, thread (index on the\n"
     "           file's thread axis), row (\"call count\", \"runtime [s]\", each\n"
     "           event label, each metric); cpu = the CPU of that thread;\n"
@@ -58,8 +72,11 @@ static const char usage[] =
     "           thread (thread = OS thread id): calls, total_ns, min_ns, max_ns.\n"
     "           Numbers are exact (shortest form that reads back the same);\n"
     "           nan, inf, -inf as such; empty value: no value.\n"
-    "  --json   one JSON document: {\"file\", \"ranks\": [{rank, mpi_rank, pid,\n"
-    "           hostname, executable, command_line, likwid_status, likwid_env,\n"
+    "  --json   one JSON document: {\"file\", \"metadata\": null (no /metadata)\n"
+    "           or {the fields above, null when unknown}, \"ranks\": [{rank,\n"
+    "           rank_group, mpi_rank, pid, hostname, merged_from,\n"
+    "           merged_from_group (null unless merged), executable,\n"
+    "           command_line, likwid_status, likwid_env,\n"
     "           \"likwid\": null or {source, groups: [{group_id, group_name,\n"
     "           regions: [{tag, group_id, group_name, source, cpus, call_counts,\n"
     "           times, event_labels, events (E x T), metric_names, metrics}]}]},\n"
@@ -122,6 +139,7 @@ static int parse_args(int argc, char **argv, sl_show_format *fmt, sl_show_filter
             return SL_EXIT_USAGE;
         if (c == 'h') {
             fputs(usage, stdout);
+            fputs(usage_formats, stdout);
             return SL_EXIT_OK;
         }
         if (c == 'C' || c == 'J') {

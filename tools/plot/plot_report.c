@@ -1,5 +1,6 @@
-/* The report of scope-likwid plot (plot_report.h): lays out the header and
- * the three charts of every rank, in HTML or as one standalone SVG. */
+/* The report of scope-likwid plot (plot_report.h): lays out the header
+ * (plot_header.c) and the three charts of every rank, in HTML or as one
+ * standalone SVG. */
 #include "plot_report.h"
 
 #include <errno.h>
@@ -7,17 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "labels.h"
 #include "plot_axis.h"
 #include "plot_bars.h"
 #include "plot_colours.h"
+#include "plot_header.h"
 #include "plot_timeline.h"
 #include "region_order.h"
 #include "schema.h"
 
-#define WIDTH 1100.0
 
 static const char css_svg[] =
     "text{font:11px sans-serif;fill:#222}"
@@ -34,118 +34,6 @@ static const char css_html[] =
     "table.attrs td{font-family:monospace;white-space:pre-wrap;word-break:break-all}"
     "svg.chart{display:block}\n";
 
-/* ---- output shared by HTML and SVG ------------------------------------ */
-
-struct out {
-    sl_buf *b;
-    int svg;
-    double y;           /* SVG: where the next element goes */
-};
-
-static void heading(struct out *o, int level, const char *text)
-{
-    if (o->svg) {
-        o->y += level == 1 ? 24 : level == 2 ? 30 : 24;
-        sl_buf_printf(o->b, "<text class=\"h%d\" x=\"4\" y=\"%.1f\">", level, o->y);
-        sl_buf_text(o->b, text, strlen(text), 0);
-        sl_buf_puts(o->b, "</text>\n");
-        o->y += 4;
-    } else {
-        sl_buf_printf(o->b, "<h%d>", level);
-        sl_buf_text(o->b, text, strlen(text), 0);
-        sl_buf_printf(o->b, "</h%d>\n", level);
-    }
-}
-
-/* A line of text (any bytes; cut at max_chars in SVG, which cannot wrap). */
-static void note(struct out *o, const char *text)
-{
-    if (o->svg) {
-        o->y += 16;
-        sl_buf_printf(o->b, "<text class=\"note\" x=\"4\" y=\"%.1f\">", o->y);
-        sl_buf_text(o->b, text, strlen(text), 180);
-        sl_buf_puts(o->b, "</text>\n");
-    } else {
-        sl_buf_puts(o->b, "<p class=\"note\">");
-        sl_buf_text(o->b, text, strlen(text), 0);
-        sl_buf_puts(o->b, "</p>\n");
-    }
-}
-
-static void chart(struct out *o, const char *cls, const sl_buf *body, double height)
-{
-    if (o->svg) {
-        o->y += 8;
-        sl_buf_printf(o->b, "<svg class=\"chart %s\" x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" "
-                            "viewBox=\"0 0 %.0f %.0f\">\n",
-                      cls, o->y, WIDTH, height, WIDTH, height);
-        o->y += height;
-    } else {
-        sl_buf_printf(o->b, "<svg class=\"chart %s\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
-                      cls, WIDTH, height, WIDTH, height);
-    }
-    if (body->len)
-        sl_buf_put(o->b, body->data, body->len);
-    if (body->failed)
-        o->b->failed = 1;
-    sl_buf_puts(o->b, "\n</svg>\n");
-}
-
-/* ---- header -------------------------------------------------------------- */
-
-static void attr_row(struct out *o, const char *name, const char *value)
-{
-    if (o->svg) {
-        char line[64];
-        snprintf(line, sizeof line, "%s: ", name);
-        o->y += 15;
-        sl_buf_printf(o->b, "<text class=\"note\" x=\"4\" y=\"%.1f\">%s", o->y, line);
-        sl_buf_text(o->b, value, strlen(value), 160);
-        sl_buf_puts(o->b, "</text>\n");
-        return;
-    }
-    sl_buf_puts(o->b, "<tr><th>");
-    sl_buf_text(o->b, name, strlen(name), 0);
-    sl_buf_puts(o->b, "</th><td>");
-    sl_buf_text(o->b, value, strlen(value), 0);
-    sl_buf_puts(o->b, "</td></tr>\n");
-}
-
-static void header(struct out *o, const sl_run *run)
-{
-    char t[160];
-    snprintf(t, sizeof t, "Rank %lld", (long long)run->rank);
-    heading(o, 2, t);
-    if (!o->svg)
-        sl_buf_puts(o->b, "<table class=\"attrs\">\n");
-    snprintf(t, sizeof t, "%lld", (long long)run->mpi_rank);
-    attr_row(o, SL_H5N_mpi_rank, t);
-    snprintf(t, sizeof t, "%lld", (long long)run->pid);
-    attr_row(o, SL_H5N_pid, t);
-    attr_row(o, SL_H5N_hostname, run->hostname);
-    attr_row(o, SL_H5N_executable, run->executable);
-    attr_row(o, SL_H5N_command_line, run->command_line);
-    attr_row(o, SL_H5N_likwid_status, run->likwid_status);
-    attr_row(o, "likwid source", sl_source_name(run->likwid.source));
-    attr_row(o, SL_H5N_clock, run->timing.clock ? run->timing.clock : "");
-    if (run->timing.origin_unix_ns) {
-        time_t s = (time_t)(run->timing.origin_unix_ns / 1000000000);
-        struct tm tmv;
-        char when[64] = "";
-        if (gmtime_r(&s, &tmv))
-            strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tmv);
-        snprintf(t, sizeof t, "%lld ns (%s)", (long long)run->timing.origin_unix_ns, when);
-        attr_row(o, "clock origin", t);
-    }
-    for (size_t i = 0; i < run->nenv; i++) {
-        char name[80];
-        snprintf(name, sizeof name, "%.70s", run->env[i].name);
-        attr_row(o, name, run->env[i].value);
-    }
-    if (!o->svg)
-        sl_buf_puts(o->b, "</table>\n");
-}
-
 /* ---- (a) region time per thread ------------------------------------------ */
 
 static void free_groups(sl_bar_group *g, size_t n)
@@ -155,15 +43,15 @@ static void free_groups(sl_bar_group *g, size_t n)
     free(g);
 }
 
-static int times_chart(struct out *o, const sl_run *run, const sl_plot_colours *col)
+static int times_chart(sl_plot_out *o, const sl_run *run, const sl_plot_colours *col)
 {
     const sl_timing *tm = &run->timing;
-    heading(o, 3, "Region time per thread");
+    sl_plot_heading(o, 3, "Region time per thread");
     if (!tm->nregions) {
-        note(o, "No timed regions.");
+        sl_plot_note(o, "No timed regions.");
         return 0;
     }
-    note(o, "The shim's timing: total time of each region in each thread (calls in brackets), "
+    sl_plot_note(o, "The shim's timing: total time of each region in each thread (calls in brackets), "
             "regions costliest first.");
     struct sl_cost_key *c = calloc(tm->nregions, sizeof *c);
     sl_bar_group *g = calloc(tm->nregions, sizeof *g);
@@ -199,8 +87,8 @@ static int times_chart(struct out *o, const sl_run *run, const sl_plot_colours *
     if (!rc) {
         sl_buf body;
         sl_buf_init(&body);
-        double h = sl_plot_bars(&body, g, tm->nregions, WIDTH, "total per thread [ms]");
-        chart(o, SL_H5N_times, &body, h);
+        double h = sl_plot_bars(&body, g, tm->nregions, SL_PLOT_WIDTH, "total per thread [ms]");
+        sl_plot_chart(o, SL_H5N_times, &body, h);
         sl_buf_free(&body);
     }
     free_groups(g, tm->nregions);
@@ -210,20 +98,20 @@ static int times_chart(struct out *o, const sl_run *run, const sl_plot_colours *
 
 /* ---- (b) timeline ---------------------------------------------------------- */
 
-static int timeline_chart(struct out *o, const sl_run *run, sl_tl_select *sel,
+static int timeline_chart(sl_plot_out *o, const sl_run *run, sl_tl_select *sel,
                           const sl_plot_colours *col, size_t cap)
 {
-    heading(o, 3, "Timeline of the recorded calls");
+    sl_plot_heading(o, 3, "Timeline of the recorded calls");
     sl_buf body;
     sl_buf_init(&body);
     sl_tl_stats st;
-    double h = sl_plot_timeline(&body, run, sel, col, WIDTH, &st);
+    double h = sl_plot_timeline(&body, run, sel, col, SL_PLOT_WIDTH, &st);
     int rc = body.failed ? -ENOMEM : 0;
     char t[400];
     if (!rc && !st.recorded) {
         snprintf(t, sizeof t, "No per-call samples in this rank%s.",
                  st.shim_dropped ? " (the shim kept none: SCOPE_LIKWID_MAX_CALLS)" : "");
-        note(o, t);
+        sl_plot_note(o, t);
     } else if (!rc) {
         int n = snprintf(t, sizeof t, "Drew %zu of %zu recorded calls", st.drawn, st.recorded);
         if (st.drawn < st.recorded)
@@ -235,8 +123,8 @@ static int timeline_chart(struct out *o, const sl_run *run, sl_tl_select *sel,
                           "; the shim counted %lld more calls without keeping their times "
                           "(SCOPE_LIKWID_MAX_CALLS)", (long long)st.shim_dropped);
         snprintf(t + n, sizeof t - (size_t)n, ". One row per thread; nested calls are drawn thinner.");
-        note(o, t);
-        chart(o, "timeline", &body, h);
+        sl_plot_note(o, t);
+        sl_plot_chart(o, "timeline", &body, h);
     }
     sl_buf_free(&body);
     return rc;
@@ -297,18 +185,18 @@ static const char *default_metric(const sl_runset *set)
     return "runtime";
 }
 
-static int metric_chart(struct out *o, const sl_run *run, const char *metric,
+static int metric_chart(sl_plot_out *o, const sl_run *run, const char *metric,
                         const sl_plot_colours *col)
 {
     const sl_likwid *lw = &run->likwid;
     char t[400];
     if (lw->source == SL_SOURCE_NONE) {
-        heading(o, 3, "Counters");
-        note(o, "No counter data in this rank (see likwid_status above).");
+        sl_plot_heading(o, 3, "Counters");
+        sl_plot_note(o, "No counter data in this rank (see likwid_status above).");
         return 0;
     }
     snprintf(t, sizeof t, "Counters: %s", metric);
-    heading(o, 3, t);
+    sl_plot_heading(o, 3, t);
     size_t *c = sl_likwid_order(lw);  /* show's order */
     sl_bar_group *g = calloc(lw->nregions ? lw->nregions : 1, sizeof *g);
     if (!c || !g) {
@@ -351,13 +239,13 @@ static int metric_chart(struct out *o, const sl_run *run, const char *metric,
         if (missing)
             snprintf(t + n, sizeof t - (size_t)n, "; %zu region%s without this value not shown", missing,
                      missing == 1 ? "" : "s");
-        note(o, t);
+        sl_plot_note(o, t);
         if (ng) {
             sl_buf body;
             sl_buf_init(&body);
             const char *unit = !strcmp(metric, "runtime") ? "runtime [s]" : metric;
-            double h = sl_plot_bars(&body, g, ng, WIDTH, unit);
-            chart(o, "metric", &body, h);
+            double h = sl_plot_bars(&body, g, ng, SL_PLOT_WIDTH, unit);
+            sl_plot_chart(o, "metric", &body, h);
             sl_buf_free(&body);
         }
     }
@@ -408,7 +296,7 @@ int sl_plot_report(sl_buf *out, const sl_runset *set, const sl_plot_opts *opts)
     /* SVG: the body first (its height is known only at the end) */
     sl_buf body;
     sl_buf_init(&body);
-    struct out o = {opts->svg ? &body : out, opts->svg, 0};
+    sl_plot_out o = {opts->svg ? &body : out, opts->svg, 0};
     if (!opts->svg) {
         sl_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>\n"
                          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -420,22 +308,23 @@ int sl_plot_report(sl_buf *out, const sl_runset *set, const sl_plot_opts *opts)
         sl_plot_colours_css(&col, out);
         sl_buf_puts(out, "</style></head>\n<body>\n");
     }
-    heading(&o, 1, "scope-likwid report");
+    sl_plot_heading(&o, 1, "scope-likwid report");
     char t[200];
     snprintf(t, sizeof t, "%zu rank%s in ", set->nruns, set->nruns == 1 ? "" : "s");
     sl_buf line;
     sl_buf_init(&line);
     sl_buf_puts(&line, t);
     sl_buf_puts(&line, opts->title);
-    note(&o, line.failed ? "" : line.data);
+    sl_plot_note(&o, line.failed ? "" : line.data);
     sl_buf_free(&line);
-    int rc = 0;
+    int rc = sl_plot_meta_header(&o, &set->meta);
     for (size_t r = 0; r < set->nruns && !rc; r++) {
         const sl_run *run = &set->runs[r];
         if (!opts->svg)
             sl_buf_printf(out, "<section class=\"rank\" id=\"rank%lld\">\n", (long long)run->rank);
-        header(&o, run);
-        rc = times_chart(&o, run, &col);
+        rc = sl_plot_rank_header(&o, run);
+        if (!rc)
+            rc = times_chart(&o, run, &col);
         if (!rc)
             rc = timeline_chart(&o, run, &sel, &col, opts->max_rects);
         if (!rc)
@@ -448,12 +337,12 @@ int sl_plot_report(sl_buf *out, const sl_runset *set, const sl_plot_opts *opts)
         sl_buf_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                            "viewBox=\"0 0 %.0f %.0f\">\n<title>scope-likwid: ",
-                      WIDTH, o.y, WIDTH, o.y);
+                      SL_PLOT_WIDTH, o.y, SL_PLOT_WIDTH, o.y);
         sl_buf_text(out, opts->title, strlen(opts->title), 200);
         sl_buf_printf(out, "</title>\n<style>%s", css_svg);
         sl_plot_colours_css(&col, out);
         sl_buf_printf(out, "</style>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\"/>\n",
-                      WIDTH, o.y);
+                      SL_PLOT_WIDTH, o.y);
         if (body.len)
             sl_buf_put(out, body.data, body.len);
         if (body.failed)

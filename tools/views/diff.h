@@ -23,7 +23,8 @@ typedef enum sl_verdict {
 const char *sl_verdict_name(sl_verdict v);
 
 typedef struct sl_diff_row {
-    char *rank;             /* "3", or "0.1" for the second rank-0 group of a merged file */
+    char *rank;             /* the rank group's name ("rank3"); "rank1/rank4" when the
+                             * paired groups' names differ (base/new) */
     char *region;           /* displayable tag (stray bytes as \xHH) */
     int64_t group_id;       /* -1: the shim's timing */
     char *group_name;       /* "" for timing */
@@ -46,6 +47,11 @@ typedef struct sl_diff {
 int sl_diff_build(const sl_runset *base, const sl_runset *new_, double threshold,
                   char *const *metrics, size_t nmetrics, sl_diff *out);
 void sl_diff_free(sl_diff *d);
+
+/* The pairing of runs (diff_pair.c: by origin, then MPI rank, then group
+ * number): (*to_new)[i] is the index in new_ of base run i's partner, or
+ * SIZE_MAX; a new run nobody points at is only in new. 0 or -ENOMEM. */
+int sl_diff_pair(const sl_runset *base, const sl_runset *new_, size_t **to_new);
 
 /* The renderers (diff_render.c). The table replaces control bytes of the
  * region tags with '?' in place. base, new_: the files' names as JSON

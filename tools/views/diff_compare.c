@@ -1,11 +1,11 @@
-/* The comparison behind `scope-likwid diff`: ranks matched by number (the
- * k-th group of rank R in one file with the k-th in the other, for merged
- * files holding rank<R>.<k>), timing regions by exact tag bytes, LIKWID
- * regions by (tag bytes, group_id). */
+/* The comparison behind `scope-likwid diff`: runs paired by origin
+ * (diff_pair.c), timing regions by exact tag bytes, LIKWID regions by (tag
+ * bytes, group_id). */
 #include "diff.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,66 +304,82 @@ static int compare_likwid(sl_diff *d, const char *rank, const sl_likwid *b, cons
 
 /* ---- ranks ---------------------------------------------------------------- */
 
-/* The k-th run of rank R (runs are sorted by rank); NULL when none. */
-static const sl_run *find_run(const sl_runset *s, int64_t rank, size_t k)
+/* The run's group name ("rank<N>" when the reader left none). */
+static void group_text(char *buf, size_t len, const sl_run *r)
 {
-    for (size_t i = 0; i < s->nruns; i++)
-        if (s->runs[i].rank == rank && k-- == 0)
-            return &s->runs[i];
-    return NULL;
-}
-
-/* Which occurrence of its rank run i is (0 for the first). */
-static size_t occurrence(const sl_runset *s, size_t i)
-{
-    size_t k = 0;
-    while (k < i && s->runs[i - k - 1].rank == s->runs[i].rank)
-        k++;
-    return k;
-}
-
-static void rank_text(char *buf, size_t len, int64_t rank, size_t k)
-{
-    if (k)
-        snprintf(buf, len, "%lld.%zu", (long long)rank, k);
+    if (r->group && *r->group)
+        snprintf(buf, len, "%s", r->group);
     else
-        snprintf(buf, len, "%lld", (long long)rank);
+        snprintf(buf, len, "rank%lld", (long long)r->rank);
+}
+
+/* The rows' label: the group's name, "base/new" when the names differ. */
+static char *rank_label(const sl_run *b, const sl_run *n)
+{
+    char gb[200] = "", gn[200] = "";
+    if (b)
+        group_text(gb, sizeof gb, b);
+    if (n)
+        group_text(gn, sizeof gn, n);
+    size_t len = strlen(gb) + strlen(gn) + 2;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    if (b && n && strcmp(gb, gn))
+        snprintf(s, len, "%s/%s", gb, gn);
+    else
+        snprintf(s, len, "%s", b ? gb : gn);
+    /* stray bytes as \xHH, like every other text of the rows */
+    char *d = sl_tag_display(s, strlen(s));
+    free(s);
+    return d;
+}
+
+static int whole_rank(sl_diff *out, const char *rank, sl_verdict v)
+{
+    sl_diff_row *r = add_row(out, rank, NULL, 0, -1, "", "");
+    if (!r)
+        return -ENOMEM;
+    r->verdict = v;
+    return 0;
 }
 
 int sl_diff_build(const sl_runset *base, const sl_runset *new_, double threshold,
                   char *const *metrics, size_t nmetrics, sl_diff *out)
 {
     memset(out, 0, sizeof *out);
-    char rank[48];
-    int rc = 0;
+    size_t *to_new;
+    int rc = sl_diff_pair(base, new_, &to_new);
+    unsigned char *paired = rc ? NULL : calloc(new_->nruns ? new_->nruns : 1, 1);
+    if (!rc && !paired)
+        rc = -ENOMEM;
     for (size_t i = 0; !rc && i < base->nruns; i++) {
         const sl_run *b = &base->runs[i];
-        size_t k = occurrence(base, i);
-        const sl_run *n = find_run(new_, b->rank, k);
-        rank_text(rank, sizeof rank, b->rank, k);
-        if (!n) {
-            sl_diff_row *r = add_row(out, rank, NULL, 0, -1, "", "");
-            if (!r)
-                rc = -ENOMEM;
-            else
-                r->verdict = SL_V_ONLY_BASE;
-            continue;
+        const sl_run *n = to_new[i] == SIZE_MAX ? NULL : &new_->runs[to_new[i]];
+        char *rank = rank_label(b, n);
+        if (!rank) {
+            rc = -ENOMEM;
+            break;
         }
-        rc = compare_timing(out, rank, &b->timing, &n->timing, threshold);
-        if (!rc)
-            rc = compare_likwid(out, rank, &b->likwid, &n->likwid, threshold, metrics, nmetrics);
+        if (!n) {
+            rc = whole_rank(out, rank, SL_V_ONLY_BASE);
+        } else {
+            paired[to_new[i]] = 1;
+            rc = compare_timing(out, rank, &b->timing, &n->timing, threshold);
+            if (!rc)
+                rc = compare_likwid(out, rank, &b->likwid, &n->likwid, threshold, metrics, nmetrics);
+        }
+        free(rank);
     }
     for (size_t i = 0; !rc && i < new_->nruns; i++) {
-        size_t k = occurrence(new_, i);
-        if (find_run(base, new_->runs[i].rank, k))
+        if (paired[i])
             continue;
-        rank_text(rank, sizeof rank, new_->runs[i].rank, k);
-        sl_diff_row *r = add_row(out, rank, NULL, 0, -1, "", "");
-        if (!r)
-            rc = -ENOMEM;
-        else
-            r->verdict = SL_V_ONLY_NEW;
+        char *rank = rank_label(NULL, &new_->runs[i]);
+        rc = rank ? whole_rank(out, rank, SL_V_ONLY_NEW) : -ENOMEM;
+        free(rank);
     }
+    free(to_new);
+    free(paired);
     if (rc)
         sl_diff_free(out);
     return rc;

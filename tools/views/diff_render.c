@@ -91,7 +91,8 @@ void sl_diff_print_csv(FILE *f, const sl_diff *d)
           "base_min,new_min,verdict\n", f);
     for (size_t i = 0; i < d->n; i++) {
         const sl_diff_row *r = &d->rows[i];
-        fprintf(f, "%s,", r->rank);
+        sl_csv_field(f, r->rank);
+        fputc(',', f);
         sl_csv_field(f, r->region);
         fprintf(f, ",%s,", r->group_id >= 0 ? SL_H5N_likwid : (r->quantity[0] ? SL_H5N_timing : ""));
         if (r->group_id >= 0)

@@ -19,9 +19,12 @@
 #include "schema.h"
 
 static const char *const fixed_cols[] = {
-    SL_H5N_rank, SL_H5N_mpi_rank, SL_H5N_hostname, SL_H5N_tag, "region", SL_H5N_group_id, SL_H5N_group_name, SL_H5N_source,
-    "thread_index", "cpu", "call_count", "time_s",
+    SL_H5N_rank, SL_H5N_mpi_rank, "rank_group", SL_H5N_pid, SL_H5N_merged_from,
+    SL_H5N_merged_from_group, SL_H5N_hostname, SL_H5N_tag, "region", SL_H5N_group_id,
+    SL_H5N_group_name, SL_H5N_source, "thread_index", "cpu", "call_count", "time_s",
 };
+/* the cells run_cells fills; the LIKWID columns follow */
+#define NRUN 9
 #define NFIXED (sizeof fixed_cols / sizeof fixed_cols[0])
 static const char *const timing_cols[] = {
     "timing_threads", "timing_calls", "timing_total_ns", "timing_min_ns", "timing_max_ns",
@@ -251,16 +254,49 @@ static void timing_cells(cell *c, const sl_timing_region *t)
     c[5] = (cell){.kind = C_INT, .i = t->dropped_calls};
 }
 
-/* rank, mpi_rank, hostname, tag, region: the cells every row has. */
-static void run_cells(cell *c, const sl_run *run, const char *host, const char *tag, const char *name)
+/* rank ... hostname (host: displayable), tag, region: the cells every row
+ * has. The origin's strings are kept as displayable text in o (below). */
+struct origin {
+    char *group, *from, *from_group, *host;
+};
+
+static void run_cells(cell *c, const sl_run *run, const struct origin *org, const char *tag,
+                      const char *name)
 {
     for (size_t i = 0; i < NFIXED; i++)
         c[i] = (cell){.kind = C_EMPTY};
     c[0] = (cell){.kind = C_INT, .i = run->rank};
     c[1] = (cell){.kind = C_INT, .i = run->mpi_rank};
-    c[2] = (cell){.kind = C_STR, .s = host};
-    c[3] = (cell){.kind = C_STR, .s = tag};
-    c[4] = (cell){.kind = C_STR, .s = name};
+    c[2] = (cell){.kind = C_STR, .s = org->group};
+    c[3] = (cell){.kind = C_INT, .i = run->pid};
+    /* not merged: empty (JSON null), as the file has no such attribute */
+    if (*org->from)
+        c[4] = (cell){.kind = C_STR, .s = org->from};
+    if (*org->from_group)
+        c[5] = (cell){.kind = C_STR, .s = org->from_group};
+    c[6] = (cell){.kind = C_STR, .s = org->host};
+    c[7] = (cell){.kind = C_STR, .s = tag};
+    c[8] = (cell){.kind = C_STR, .s = name};
+}
+
+static void origin_free(struct origin *o)
+{
+    free(o->group);
+    free(o->from);
+    free(o->from_group);
+    free(o->host);
+}
+
+static int origin_of(const sl_run *run, struct origin *o)
+{
+    o->group = sl_tag_display(run->group, strlen(run->group));
+    o->from = sl_tag_display(run->merged_from, strlen(run->merged_from));
+    o->from_group = sl_tag_display(run->merged_from_group, strlen(run->merged_from_group));
+    o->host = sl_tag_display(run->hostname, strlen(run->hostname));
+    if (o->group && o->from && o->from_group && o->host)
+        return 0;
+    origin_free(o);
+    return -ENOMEM;
 }
 
 /* multi: the tag occurs with another group id in this run (FORMAT.md names). */
@@ -274,7 +310,7 @@ static int multi_group(const sl_likwid *lw, const sl_region *r)
     return 0;
 }
 
-static int likwid_rows(struct out *o, const sl_run *run, const char *host, const struct reg *g,
+static int likwid_rows(struct out *o, const sl_run *run, const struct origin *org, const struct reg *g,
                        size_t nev)
 {
     const sl_region *r = &run->likwid.regions[g->idx];
@@ -285,14 +321,14 @@ static int likwid_rows(struct out *o, const sl_run *run, const char *host, const
     const sl_timing_region *tr = timing_of(run, r->tag, r->tag_len);
     cell *c = o->cells;
     for (size_t t = 0; t < r->nthreads && !rc; t++) {
-        run_cells(c, run, host, tag, name);
-        c[5] = (cell){.kind = C_INT, .i = r->group_id};
-        c[6] = (cell){.kind = C_STR, .s = gname};
-        c[7] = (cell){.kind = C_STR, .s = sl_source_name(r->source)};
-        c[8] = (cell){.kind = C_INT, .i = (long long)t};
-        c[9] = (cell){.kind = C_INT, .i = r->cpus[t]};
-        c[10] = (cell){.kind = C_INT, .i = r->call_counts[t]};
-        c[11] = (cell){.kind = C_DBL, .d = r->times[t]};
+        run_cells(c, run, org, tag, name);
+        c[NRUN] = (cell){.kind = C_INT, .i = r->group_id};
+        c[NRUN + 1] = (cell){.kind = C_STR, .s = gname};
+        c[NRUN + 2] = (cell){.kind = C_STR, .s = sl_source_name(r->source)};
+        c[NRUN + 3] = (cell){.kind = C_INT, .i = (long long)t};
+        c[NRUN + 4] = (cell){.kind = C_INT, .i = r->cpus[t]};
+        c[NRUN + 5] = (cell){.kind = C_INT, .i = r->call_counts[t]};
+        c[NRUN + 6] = (cell){.kind = C_DBL, .d = r->times[t]};
         for (size_t i = NFIXED; i < o->ncols - NTIMING; i++)
             c[i] = (cell){.kind = C_EMPTY};
         for (size_t e = 0; e < r->nevents; e++)
@@ -309,7 +345,7 @@ static int likwid_rows(struct out *o, const sl_run *run, const char *host, const
     return rc;
 }
 
-static int timing_rows(struct out *o, const sl_run *run, const char *host)
+static int timing_rows(struct out *o, const sl_run *run, const struct origin *org)
 {
     for (size_t i = 0; i < run->timing.nregions; i++) {
         const sl_timing_region *t = &run->timing.regions[i];
@@ -322,7 +358,7 @@ static int timing_rows(struct out *o, const sl_run *run, const char *host)
             free(name);
             return -ENOMEM;
         }
-        run_cells(o->cells, run, host, tag, name);
+        run_cells(o->cells, run, org, tag, name);
         for (size_t k = NFIXED; k < o->ncols - NTIMING; k++)
             o->cells[k] = (cell){.kind = C_EMPTY};
         timing_cells(o->cells + o->ncols - NTIMING, t);
@@ -339,16 +375,16 @@ static int write_rows(struct out *o, const sl_runset *set, const struct reg *reg
     int rc = 0;
     for (size_t ri = 0; ri < set->nruns && !rc; ri++) {
         const sl_run *run = &set->runs[ri];
-        char *host = sl_tag_display(run->hostname, strlen(run->hostname));
-        if (!host)
+        struct origin org;
+        if (origin_of(run, &org))
             return -ENOMEM;
         /* regs is sorted by group id, then run: this run's share in that order */
         for (size_t k = 0; k < nregs && !rc; k++)
             if (regs[k].run == ri)
-                rc = likwid_rows(o, run, host, &regs[k], nev);
+                rc = likwid_rows(o, run, &org, &regs[k], nev);
         if (!rc)
-            rc = timing_rows(o, run, host);
-        free(host);
+            rc = timing_rows(o, run, &org);
+        origin_free(&org);
     }
     return rc;
 }

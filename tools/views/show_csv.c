@@ -8,6 +8,7 @@
 
 #include "csv_json.h"
 #include "names.h"
+#include "run_info.h"
 #include "table.h"
 #include "schema.h"
 
@@ -35,15 +36,17 @@ static void csv_run_attr(FILE *f, const sl_run *run, const char *name, const cha
     free(v);
 }
 
-int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const sl_show_view *v)
+int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const sl_show_view *v,
+                    const sl_infos *meta)
 {
     char b[SL_NUM_BUF], th[32], cpu[32], gid[32];
     long long rank = run->rank;
-    snprintf(b, sizeof b, "%lld", (long long)run->mpi_rank);
-    csv_run_attr(f, run, SL_H5N_mpi_rank, b);
-    snprintf(b, sizeof b, "%lld", (long long)run->pid);
-    csv_run_attr(f, run, SL_H5N_pid, b);
-    csv_run_attr(f, run, SL_H5N_hostname, run->hostname);
+    sl_infos origin;
+    if (sl_info_origin(run, &origin))
+        return -ENOMEM;
+    for (size_t i = 0; i < origin.n; i++)
+        csv_line(f, rank, "run", "", "", "", "", "", origin.v[i].name, origin.v[i].s);
+    sl_infos_free(&origin);
     csv_run_attr(f, run, SL_H5N_executable, run->executable);
     csv_run_attr(f, run, SL_H5N_command_line, run->command_line);
     csv_run_attr(f, run, SL_H5N_likwid_status, run->likwid_status);
@@ -56,6 +59,13 @@ int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const
     csv_run_attr(f, run, SL_H5N_clock, run->timing.clock);
     snprintf(b, sizeof b, "%lld", (long long)run->timing.origin_unix_ns);
     csv_run_attr(f, run, SL_H5N_origin_unix_ns, b);
+    /* the file's /metadata, the same on every rank: known fields only */
+    for (size_t i = 0; meta && i < meta->n; i++)
+        if (meta->v[i].known) {
+            char name[300];
+            snprintf(name, sizeof name, SL_H5N_metadata " %s", meta->v[i].name);
+            csv_line(f, rank, "run", "", "", "", "", "", name, meta->v[i].s);
+        }
 
     const sl_likwid *lw = &v->lw;
     int agg = flt->threads != SL_THREADS_ALL;

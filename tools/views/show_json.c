@@ -66,11 +66,31 @@ static void json_region(FILE *f, const sl_show_filter *flt, const sl_region *r, 
     fputs("]}", f);
 }
 
+void sl_show_json_infos(FILE *f, const sl_infos *in)
+{
+    for (size_t i = 0; i < in->n; i++) {
+        const sl_info *x = &in->v[i];
+        if (i)
+            fputc(',', f);
+        sl_json_string(f, x->name);
+        fputc(':', f);
+        if (!x->known)
+            fputs("null", f);
+        else if (x->is_int)
+            fprintf(f, "%lld", (long long)x->i);
+        else
+            sl_json_string(f, x->s);
+    }
+}
+
 int sl_show_run_json(FILE *f, const sl_run *run, const sl_show_filter *flt, const sl_show_view *v)
 {
-    fprintf(f, "{\"" SL_H5N_rank "\":%lld,\"" SL_H5N_mpi_rank "\":%lld,\"" SL_H5N_pid "\":%lld,\"" SL_H5N_hostname "\":", (long long)run->rank,
-            (long long)run->mpi_rank, (long long)run->pid);
-    sl_json_bytes(f, run->hostname);
+    sl_infos origin;
+    if (sl_info_origin(run, &origin))
+        return -ENOMEM;
+    fprintf(f, "{\"" SL_H5N_rank "\":%lld,", (long long)run->rank);
+    sl_show_json_infos(f, &origin);
+    sl_infos_free(&origin);
     fputs(",\"" SL_H5N_executable "\":", f);
     sl_json_bytes(f, run->executable);
     fputs(",\"" SL_H5N_command_line "\":", f);

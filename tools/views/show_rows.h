@@ -10,6 +10,7 @@
 
 #include "h5read.h"
 #include "run.h"
+#include "run_info.h"
 #include "show_filter.h"
 
 /* One timing region summed over its threads (sums saturate at the int64
@@ -53,9 +54,12 @@ char *sl_show_tag(const char *tag, size_t len, int for_table);
 /* The renderers of one run. 0 or -ENOMEM. */
 int sl_show_run_table(FILE *f, const sl_run *run, const sl_show_filter *flt,
                       const sl_show_view *v);
+/* meta: the file's /metadata (run_info.h), written on every rank's rows */
 int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt,
-                    const sl_show_view *v);
+                    const sl_show_view *v, const sl_infos *meta);
 int sl_show_run_json(FILE *f, const sl_run *run, const sl_show_filter *flt,
                      const sl_show_view *v);
+/* "name":value,... of infos (unknown values null), without braces */
+void sl_show_json_infos(FILE *f, const sl_infos *in);
 
 #endif

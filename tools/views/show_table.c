@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run_info.h"
 #include "table.h"
 
 static int show_group_table(FILE *f, const sl_show_filter *flt, const sl_show_view *v,
@@ -185,10 +186,15 @@ out:
 int sl_show_run_table(FILE *f, const sl_run *run, const sl_show_filter *flt, const sl_show_view *v)
 {
     char *status = sl_show_tag(run->likwid_status, strlen(run->likwid_status), 1);
-    fprintf(f, "Rank %lld (mpi_rank %lld, pid %lld%s%s%s%s)\n", (long long)run->rank,
-            (long long)run->mpi_rank, (long long)run->pid, *run->hostname ? ", host " : "",
-            run->hostname, *run->executable ? ", " : "", run->executable);
-    fprintf(f, "LIKWID status: %s\n", status ? status : "");
+    char *title = sl_info_rank_title(run, run->executable);
+    if (!status || !title) {
+        free(status);
+        free(title);
+        return -ENOMEM;
+    }
+    fprintf(f, "%s\n", title);
+    free(title);
+    fprintf(f, "LIKWID status: %s\n", status);
     free(status);
     int rc = 0;
     const sl_likwid *lw = &v->lw;
