@@ -1,7 +1,8 @@
-/* The LIKWID region order of show and plot (region_order.h). */
+/* The region order of show and plot (region_order.h). */
 #include "region_order.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 int sl_cost_key_cmp(const void *a, const void *b)
@@ -36,6 +37,47 @@ size_t *sl_likwid_order(const sl_likwid *lw)
         k[i] = (struct sl_cost_key){i, lw->regions[i].group_id, sl_region_cost(&lw->regions[i])};
     qsort(k, lw->nregions, sizeof *k, sl_cost_key_cmp);
     for (size_t i = 0; i < lw->nregions; i++)
+        order[i] = k[i].idx;
+    free(k);
+    return order;
+}
+
+int64_t sl_timing_total(const sl_timing_region *r)
+{
+    int64_t s = 0;
+    for (size_t t = 0; t < r->nthreads; t++)
+        if (__builtin_add_overflow(s, r->total_ns[t], &s))
+            s = r->total_ns[t] < 0 ? INT64_MIN : INT64_MAX;
+    return s;
+}
+
+struct total_key {
+    size_t idx;
+    int64_t total;
+};
+
+static int total_key_cmp(const void *a, const void *b)
+{
+    const struct total_key *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+size_t *sl_timing_order(const sl_timing *tm)
+{
+    size_t n = tm->nregions;
+    struct total_key *k = calloc(n ? n : 1, sizeof *k);
+    size_t *order = calloc(n ? n : 1, sizeof *order);
+    if (!k || !order) {
+        free(k);
+        free(order);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        k[i] = (struct total_key){i, sl_timing_total(&tm->regions[i])};
+    qsort(k, n, sizeof *k, total_key_cmp);
+    for (size_t i = 0; i < n; i++)
         order[i] = k[i].idx;
     free(k);
     return order;

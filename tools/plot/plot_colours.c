@@ -2,6 +2,7 @@
  * so any number of regions gets distinguishable neighbours. */
 #include "plot_colours.h"
 #include "plot_safe.h"
+#include "region_order.h"
 
 #include <errno.h>
 #include <math.h>
@@ -34,19 +35,6 @@ static void add(sl_plot_colours *c, const char *tag, size_t len)
         *s = (struct sl_colour_slot){tag, len, c->n++};
 }
 
-struct by_total {
-    size_t idx;
-    int64_t total;
-};
-
-static int by_total_cmp(const void *a, const void *b)
-{
-    const struct by_total *x = a, *y = b;
-    if (x->total != y->total)
-        return x->total > y->total ? -1 : 1;
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
 int sl_plot_colours_build(sl_plot_colours *c, const sl_runset *set)
 {
     memset(c, 0, sizeof *c);
@@ -61,19 +49,13 @@ int sl_plot_colours_build(sl_plot_colours *c, const sl_runset *set)
         return -ENOMEM;
     for (size_t r = 0; r < set->nruns; r++) {
         const sl_timing *tm = &set->runs[r].timing;
-        struct by_total *o = calloc(tm->nregions ? tm->nregions : 1, sizeof *o);
+        size_t *o = sl_timing_order(tm);    /* costliest first: the first colours */
         if (!o) {
             sl_plot_colours_free(c);
             return -ENOMEM;
         }
-        for (size_t i = 0; i < tm->nregions; i++) {
-            o[i].idx = i;
-            for (size_t t = 0; t < tm->regions[i].nthreads; t++)
-                o[i].total = sl_sat_add(o[i].total, tm->regions[i].total_ns[t]);
-        }
-        qsort(o, tm->nregions, sizeof *o, by_total_cmp);
         for (size_t i = 0; i < tm->nregions; i++)
-            add(c, tm->regions[o[i].idx].tag, tm->regions[o[i].idx].tag_len);
+            add(c, tm->regions[o[i]].tag, tm->regions[o[i]].tag_len);
         free(o);
         const sl_likwid *lw = &set->runs[r].likwid;
         for (size_t i = 0; i < lw->nregions; i++)

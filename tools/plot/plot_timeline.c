@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plot_axis.h"
+#include "region_order.h"
 
 #define TOP 36.0        /* time axis labels above the rows */
 #define ROW_H 22.0
@@ -152,39 +153,20 @@ static int set_depths(struct call *c, size_t n)
     return 0;
 }
 
-struct cost {
-    size_t idx;
-    int64_t total;
-};
-
-static int cmp_cost(const void *a, const void *b)
-{
-    const struct cost *x = a, *y = b;
-    if (x->total != y->total)
-        return x->total > y->total ? -1 : 1;
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
 static double legend(sl_buf *b, const sl_timing *tm, const size_t *drawn_per_region,
                      const sl_plot_colours *colours, double width, double y)
 {
-    struct cost *o = calloc(tm->nregions ? tm->nregions : 1, sizeof *o);
+    size_t *o = sl_timing_order(tm);    /* the legend lists the costliest first */
     if (!o) {
         b->failed = 1;
         return y;
     }
-    for (size_t i = 0; i < tm->nregions; i++) {
-        o[i].idx = i;
-        for (size_t t = 0; t < tm->regions[i].nthreads; t++)
-            o[i].total += tm->regions[i].total_ns[t];
-    }
-    qsort(o, tm->nregions, sizeof *o, cmp_cost);
     double col_w = (width - 8) / LEGEND_COLS;
     size_t shown = 0, more = 0;
     sl_buf_puts(b, "<g class=\"legend\">");
     for (size_t k = 0; k < tm->nregions; k++) {
-        const sl_timing_region *r = &tm->regions[o[k].idx];
-        if (!drawn_per_region[o[k].idx])
+        const sl_timing_region *r = &tm->regions[o[k]];
+        if (!drawn_per_region[o[k]])
             continue;
         if (shown == LEGEND_MAX) {
             more++;

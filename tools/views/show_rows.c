@@ -34,22 +34,18 @@ static struct tm_sum timing_sum(const sl_timing *tm, size_t i)
     return s;
 }
 
-static int tm_sum_cmp(const void *a, const void *b)
-{
-    const struct tm_sum *x = a, *y = b;
-    if (x->total != y->total)
-        return x->total > y->total ? -1 : 1;
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
 struct tm_sum *sl_show_timing_order(const sl_timing *tm)
 {
     struct tm_sum *s = calloc(tm->nregions ? tm->nregions : 1, sizeof *s);
-    if (!s)
+    size_t *order = sl_timing_order(tm);
+    if (!s || !order) {
+        free(s);
+        free(order);
         return NULL;
+    }
     for (size_t i = 0; i < tm->nregions; i++)
-        s[i] = timing_sum(tm, i);
-    qsort(s, tm->nregions, sizeof *s, tm_sum_cmp);
+        s[i] = timing_sum(tm, order[i]);
+    free(order);
     return s;
 }
 
