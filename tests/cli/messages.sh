@@ -23,7 +23,7 @@ one_line() {
     esac
 }
 
-for c in convert show export diff merge plot run; do
+for c in convert show export diff merge plot run recover; do
     for h in --help -h; do
         sl "help_$c" "$c" $h
         check_rc 0 "$c $h"
@@ -63,6 +63,7 @@ usage "plot: bad -o" plot x.h5 -o out.png
 usage "show: --threads bad" show x.h5 --threads median
 usage "show: --rank bad" show x.h5 --rank x
 usage "show: flag with a value" show x.h5 --csv=yes
+usage "recover: unknown option" recover --frob
 # the same spelling everywhere: --output for -o
 for c in export merge plot convert; do
     sl "out_$c" "$c" --output
