@@ -2,6 +2,7 @@
  * closing thread (for its GetRegion snapshots), and every thread's entries
  * and samples merged into one sl_timing, in CLOCK_MONOTONIC ns. */
 #include "rt_internal.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -103,14 +104,8 @@ static int gather(collect_ctx *c)
              * close_index must be set for those too). */
             if (!(r.calls > 0 || r.open || r.unmatched > 0 || r.nested > 0))
                 continue;
-            if (c->nrecs == c->rcap) {
-                size_t cap = c->rcap ? c->rcap * 2 : 64;
-                rec *g = realloc(c->recs, cap * sizeof *g);
-                if (!g)
-                    return -ENOMEM;
-                c->recs = g;
-                c->rcap = cap;
-            }
+            if (SL_VEC_RESERVE(c->recs, c->rcap, c->nrecs, 1) < 0)
+                return -ENOMEM;
             e->close_index = c->nrecs;
             c->recs[c->nrecs++] = r;
         }

@@ -13,6 +13,7 @@
 #include "labels.h"
 #include "names.h"
 #include "sat.h"
+#include "vec.h"
 
 const char *sl_verdict_name(sl_verdict v)
 {
@@ -45,14 +46,8 @@ void sl_diff_free(sl_diff *d)
 static sl_diff_row *add_row(sl_diff *d, const char *rank, const char *tag, size_t tag_len,
                             int64_t group_id, const char *group_name, const char *quantity)
 {
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 32;
-        sl_diff_row *rows = realloc(d->rows, cap * sizeof *rows);
-        if (!rows)
-            return NULL;
-        d->rows = rows;
-        d->cap = cap;
-    }
+    if (SL_VEC_RESERVE(d->rows, d->cap, d->n, 1) < 0)
+        return NULL;
     sl_diff_row *r = &d->rows[d->n];
     memset(r, 0, sizeof *r);
     r->group_id = group_id;

@@ -9,6 +9,7 @@
 
 #include "names.h"
 #include "schema.h"
+#include "vec.h"
 
 void sl_infos_free(sl_infos *in)
 {
@@ -20,14 +21,8 @@ void sl_infos_free(sl_infos *in)
 
 static int add(sl_infos *in, const char *name, int known, int is_int, int64_t i, const char *s)
 {
-    if (in->n == in->cap) {
-        size_t cap = in->cap ? in->cap * 2 : 16;
-        sl_info *v = realloc(in->v, cap * sizeof *v);
-        if (!v)
-            return -ENOMEM;
-        in->v = v;
-        in->cap = cap;
-    }
+    if (SL_VEC_RESERVE(in->v, in->cap, in->n, 1) < 0)
+        return -ENOMEM;
     char num[32];
     if (is_int) {
         snprintf(num, sizeof num, "%lld", (long long)i);
