@@ -17,14 +17,22 @@
 
 extern char **environ;
 
-char *sl_self_path(void)
+/* The shim's own file, resolved once when it is loaded: LD_PRELOAD may name
+ * it by a relative path, which a later chdir() would point elsewhere. */
+static char *self_at_load;
+
+__attribute__((constructor)) static void resolve_self(void)
 {
     Dl_info info;
     /* Any function of the shim names its file. */
-    if (!dladdr((void *)(uintptr_t)&sl_self_path, &info) || !info.dli_fname ||
-        !info.dli_fname[0])
-        return NULL;
-    return realpath(info.dli_fname, NULL);
+    if (dladdr((void *)(uintptr_t)&resolve_self, &info) && info.dli_fname &&
+        info.dli_fname[0])
+        self_at_load = realpath(info.dli_fname, NULL);
+}
+
+char *sl_self_path(void)
+{
+    return self_at_load ? strdup(self_at_load) : NULL;
 }
 
 static char *check_exec(const char *path, char **problem)

@@ -6,7 +6,8 @@
 
 #include "spawn_helper.h"
 
-/* The shim's own file (realpath), newly allocated; NULL when unknown. */
+/* The shim's own file (realpath, taken when the shim was loaded, before any
+ * chdir), newly allocated; NULL when unknown. */
 char *sl_self_path(void);
 
 /* The helper's path: override when set, else `name` in the installed helper
