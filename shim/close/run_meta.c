@@ -2,6 +2,9 @@
  * run metadata holds, from the environment and the run's own timing. */
 #include "run_meta.h"
 
+#include <dlfcn.h>
+#include <errno.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +96,44 @@ static int64_t threads_seen(const sl_timing *t)
     return distinct ? distinct : 1;
 }
 
+/* The CPUs the process may run on (what an OpenMP runtime defaults its
+ * thread count to), -1 when the kernel does not say. */
+static int64_t cpus_allowed(void)
+{
+    for (int ncpu = 1024; ncpu <= 1 << 20; ncpu *= 4) {
+        cpu_set_t *set = CPU_ALLOC((size_t)ncpu);
+        if (!set)
+            return -1;
+        size_t size = CPU_ALLOC_SIZE((size_t)ncpu);
+        int got = sched_getaffinity(0, size, set) == 0 ? CPU_COUNT_S(size, set) : -1;
+        int too_small = got < 0 && errno == EINVAL;
+        CPU_FREE(set);
+        if (!too_small)
+            return got > 0 ? got : -1;
+    }
+    return -1;
+}
+
+/* scope-profiler's omp_num_threads, so that one process run under both tools
+ * reports one value: the first value of OMP_NUM_THREADS, else the OpenMP
+ * runtime's omp_get_max_threads() when the application has one loaded
+ * (looked up, never loaded: loading it would change the application), else
+ * the CPUs the process may run on (the runtime's default), else the
+ * threads seen. */
+static int64_t openmp_threads(const sl_timing *t)
+{
+    int64_t v = leading_count(getenv("OMP_NUM_THREADS"));
+    if (v > 0)
+        return v;
+    int (*max_threads)(void) = NULL;
+    void *sym = dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+    memcpy(&max_threads, &sym, sizeof max_threads); /* void* to function: -Wpedantic */
+    if (max_threads && (v = max_threads()) > 0)
+        return v;
+    v = cpus_allowed();
+    return v > 0 ? v : threads_seen(t);
+}
+
 /* start <= every recorded start, finalize >= every recorded end (the hot
  * path's clock may be the TSC converted to CLOCK_MONOTONIC). */
 static void bounds(const sl_timing *t, int64_t *start, int64_t *fin)
@@ -128,9 +169,7 @@ void sl_run_meta_fill(sl_run *run)
 {
     sl_run_meta *m = &run->meta;
     m->mpi_size = run->mpi_rank >= 0 ? world_size() : 1;
-    m->omp_num_threads = leading_count(getenv("OMP_NUM_THREADS"));
-    if (m->omp_num_threads < 1)
-        m->omp_num_threads = threads_seen(&run->timing);
+    m->omp_num_threads = openmp_threads(&run->timing);
     int64_t fin = mono_ns();
     m->start_time_ns = start_ns >= 0 ? start_ns : fin;
     m->finalize_time_ns = fin;
