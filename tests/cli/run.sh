@@ -91,6 +91,34 @@ check_rc 0 "unsupported CPU"
 check_grep "$TMP/unsup.out" "ran" "unsupported CPU: app ran directly"
 check_grep "$TMP/unsup.err" "LIKWID cannot count on this host (Unsupported Fancy Processor)" "unsupported CPU: reason"
 
+# likwid-perfctr -e on a CPU without counters, and without MSR access: the
+# line that says why is quoted, not the last one (a listing's heading)
+cat >"$TMP/perfctr-nocounters" <<'FAKE'
+#!/bin/sh
+echo "This architecture has 0 counters."
+echo "Counter tags(name, type<, options>):"
+echo ""
+echo "This architecture has 0 events."
+echo "Event tags (tag, id, umask, counters<, options>):"
+exit 0
+FAKE
+cat >"$TMP/perfctr-nomsr" <<'FAKE'
+#!/bin/sh
+echo "Cannot get access to MSRs. Please check permissions to the MSRs"
+echo "Counter tags(name, type<, options>):"
+echo "Event tags (tag, id, umask, counters<, options>):"
+exit 0
+FAKE
+chmod +x "$TMP/perfctr-nocounters" "$TMP/perfctr-nomsr"
+sl_env SCOPE_LIKWID_PERFCTR=$TMP/perfctr-nocounters nocount run -g X -- sh -c 'echo ran'
+check_rc 0 "no counters"
+check_grep "$TMP/nocount.out" "ran" "no counters: app ran directly"
+check_grep "$TMP/nocount.err" "LIKWID cannot count on this host (This architecture has 0 counters.)" "no counters: reason"
+sl_env SCOPE_LIKWID_PERFCTR=$TMP/perfctr-nomsr nomsr run -g X -- sh -c 'echo ran'
+check_rc 0 "no MSR access"
+check_grep "$TMP/nomsr.out" "ran" "no MSR access: app ran directly"
+check_grep "$TMP/nomsr.err" "LIKWID cannot count on this host (Cannot get access to MSRs. Please check permissions to the MSRs)" "no MSR access: reason"
+
 # a likwid-perfctr that refuses the options
 cat >"$TMP/perfctr-refuses" <<'FAKE'
 #!/bin/sh

@@ -112,25 +112,39 @@ static int run_captured(char *const argv[], char **out)
     return status_code(st);
 }
 
-/* The most telling line of likwid-perfctr's output: its first "ERROR" (the
- * text after "] "), else a line saying what is missing, else the last one. */
+/* A line of likwid-perfctr's output that says why it cannot count. */
+static int says_why(const char *l, size_t len)
+{
+    static const char *const why[] = {"0 counters", "annot", "must", "denied", "ermission",
+                                      "nsupported", "not ", "failed"};
+    for (size_t i = 0; i < sizeof why / sizeof why[0]; i++)
+        if (memmem(l, len, why[i], strlen(why[i])))
+            return 1;
+    return 0;
+}
+
+/* The line of likwid-perfctr's output that gives the reason: its first
+ * "ERROR" (the text after "] "), else the first line that says why ("This
+ * architecture has 0 counters.", "Cannot get access to MSRs ..."), else
+ * the first line that is not a heading of its listings (those end in ':',
+ * like the last one, "Event tags (tag, id, umask, counters<, options>):"). */
 static void perfctr_reason(const char *out, char *reason, size_t size)
 {
-    const char *best = NULL, *hint = NULL, *last = NULL;
+    const char *best = NULL, *hint = NULL, *plain = NULL;
     for (const char *l = out; l && *l;) {
         const char *e = strchr(l, '\n');
         size_t len = e ? (size_t)(e - l) : strlen(l);
         if (len) {
             if (!best && !strncmp(l, "ERROR", 5))
                 best = l;
-            if (!hint && (memmem(l, len, "must", 4) || memmem(l, len, "annot", 5) ||
-                          memmem(l, len, "not ", 4)))
+            if (!hint && says_why(l, len))
                 hint = l;
-            last = l;
+            if (!plain && l[len - 1] != ':')
+                plain = l;
         }
         l = e ? e + 1 : NULL;
     }
-    const char *l = best ? best : hint ? hint : last;
+    const char *l = best ? best : hint ? hint : plain;
     if (!l) {
         snprintf(reason, size, "no output");
         return;
@@ -160,8 +174,9 @@ static int perfctr_works(const char *perfctr, char **opts, int nopts, char *reas
         free(out);
         return 0;
     }
-    /* an unsupported CPU still exits 0 here, but says ERROR */
-    if (rc != 0 || (out && (strstr(out, "ERROR") || strstr(out, "has 0 counters")))) {
+    /* an unsupported CPU or unreadable MSRs still exit 0 here, but say so */
+    if (rc != 0 || (out && (strstr(out, "ERROR") || strstr(out, "has 0 counters") ||
+                            strstr(out, "Cannot get access")))) {
         perfctr_reason(out, reason, size);
         free(out);
         return 0;
