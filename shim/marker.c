@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "log.h"
 #include "output_path.h"
 #include "real.h"
@@ -110,6 +111,13 @@ static void do_init(void)
     if (sl_g.cfg.disabled) {
         atomic_store(&sl_mode, SL_MODE_PASS);
         return;
+    }
+    const char *other = sl_real_other_copy();
+    if (other) {
+        char *self = sl_self_path();
+        sl_log_warn("two copies of the shim are loaded: %s times the regions, %s stays out",
+                    self ? self : "the first", other);
+        free(self);
     }
     sl_g.pid = getpid();
     sl_run_meta_start();

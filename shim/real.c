@@ -10,6 +10,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "one_copy.h"
+
 static const char *const names[] = {
     "likwid_markerInit",          "likwid_markerThreadInit", "likwid_markerRegisterRegion",
     "likwid_markerStartRegion",   "likwid_markerStopRegion", "likwid_markerResetRegion",
@@ -47,12 +49,30 @@ static void set_slot(sl_real_api *a, size_t i, void *p)
     memcpy(slot(a, i), &p, sizeof p);
 }
 
+/* Another copy of the shim, when RTLD_NEXT found one (one_copy.h). */
+static char other_copy[4096];
+
 static void resolve_next(void)
 {
     for (size_t i = 0; i < NNAMES; i++)
         set_slot(&next_api, i, dlsym(RTLD_NEXT, names[i]));
+    void *init;
+    memcpy(&init, slot(&next_api, 0), sizeof init);
+    if (sl_other_copy_at(init, other_copy, sizeof other_copy)) {
+        /* Behind us is a second copy of the shim: it stays out, LIKWID is
+         * looked for among the loaded objects. */
+        next_api = none_api;
+        if (!other_copy[0])
+            strcpy(other_copy, "?");
+    }
     if (next_api.init)
         atomic_store_explicit(&published, &next_api, memory_order_release);
+}
+
+const char *sl_real_other_copy(void)
+{
+    pthread_once(&next_once, resolve_next);
+    return other_copy[0] ? other_copy : NULL;
 }
 
 /* Any object whose file name starts with "liblikwid.so" (liblikwid.so,

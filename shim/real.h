@@ -23,4 +23,8 @@ typedef struct sl_real_api {
  * changes; until then it is the all-NULL table. */
 const sl_real_api *sl_real(void);
 
+/* The file of a second copy of the shim that the lookup skipped (it stays
+ * out: one_copy.h), or NULL. */
+const char *sl_real_other_copy(void);
+
 #endif

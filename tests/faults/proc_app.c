@@ -50,6 +50,11 @@ int main(int argc, char **argv)
     work_region("work", 3);
     if (strcmp(m, "chdir") == 0)
         return chdir_away();
+    if (strcmp(m, "close") == 0) {
+        LIKWID_MARKER_CLOSE;
+        printf("proc_app: closed\n");
+        return 0;
+    }
     fprintf(stderr, "proc_app: unknown mode '%s'\n", m);
     return 2;
 }
