@@ -8,6 +8,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "one_copy.h"
@@ -87,7 +88,7 @@ static int is_likwid(const char *path)
 typedef struct probe {
     unsigned long long adds, subs;
     int first;
-    char path[4096];
+    char *path;         /* on the heap: no large stack buffer in the shim */
 } probe;
 
 static int visit(struct dl_phdr_info *info, size_t size, void *vp)
@@ -99,9 +100,8 @@ static int visit(struct dl_phdr_info *info, size_t size, void *vp)
         p->subs = info->dlpi_subs;
         p->first = 0;
     }
-    if (info->dlpi_name && is_likwid(info->dlpi_name) &&
-        strlen(info->dlpi_name) < sizeof p->path) {
-        strcpy(p->path, info->dlpi_name);
+    if (info->dlpi_name && is_likwid(info->dlpi_name)) {
+        p->path = strdup(info->dlpi_name);
         return 1;
     }
     return 0;
@@ -126,9 +126,11 @@ static void probe_loaded(void)
     pthread_mutex_lock(&probe_lock);
     int same = !p.first && p.adds == probed_adds && p.subs == probed_subs;
     pthread_mutex_unlock(&probe_lock);
-    if (same)
+    if (same) {
+        free(p.path);
         return;     /* nothing loaded or unloaded since the last look */
-    void *h = p.path[0] ? dlopen(p.path, RTLD_NOLOAD | RTLD_LAZY) : NULL;
+    }
+    void *h = p.path ? dlopen(p.path, RTLD_NOLOAD | RTLD_LAZY) : NULL;
     sl_real_api a = none_api;
     for (size_t i = 0; h && i < NNAMES; i++) {
         void *sym = dlsym(h, names[i]);
@@ -147,6 +149,7 @@ static void probe_loaded(void)
     pthread_mutex_unlock(&probe_lock);
     if (h && !keep)
         dlclose(h);
+    free(p.path);
 }
 
 static const sl_real_api *resolve_slow(void)

@@ -90,6 +90,15 @@ static void copy_str(char *dst, size_t cap, const char *src, size_t srccap)
     dst[n] = '\0';
 }
 
+/* A header's string field (NUL-terminated within cap, or not) into slot. */
+static void set_field(char **slot, const char *src, size_t cap)
+{
+    char *s = strndup(src, cap);
+    if (s)
+        sl_set_string(slot, s);
+    free(s);
+}
+
 static void fill_info(const jfile *j, sl_jrn_info *info)
 {
     memset(info, 0, sizeof *info);
@@ -390,13 +399,9 @@ static int read_mapped(const jfile *j, const char *name, const sl_jrn_clock *clk
     run->rank = h->rank;
     run->mpi_rank = h->mpi ? h->rank : -1;
     run->pid = h->pid;
-    char buf[4096];
-    copy_str(buf, sizeof buf, h->hostname, sizeof h->hostname);
-    sl_set_string(&run->hostname, buf);
-    copy_str(buf, sizeof buf, h->executable, sizeof h->executable);
-    sl_set_string(&run->executable, buf);
-    copy_str(buf, sizeof buf, h->command_line, sizeof h->command_line);
-    sl_set_string(&run->command_line, buf);
+    set_field(&run->hostname, h->hostname, sizeof h->hostname);
+    set_field(&run->executable, h->executable, sizeof h->executable);
+    set_field(&run->command_line, h->command_line, sizeof h->command_line);
     sl_set_string(&run->timing.clock, "CLOCK_MONOTONIC");
     run->timing.origin_unix_ns = h->origin_unix_ns;
     jread r = {0};

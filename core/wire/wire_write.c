@@ -13,7 +13,7 @@ typedef struct wbuf {
     int err;        /* first write error (negative errno), then everything is a no-op */
     size_t n;
     size_t lines;   /* complete lines written, for the final "end" line */
-    char b[4096];   /* small: the caller may be any application thread */
+    char b[2048];   /* small: the caller may be any application thread, on a small stack */
 } wbuf;
 
 static void flush(wbuf *w)

@@ -69,15 +69,18 @@ int sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status)
     }
     sl_run_record_fill(&run, in, lw, status);
     sl_log_debug("likwid_status: %s", status);
-    char why[1024] = "", rescue_why[PATH_MAX + 256] = "";
-    char *rescue = sl_rescue_write(&run, in->output, in->pid, rescue_why, sizeof rescue_why);
+    /* The reasons on the heap: Close may run on a thread with a small stack. */
+    enum { WHY = 1024, RESCUE_WHY = PATH_MAX + 256 };
+    char *why = calloc(1, WHY + RESCUE_WHY), *rescue_why = why ? why + WHY : NULL;
+    char *rescue = why ? sl_rescue_write(&run, in->output, in->pid, rescue_why, RESCUE_WHY) : NULL;
     sl_run_free(&run);
     if (!rescue) {
         sl_log_warn("could not write %s: could not save the rescue file (%s): results lost",
-                    in->output, rescue_why);
+                    in->output, why ? rescue_why : "out of memory");
+        free(why);
         return -1;
     }
-    char *written = run_writer(in, rescue, why, sizeof why);
+    char *written = run_writer(in, rescue, why, WHY);
     if (written) {
         unlink(rescue);
         sl_log_info("wrote %s", written);
@@ -88,5 +91,6 @@ int sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status)
     }
     free(written);
     free(rescue);
+    free(why);
     return 0;
 }

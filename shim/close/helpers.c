@@ -39,12 +39,14 @@ static char *check_exec(const char *path, char **problem)
 {
     if (access(path, X_OK) == 0)
         return strdup(path);
-    char buf[PATH_MAX + 128];
-    if (errno == ENOENT || errno == ENOTDIR)
-        snprintf(buf, sizeof buf, "not found: %s", path);
+    int e = errno, n;
+    /* On the heap: Close may run on a thread with a small stack. */
+    if (e == ENOENT || e == ENOTDIR)
+        n = asprintf(problem, "not found: %s", path);
     else
-        snprintf(buf, sizeof buf, "not executable: %s (%s)", path, strerror(errno));
-    *problem = strdup(buf);
+        n = asprintf(problem, "not executable: %s (%s)", path, strerror(e));
+    if (n < 0)
+        *problem = NULL;
     return NULL;
 }
 
@@ -61,17 +63,22 @@ char *sl_helper_path(const char *override, const char *name, char **problem)
     char *slash = strrchr(self, '/');
     *slash = '\0';
     const char *rel[] = {SL_HELPER_REL_INSTALLED, "../helpers"};
-    char cand[2][PATH_MAX];
-    for (int i = 0; i < 2; i++) {
-        snprintf(cand[i], sizeof cand[i], "%s/%s/%s", self, rel[i], name);
-        if (access(cand[i], X_OK) == 0) {
-            free(self);
-            return strdup(cand[i]);
-        }
-    }
+    char *cand[2] = {NULL, NULL};      /* on the heap: no large stack buffer */
+    char *found = NULL;
+    for (int i = 0; i < 2 && !found; i++)
+        if (asprintf(&cand[i], "%s/%s/%s", self, rel[i], name) < 0)
+            cand[i] = NULL;
+        else if (access(cand[i], X_OK) == 0)
+            found = strdup(cand[i]);
     free(self);
     /* Neither there: report the installed location. */
-    return check_exec(cand[0], problem);
+    if (!found && cand[0])
+        found = check_exec(cand[0], problem);
+    else if (!found)
+        *problem = strdup("not found: out of memory");
+    free(cand[0]);
+    free(cand[1]);
+    return found;
 }
 
 /* In a setuid or setgid program the helpers run with its privileges: they

@@ -57,29 +57,34 @@ typedef struct stream {
     int truncated;
 } stream;
 
-/* Reads what is there; returns 1 at EOF or error, 0 otherwise. */
+/* Reads what is there; returns 1 at EOF or error, 0 otherwise. Straight
+ * into the stream's buffer: no large stack buffer (Close may run on a
+ * thread with a small stack). */
 static int drain(stream *s)
 {
-    char tmp[65536];
-    ssize_t n = read(s->fd, tmp, sizeof tmp);
+    enum { STEP = 65536 };
+    char sink[256];     /* past the limit or out of memory: read and drop */
+    char *dst = sink;
+    size_t room = sizeof sink;
+    if (!s->truncated && s->len < s->max &&
+        SL_VEC_RESERVE(s->buf, s->cap, s->len, STEP + 1) == 0) {
+        dst = s->buf + s->len;
+        room = s->max - s->len < STEP ? s->max - s->len : STEP;
+    } else if (s->len < s->max) {
+        s->truncated = 1;   /* keep reading so the child never blocks on a full pipe */
+    }
+    ssize_t n = read(s->fd, dst, room);
     if (n < 0)
         return errno == EINTR || errno == EAGAIN ? 0 : 1;
     if (n == 0)
         return 1;
-    size_t take = (size_t)n;
-    if (s->len + take > s->max) {
-        take = s->max - s->len;
-        s->truncated = 1;
+    if (dst == sink) {
+        if (s->len >= s->max)
+            s->truncated = 1;
+        return 0;
     }
-    if (take && SL_VEC_RESERVE(s->buf, s->cap, s->len, take + 1) < 0) {
-        s->truncated = 1;
-        return 0;       /* keep reading so the child never blocks on a full pipe */
-    }
-    if (take) {
-        memcpy(s->buf + s->len, tmp, take);
-        s->len += take;
-        s->buf[s->len] = '\0';
-    }
+    s->len += (size_t)n;
+    s->buf[s->len] = '\0';
     return 0;
 }
 
@@ -322,20 +327,22 @@ static int is_our_lib(const char *entry, size_t len, const char *self_real)
         return 1;
     if (!self_real || len >= PATH_MAX)
         return 0;
-    char path[PATH_MAX], real[PATH_MAX];
-    memcpy(path, entry, len);
-    path[len] = '\0';
-    return realpath(path, real) && strcmp(real, self_real) == 0;
+    /* Paths on the heap: no large stack buffer. */
+    char *path = strndup(entry, len), *real = path ? realpath(path, NULL) : NULL;
+    int same = real && strcmp(real, self_real) == 0;
+    free(real);
+    free(path);
+    return same;
 }
 
 char *sl_ld_preload_clean(const char *value, const char *self_path, int *oom)
 {
     *oom = 0;
-    char self_real[PATH_MAX];
-    const char *sr = self_path && realpath(self_path, self_real) ? self_real : NULL;
+    char *sr = self_path ? realpath(self_path, NULL) : NULL;
     size_t vlen = strlen(value);
     char *out = malloc(vlen + 1);
     if (!out) {
+        free(sr);
         *oom = 1;
         return NULL;
     }
@@ -354,6 +361,7 @@ char *sl_ld_preload_clean(const char *value, const char *self_path, int *oom)
             p++;
     }
     out[n] = '\0';
+    free(sr);
     if (!n) {
         free(out);
         return NULL;
