@@ -277,29 +277,7 @@ static inline hot *hot_slot(sl_rt_thread *t, const char *tag)
     return h;
 }
 
-/* Whether the chars at h->ptr are still the cached tag. Only aligned words
- * are loaded, and a word only after every byte before it matched (so the
- * caller's string reaches into it): no load can fault or leave the caller's
- * string by more than the rest of an aligned word, like glibc's strlen. A
- * Fortran wrapper's stack buffer comes back with the same pointer and other
- * chars: that is why the content is checked, not just the pointer. (ASan
- * would object to the partial word, so it is not instrumented.) */
-__attribute__((no_sanitize_address)) static inline int hot_same(const hot *h)
-{
-    const alias_u64 *w = (const alias_u64 *)(const void *)((uintptr_t)h->ptr & ~(uintptr_t)7);
-    uint64_t diff = (w[0] & h->mask[0]) ^ h->want[0];
-    if (h->nwords > 1) {
-        diff |= (w[1] & h->mask[1]) ^ h->want[1];
-        /* Words 2 and 3 together: a word the tag does not reach is read as
-         * the tag's last word again (idx), with mask and want 0. */
-        if (h->nwords > 2)
-            diff |= ((w[2] & h->mask[2]) ^ h->want[2]) |
-                    ((w[h->idx[3]] & h->mask[3]) ^ h->want[3]);
-    }
-    return diff == 0;
-}
-
-static COLD void hot_fill(hot *h, const char *tag, sl_rt_entry *e)
+COLD void sl_rt_hot_fill(hot *h, const char *tag, sl_rt_entry *e)
 {
     uintptr_t off = (uintptr_t)tag & 7;
     size_t n = off + e->len + 1;
@@ -312,8 +290,6 @@ static COLD void hot_fill(hot *h, const char *tag, sl_rt_entry *e)
     memcpy(h->want, want, sizeof want);
     memcpy(h->mask, mask, sizeof mask);
     h->nwords = (n + 7) / 8;
-    for (size_t i = 0; i < HOT_WORDS; i++)
-        h->idx[i] = (uint8_t)(i < h->nwords ? i : h->nwords - 1);
     h->e = e;
     h->ptr = tag;
 }
@@ -322,7 +298,7 @@ static COLD sl_rt_entry *hot_miss(sl_rt_thread *t, hot *h, const char *tag, int 
 {
     sl_rt_entry *e = sl_rt_lookup(t, tag, create);
     if (e)
-        hot_fill(h, tag, e);
+        sl_rt_hot_fill(h, tag, e);
     return e;
 }
 
@@ -330,7 +306,7 @@ static inline __attribute__((always_inline)) sl_rt_entry *hot_lookup(sl_rt_threa
                                                                      int create)
 {
     hot *h = &t->cache[hot_index(tag)];
-    if (LIKELY(h->ptr == tag) && LIKELY(hot_same(h)))
+    if (LIKELY(h->ptr == tag) && LIKELY(sl_rt_hot_same(h)))
         return h->e;
     return hot_miss(t, h, tag, create);
 }
@@ -380,7 +356,7 @@ int sl_rt_start_fwd(const char *tag, sl_rt_fwd real)
     sl_rt_thread *t = tls_fast;
     if (LIKELY(t != NULL)) {
         hot *h = hot_slot(t, tag);
-        if (LIKELY(h->ptr == tag) && LIKELY(hot_same(h))) {
+        if (LIKELY(h->ptr == tag) && LIKELY(sl_rt_hot_same(h))) {
             start_at(h->e, tsc_now());
             return rc;
         }
@@ -396,7 +372,7 @@ int sl_rt_stop_fwd(const char *tag, sl_rt_fwd real)
         return stop_slow(tag, real);
     int64_t now = tsc_now();
     hot *h = hot_slot(t, tag);
-    if (UNLIKELY(h->ptr != tag) || UNLIKELY(!hot_same(h)))
+    if (UNLIKELY(h->ptr != tag) || UNLIKELY(!sl_rt_hot_same(h)))
         return stop_miss(t, h, tag, real, now);
     if (UNLIKELY(stop_at(t, h->e, now) != 0))
         return -EFAULT;

@@ -59,9 +59,37 @@ typedef struct hot {
     sl_rt_entry *e;
     size_t nwords;
     uint64_t want[HOT_WORDS], mask[HOT_WORDS];
-    uint8_t idx[HOT_WORDS];             /* word read for word i: min(i, nwords - 1) */
-    char pad[128 - 3 * 8 - 2 * 8 * HOT_WORDS - HOT_WORDS];  /* a power of two: cheap indexing */
+    char pad[128 - 3 * 8 - 2 * 8 * HOT_WORDS];  /* a power of two: cheap indexing */
 } hot;
+
+/* Whether the chars at h->ptr are still the cached tag (a Fortran wrapper's
+ * stack buffer, a reused buffer: the same pointer with other contents). Only
+ * aligned words are loaded, and word k only once words 0..k-1 matched: the
+ * cached tag has no NUL before its last word, so the caller's string then
+ * reaches into word k. No load leaves the caller's string by more than the
+ * rest of an aligned word (like glibc's strlen), whatever the cached tag
+ * was: a shorter string that ends just before an unmapped page is never
+ * read past. (ASan would object to the partial word: not instrumented.) */
+__attribute__((no_sanitize_address)) static inline int sl_rt_hot_same(const hot *h)
+{
+    const alias_u64 *w = (const alias_u64 *)(const void *)((uintptr_t)h->ptr & ~(uintptr_t)7);
+    size_t n = h->nwords;
+    if ((w[0] & h->mask[0]) != h->want[0])
+        return 0;
+    if (n == 1)
+        return 1;
+    if ((w[1] & h->mask[1]) != h->want[1])
+        return 0;
+    if (n == 2)
+        return 1;
+    if ((w[2] & h->mask[2]) != h->want[2])
+        return 0;
+    return n == 3 || (w[3] & h->mask[3]) == h->want[3];
+}
+
+/* Caches tag (whose entry is e) in h; a tag too long for HOT_WORDS leaves h
+ * empty (it always takes the hash path). */
+void sl_rt_hot_fill(hot *h, const char *tag, sl_rt_entry *e);
 
 typedef struct table {
     size_t cap;                         /* power of two */

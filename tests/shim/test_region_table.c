@@ -7,8 +7,10 @@
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "region_table.h"
+#include "rt_internal.h"
 #include "timing.h"
 
 static sl_timing collect(void)
@@ -307,4 +309,81 @@ Test(region_table, clock_is_monotonic_ns)
     int64_t a = sl_rt_now_ns(), b = sl_rt_now_ns();
     cr_assert_gt(a, 0);
     cr_assert_geq(b, a);
+}
+
+/* ---- the hot path's compare: a cached pointer, new contents ---- */
+
+/* The cache slot of tag as the hot path fills it; e only lends its length. */
+static hot cached(const char *tag, sl_rt_entry *e)
+{
+    hot h;
+    memset(&h, 0, sizeof h);
+    memset(e, 0, sizeof *e);
+    e->len = strlen(tag);
+    sl_rt_hot_fill(&h, tag, e);
+    cr_assert_eq(h.ptr, tag, "a short tag is cached");
+    return h;
+}
+
+Test(hot_compare, same_pointer_new_contents)
+{
+    /* Every offset within a word, tags of 1 to 3 words: the same bytes
+     * match, any change of a tag byte or of the NUL does not, bytes
+     * around the tag do not matter. */
+    for (size_t off = 0; off < 8; off++)
+        for (size_t len = 1; off + len + 1 <= 8 * HOT_WORDS; len++) {
+            _Alignas(8) char buf[48];
+            memset(buf, 'x', sizeof buf);
+            char *tag = buf + 8 + off;
+            for (size_t i = 0; i < len; i++)
+                tag[i] = (char)('a' + i % 26);
+            tag[len] = '\0';
+            sl_rt_entry e;
+            hot h = cached(tag, &e);
+            cr_assert(sl_rt_hot_same(&h), "off %zu len %zu: unchanged", off, len);
+            buf[8 + off - 1] = 'y';                 /* before the tag */
+            buf[8 + off + len + 1] = 'y';           /* after its NUL */
+            cr_assert(sl_rt_hot_same(&h), "off %zu len %zu: bytes outside the tag", off, len);
+            for (size_t i = 0; i <= len; i++) {
+                char was = tag[i];
+                tag[i] = i == len ? 'z' : 'Z';      /* longer string, or another char */
+                cr_assert(!sl_rt_hot_same(&h), "off %zu len %zu: byte %zu changed", off, len, i);
+                tag[i] = was;
+            }
+            tag[len - 1] = '\0';                    /* shorter by one */
+            cr_assert(!sl_rt_hot_same(&h), "off %zu len %zu: shorter", off, len);
+        }
+}
+
+Test(hot_compare, shorter_string_before_a_guard_page)
+{
+    /* The cached tag reached into the next page; the new string at the same
+     * pointer ends before it and that page is now PROT_NONE: the compare
+     * must not load from it (it would be SIGSEGV). Every string length
+     * that ends in the first page, at every offset. */
+    long page = sysconf(_SC_PAGESIZE);
+    int cases = 0;
+    for (size_t off = 1; off < 8 * HOT_WORDS - 1; off++)
+        for (size_t len = 0; len < off; len++) {
+            char *base = mmap(NULL, (size_t)(2 * page), PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            cr_assert_neq(base, MAP_FAILED);
+            char *tag = base + page - off;
+            size_t long_len = 8 * HOT_WORDS - 1 - ((uintptr_t)tag & 7);
+            if (long_len < off || len >= long_len) {
+                munmap(base, (size_t)(2 * page));
+                continue;       /* the long tag must reach into the next page */
+            }
+            memset(tag, 'q', long_len);
+            tag[long_len] = '\0';
+            sl_rt_entry e;
+            hot h = cached(tag, &e);
+            memset(tag, 'q', len);
+            tag[len] = '\0';
+            cr_assert_eq(mprotect(base + page, (size_t)page, PROT_NONE), 0);
+            cr_assert(!sl_rt_hot_same(&h), "off %zu len %zu", off, len);
+            munmap(base, (size_t)(2 * page));
+            cases++;
+        }
+    cr_assert_gt(cases, 200, "only %d cases ran", cases);
 }
