@@ -3,25 +3,28 @@
 #include "log.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static atomic_int log_verbose;
 static atomic_int log_quiet;
 
-/* The stderr the application had at Init: messages go there or nowhere.
- * An application that closes fd 2 and opens a data file gets that file on
- * fd 2; the shim must not write into it. */
+/* The stderr the process started with: messages go there or nowhere. An
+ * application that closes fd 2 and opens a data file gets that file on fd
+ * 2, before its Init or after; the shim must not write into it. Taken when
+ * the library is loaded, before the application's main runs. */
 static _Atomic int err_known;
 static dev_t err_dev;
 static ino_t err_ino;
 
-static void remember_stderr(void)
+void sl_log_take_stderr(void)
 {
     struct stat st;
     if (fstat(STDERR_FILENO, &st) == 0) {
@@ -33,11 +36,19 @@ static void remember_stderr(void)
     }
 }
 
+/* One fstat, nothing else: a process that never calls Init is left alone. */
+__attribute__((constructor)) static void stderr_at_load(void)
+{
+    int saved = errno;
+    sl_log_take_stderr();
+    errno = saved;
+}
+
 static int stderr_is_ours(void)
 {
     int k = atomic_load(&err_known);
     if (k == 0)
-        return 1;       /* before Init: whatever stderr is now */
+        return 1;       /* constructors not run (a static test build): stderr as it is */
     struct stat st;
     return k > 0 && fstat(STDERR_FILENO, &st) == 0 && st.st_dev == err_dev &&
            st.st_ino == err_ino;
@@ -50,8 +61,6 @@ static _Atomic uint64_t seen[SEEN_MAX];
 
 void sl_log_configure(int verbose, int quiet)
 {
-    if (!atomic_load(&err_known))
-        remember_stderr();
     atomic_store(&log_verbose, verbose);
     atomic_store(&log_quiet, quiet);
 }
@@ -78,17 +87,36 @@ static size_t format_line(char *buf, size_t cap, const char *fmt, va_list ap)
     return n;
 }
 
-static void emit(const char *buf, size_t n)
+/* A stderr pipe whose reader has gone (a logger that died, `| head`)
+ * answers the write with SIGPIPE, whose default action kills the
+ * application (exit 141, its buffered stdout lost) where it never wrote to
+ * stderr itself. Held back in this thread around the write, which then
+ * fails with EPIPE; a SIGPIPE the write raised is taken back, one pending
+ * before (the application's own) is left, and the mask is restored. */
+static void write_no_sigpipe(const char *buf, size_t n)
 {
-    int saved = errno;
-    if (!stderr_is_ours()) {
-        errno = saved;
-        return;
-    }
+    sigset_t pipe_only, old, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+    int was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
     ssize_t w;
     do
         w = write(STDERR_FILENO, buf, n);
     while (w < 0 && errno == EINTR);
+    if (w < 0 && errno == EPIPE && !was_pending) {
+        struct timespec zero = {0, 0};
+        while (sigtimedwait(&pipe_only, NULL, &zero) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void emit(const char *buf, size_t n)
+{
+    int saved = errno;
+    if (stderr_is_ours())
+        write_no_sigpipe(buf, n);
     errno = saved;
 }
 

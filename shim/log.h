@@ -5,10 +5,14 @@
 #ifndef SL_SHIM_LOG_H
 #define SL_SHIM_LOG_H
 
-/* verbose: debug lines on; quiet: warnings and the "wrote" line off. The
- * first call (Init) also remembers which file stderr is (device, inode):
- * from then on a line is written only while fd 2 is still that file. */
+/* verbose: debug lines on; quiet: warnings and the "wrote" line off. Which
+ * file stderr is (device, inode) is remembered when the library is loaded: a
+ * line is written only while fd 2 is still that file, and never raises
+ * SIGPIPE. */
 void sl_log_configure(int verbose, int quiet);
+/* Takes fd 2 as it is now as the stderr to write to: the library
+ * constructor's step (a test that moves fd 2 in-process calls it again). */
+void sl_log_take_stderr(void);
 int sl_log_verbose(void);
 
 /* A warning; each distinct text is printed at most once per process. */

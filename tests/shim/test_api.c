@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "log.h"
 #include "run.h"
 #include "shim_test_util.h"
 #include "wire.h"
@@ -54,6 +55,7 @@ static void setup_with(const char *writer_body)
     int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 2);
     close(fd);
+    sl_log_take_stderr();       /* the shim writes only to the stderr it took */
 }
 
 static void setup(void)

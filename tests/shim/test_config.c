@@ -6,6 +6,14 @@
 #include <stdlib.h>
 
 #include "config.h"
+#include "log.h"
+
+/* Criterion moves fd 2: the shim writes only to the stderr it took. */
+static void redirect_stderr(void)
+{
+    cr_redirect_stderr();
+    sl_log_take_stderr();
+}
 
 Test(config, bool_values)
 {
@@ -88,7 +96,7 @@ Test(config, defaults_without_variables)
     sl_config_free(&c);
 }
 
-Test(config, garbage_gives_defaults, .init = cr_redirect_stderr)
+Test(config, garbage_gives_defaults, .init = redirect_stderr)
 {
     setenv("SCOPE_LIKWID_DISABLE", "maybe", 1);
     setenv("SCOPE_LIKWID_TIMEOUT", "-3", 1);
@@ -139,7 +147,7 @@ Test(config, good_values)
     sl_config_free(&c);
 }
 
-Test(config, quiet_silences_warnings, .init = cr_redirect_stderr)
+Test(config, quiet_silences_warnings, .init = redirect_stderr)
 {
     setenv("SCOPE_LIKWID_QUIET", "1", 1);
     setenv("SCOPE_LIKWID_TIMEOUT", "soon", 1);
