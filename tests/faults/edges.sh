@@ -1,0 +1,87 @@
+#!/bin/sh
+# What real codes and runtimes do around the shim (edge_app.c says what each
+# mode does): the same exit status, stdout, stderr (minus the shim's lines)
+# and data files with the shim as without it, and the timing kept.
+#   edges.sh CASE [real|sim]
+. "$(dirname "$0")/flib.sh"
+need SL_SHIM SL_EDGE_APP SL_CHECKER SL_CLI
+pick_python
+case=${1:-}
+kind=${2:-real}
+[ "$kind" = sim ] && need SL_SIM_DIR SL_SIM_PERFCTR
+SIMLIKWID_STYLE=552
+export SIMLIKWID_STYLE
+
+# broken_run NAME CMD...: CMD with stderr on a FIFO whose only reader (this
+# shell) closes it once CMD created ./ready (after its Init): a logger that
+# died, `| head`. NAME.err stays empty (nothing can be read).
+broken_run() {
+    bname=$1
+    shift
+    mkdir -p "$T/$bname"
+    rm -f "$T/$bname.fifo"
+    mkfifo "$T/$bname.fifo" || { fail "mkfifo failed"; return 1; }
+    (cd "$T/$bname" && exec timeout -k 5 60 "$@" >"$T/$bname.out" 2>"$T/$bname.fifo") &
+    bpid=$!
+    exec 3<"$T/$bname.fifo"
+    i=0
+    while [ ! -e "$T/$bname/ready" ] && [ "$i" -lt 300 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    [ -e "$T/$bname/ready" ] || fail "$bname: no ./ready after 30 s"
+    exec 3<&-
+    wait "$bpid"
+    echo $? >"$T/$bname.rc"
+    : >"$T/$bname.err"
+}
+
+case $case in
+page-end-tag)
+    # The second tag ends 2 bytes before a PROT_NONE page, at the pointer
+    # of a longer tag that reached into that page: no load past it.
+    pair a "$kind" "$SL_EDGE_APP" page-end-tag
+    f=$(result_file a.shim) || fail "no result file"
+    [ -n "$f" ] && check "$f" --timing "abcdefghijkl=1x1" --timing "ab=1x3" \
+        --timing-tags abcdefghijkl ab --no-likwid ;;
+stderr-broken)
+    # stderr is a pipe whose reader has gone; the application never writes
+    # to it. The shim's lines must not raise SIGPIPE (exit 141, the buffered
+    # stdout lost).
+    if [ "$kind" = sim ]; then
+        broken_run a.base env LD_LIBRARY_PATH="$SL_SIM_DIR" "$SL_SIM_PERFCTR" -C 0,1 -g FLOPS_DP -m -- \
+            "$SL_EDGE_APP" stderr-broken
+        broken_run a.shim env LD_LIBRARY_PATH="$SL_SIM_DIR" "$SL_SIM_PERFCTR" -C 0,1 -g FLOPS_DP -m -- \
+            env LD_PRELOAD="$SL_SHIM" "$SL_EDGE_APP" stderr-broken
+    else
+        broken_run a.base "$SL_EDGE_APP" stderr-broken
+        broken_run a.shim env LD_PRELOAD="$SL_SHIM" "$SL_EDGE_APP" stderr-broken
+    fi
+    same_behaviour a.base a.shim
+    [ "$(rc_of a.base)" = 0 ] || fail "a.base: exit status $(rc_of a.base): expected 0"
+    grep -q 'has no reader; done' "$T/a.shim.out" ||
+        fail "a.shim: stdout '$(cat "$T/a.shim.out")': expected the application's own line"
+    f=$(result_file a.shim) || fail "no result file"
+    if [ -n "$f" ]; then
+        if [ "$kind" = sim ]; then
+            check "$f" --timing "work=1x3" --source full_api --names --status "used full_api" \
+                --likwid-region work=1x3
+        else
+            work_timing "$f" --no-likwid --status "not counting"
+        fi
+    fi ;;
+fd2-before-init)
+    # fd 2 is the application's data file from before Init on: the shim
+    # writes only to the stderr the process started with.
+    pair a "$kind" "$SL_EDGE_APP" fd2-before-init
+    cmp -s "$T/a.base/data.txt" "$T/a.shim/data.txt" ||
+        fail "the data file on fd 2 differs: $(cat "$T/a.shim/data.txt")"
+    grep -q 'scope-likwid' "$T/a.shim/data.txt" && fail "a scope-likwid line in the data file"
+    f=$(result_file a.shim) || fail "no result file"
+    [ -n "$f" ] && work_timing "$f" --no-likwid ;;
+*)
+    echo "edges.sh: unknown case '$case'" >&2
+    exit 2 ;;
+esac
+[ "$FAILED" = 0 ] || show_run a.shim
+finish
