@@ -16,6 +16,7 @@
 #include "log.h"
 #include "output_path.h"
 #include "real.h"
+#include "sources.h"
 #include "run_meta.h"
 #include "region_table.h"
 #include "survive.h"
@@ -123,7 +124,7 @@ static void do_init(void)
     sl_run_meta_start();
     int64_t mono = ts_ns(CLOCK_MONOTONIC), real = ts_ns(CLOCK_REALTIME);
     sl_g.origin_unix_ns = real - mono;
-    sl_g.init_unix_s = real / 1000000000;
+    sl_markerfile_note_init();
     sl_g.mpi = sl_rank_from_env(&sl_g.rank);
     if (!sl_g.mpi)
         sl_g.rank = 0;

@@ -23,7 +23,6 @@ typedef struct sl_state {
     int64_t rank;               /* 0 outside MPI */
     char *output;               /* absolute path of the result file */
     int64_t origin_unix_ns;     /* CLOCK_REALTIME - CLOCK_MONOTONIC at Init */
-    int64_t init_unix_s;        /* for spotting a stale marker file */
     int counting;               /* LIKWID_FILEPATH/MODE/EVENTS/THREADS all set */
     char *not_counting;         /* why not ("LIKWID_FILEPATH not set: ..."), or NULL */
     int ngroups;                /* '|'-separated sets in LIKWID_EVENTS */

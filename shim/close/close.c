@@ -53,8 +53,7 @@ static void counters(const sl_state *g, const sl_real_api *r, const char *marker
                     g->not_counting ? g->not_counting : "LIKWID_FILEPATH not set");
     } else {
         sl_sources_in in = {.markerfile = markerpath, .sources = g->cfg.sources,
-                            .collector = g->cfg.collector, .timeout_s = g->cfg.timeout_s,
-                            .init_unix_s = g->init_unix_s};
+                            .collector = g->cfg.collector, .timeout_s = g->cfg.timeout_s};
         sl_sources_collect(&in, &snap, lw, status);
     }
     sl_likwid_free(&snap);

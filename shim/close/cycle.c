@@ -17,6 +17,7 @@
 #include "name_fit.h"
 #include "real.h"
 #include "region_table.h"
+#include "sources.h"
 
 static pthread_mutex_t cycle_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int closes_done;     /* cycles whose Close (or exit hook) has finished */
@@ -67,7 +68,7 @@ int sl_cycle_begin(void)
             clock_gettime(CLOCK_REALTIME, &r);
             sl_g.origin_unix_ns = ((int64_t)r.tv_sec - m.tv_sec) * 1000000000 +
                                   (r.tv_nsec - m.tv_nsec);
-            sl_g.init_unix_s = r.tv_sec;
+            sl_markerfile_note_init();
             if (sl_g.output != sl_g.first_output)
                 free(sl_g.output);
             sl_g.output = out;

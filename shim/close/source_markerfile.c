@@ -7,11 +7,50 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "diag.h"
 #include "markerfile.h"
 
-int sl_source_markerfile_ok(const char *path, int64_t init_unix_s, sl_text *status)
+/* LIKWID_FILEPATH as it was at this cycle's Init. Two runs in the same
+ * second that share the path, the second one's LIKWID writing nothing:
+ * the file is the first run's. The file as it was at Init tells exactly:
+ * unchanged at Close (same device, inode, size, and nanosecond mtime and
+ * ctime) means LIKWID did not write it. Only for a path that was not the
+ * one at Init does the file's own time decide: older than Init (in
+ * nanoseconds; in seconds where the file system keeps whole seconds). */
+static struct {
+    char *path;             /* NULL: LIKWID_FILEPATH not set at Init */
+    int existed;            /* and st holds it */
+    struct stat st;
+    struct timespec init;   /* CLOCK_REALTIME_COARSE: what file times are taken from */
+} at_init;
+
+void sl_markerfile_note_init(void)
+{
+    clock_gettime(CLOCK_REALTIME_COARSE, &at_init.init);
+    free(at_init.path);
+    const char *p = secure_getenv("LIKWID_FILEPATH");
+    at_init.path = p ? strdup(p) : NULL;
+    at_init.existed = at_init.path && stat(at_init.path, &at_init.st) == 0;
+}
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+           a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+static int older_than_init(const struct timespec *m)
+{
+    if (m->tv_nsec == 0)    /* whole seconds: the file may be of Init's second */
+        return m->tv_sec < at_init.init.tv_sec;
+    return m->tv_sec < at_init.init.tv_sec ||
+           (m->tv_sec == at_init.init.tv_sec && m->tv_nsec < at_init.init.tv_nsec);
+}
+
+int sl_source_markerfile_ok(const char *path, sl_text *status)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -23,7 +62,15 @@ int sl_source_markerfile_ok(const char *path, int64_t init_unix_s, sl_text *stat
         sl_text_add(status, "LIKWID_FILEPATH %s is not a regular file", path);
         return 0;
     }
-    if (st.st_mtime + 1 < init_unix_s) {
+    if (at_init.path && strcmp(at_init.path, path) == 0) {
+        if (at_init.existed && same_file(&at_init.st, &st)) {
+            sl_text_add(status, "marker file %s is unchanged since this run's Init: LIKWID did "
+                                "not write it", path);
+            return 0;
+        }
+        return 1;   /* made or rewritten since Init */
+    }
+    if (older_than_init(&st.st_mtim)) {
         sl_text_add(status, "marker file %s is older than this run: LIKWID did not write it",
                     path);
         return 0;

@@ -56,7 +56,7 @@ int sl_sources_collect(const sl_sources_in *in, sl_likwid *snap, sl_likwid *lw,
 {
     int have = 0;
     if (in->sources & (SL_SRC_FULL_API | SL_SRC_MARKER_FILE) &&
-        sl_source_markerfile_ok(in->markerfile, in->init_unix_s, status)) {
+        sl_source_markerfile_ok(in->markerfile, status)) {
         if (in->sources & SL_SRC_FULL_API) {
             have = sl_source_collector(in, lw, status);
             if (have)

@@ -18,7 +18,6 @@ typedef struct sl_sources_in {
     unsigned sources;           /* SL_SRC_* bits allowed */
     const char *collector;      /* SCOPE_LIKWID_COLLECTOR, NULL: next to the shim */
     double timeout_s;           /* the collector's deadline */
-    int64_t init_unix_s;        /* a marker file older than this is stale */
 } sl_sources_in;
 
 /* GetRegion of every region the calling thread started, for group `group`,
@@ -32,7 +31,10 @@ int sl_sources_collect(const sl_sources_in *in, sl_likwid *snap, sl_likwid *lw,
                        sl_text *status);
 
 /* The steps, one file each. */
-int sl_source_markerfile_ok(const char *path, int64_t init_unix_s, sl_text *status);
+/* At each cycle's Init: notes LIKWID_FILEPATH's file as it is then, and
+ * the time; sl_source_markerfile_ok judges the file at Close against it. */
+void sl_markerfile_note_init(void);
+int sl_source_markerfile_ok(const char *path, sl_text *status);
 int sl_source_collector(const sl_sources_in *in, sl_likwid *lw, sl_text *status);
 int sl_source_markerfile(const char *path, sl_likwid *lw, sl_text *status);
 

@@ -13,7 +13,8 @@
  *                    reader (the test closes it once ./ready exists), then
  *                    times and closes; never writes to stderr itself
  *   fd2-before-init  closes fd 2 and opens data.txt (it gets fd 2) before
- *                    Init, writes a line to it before Init and after Close */
+ *                    Init, writes a line to it before Init and after Close
+ *   first-run        times "first" (3 calls); second-run: "second" (2 calls) */
 #include <errno.h>
 #include <fcntl.h>
 #include <likwid-marker.h>
@@ -114,6 +115,15 @@ static int fd2_before_init(void)
     return 0;
 }
 
+static int tagged_run(const char *tag, int calls)
+{
+    LIKWID_MARKER_INIT;
+    work_region(tag, calls);
+    LIKWID_MARKER_CLOSE;
+    printf("edge_app: %s timed\n", tag);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -127,6 +137,10 @@ int main(int argc, char **argv)
         return stderr_broken();
     if (strcmp(m, "fd2-before-init") == 0)
         return fd2_before_init();
+    if (strcmp(m, "first-run") == 0)
+        return tagged_run("first", 3);
+    if (strcmp(m, "second-run") == 0)
+        return tagged_run("second", 2);
     fprintf(stderr, "edge_app: unknown mode '%s'\n", m);
     return 2;
 }

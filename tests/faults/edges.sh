@@ -79,9 +79,31 @@ fd2-before-init)
     grep -q 'scope-likwid' "$T/a.shim/data.txt" && fail "a scope-likwid line in the data file"
     f=$(result_file a.shim) || fail "no result file"
     [ -n "$f" ] && work_timing "$f" --no-likwid ;;
+markerfile-same-second)
+    # Two runs in a row share LIKWID_FILEPATH; the second one's LIKWID
+    # writes no marker file (SIMLIKWID_WRITE_MARKER=0): the file is the
+    # first run's, unchanged since the second run's Init, and must not give
+    # it the first run's counters.
+    mf=$T/shared-marker.txt
+    # likwid-perfctr -m's environment (sim-perfctr would name the file by its pid)
+    lk="LD_LIBRARY_PATH=$SL_SIM_DIR LIKWID_FILEPATH=$mf LIKWID_MODE=1 LIKWID_EVENTS=FLOPS_DP LIKWID_THREADS=0,1"
+    run a1.base env $lk "$SL_EDGE_APP" first-run
+    run a2.base env $lk SIMLIKWID_WRITE_MARKER=0 "$SL_EDGE_APP" second-run
+    run a1.shim env $lk LD_PRELOAD="$SL_SHIM" "$SL_EDGE_APP" first-run
+    run a2.shim env $lk SIMLIKWID_WRITE_MARKER=0 LD_PRELOAD="$SL_SHIM" "$SL_EDGE_APP" second-run
+    same_behaviour a1.base a1.shim
+    same_behaviour a2.base a2.shim
+    f=$(result_file a1.shim) || fail "no result file of the first run"
+    [ -n "$f" ] && check "$f" --timing "first=1x3" --timing-tags first --source full_api \
+        --likwid-region first=1x3 --status "used full_api"
+    f=$(result_file a2.shim) || fail "no result file of the second run"
+    [ -n "$f" ] && check "$f" --timing "second=1x2" --timing-tags second --source marker_api \
+        --likwid-region second=1 --status "marker file .* is unchanged since this run's Init: LIKWID did not write it" \
+        --status "used marker_api" --status-not "full_api|used marker_file"
+    SHOW=a2.shim ;;
 *)
     echo "edges.sh: unknown case '$case'" >&2
     exit 2 ;;
 esac
-[ "$FAILED" = 0 ] || show_run a.shim
+[ "$FAILED" = 0 ] || show_run "${SHOW:-a.shim}"
 finish

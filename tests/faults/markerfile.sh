@@ -39,6 +39,12 @@ fifo) mkfifo "$mf"; why='not a regular file' ;;
 stale) good; cp "$T/good.txt" "$mf"; touch -d '2 hours ago' "$mf"; why='older than this run' ;;
 *) echo "markerfile.sh: unknown case '${1:-}'" >&2; exit 2 ;;
 esac
+# A prepared file stands for one LIKWID wrote at this run's Close: its
+# mtime must not be older than the run's Init (the shim refuses that to
+# the nanosecond), so it is set a minute ahead; 'stale' keeps its past.
+case $1 in
+empty|truncated|malformed|zeros|huge) touch -d "@$(( $(date +%s) + 60 ))" "$mf" ;;
+esac
 FAULT_SWAP_MARKER=$mf
 export FAULT_SWAP_MARKER
 ls -l "$mf" >/dev/null 2>&1 && [ "$1" = huge ] && say "prepared $(du -h --apparent-size "$mf" | cut -f1) marker file"

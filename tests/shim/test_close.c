@@ -228,7 +228,8 @@ Test(close, stale_marker_file, .init = setup)
     sl_run run = result();
     char want[900];
     snprintf(want, sizeof want,
-             "marker file %s is older than this run: LIKWID did not write it; no counter data",
+             "marker file %s is unchanged since this run's Init: LIKWID did not write it; "
+             "no counter data",
              markerfile);
     cr_assert_str_eq(run.likwid_status, want);
     sl_run_free(&run);

@@ -350,6 +350,10 @@ static void value_line(FILE *f, int id, const region *r, int cpu, const slot *s)
 /* The file as LIKWID writes it; style picks the version's value lines. */
 static void write_file(void)
 {
+    /* A LIKWID whose Close writes nothing (a fault: SIMLIKWID_WRITE_MARKER=0). */
+    const char *write_it = getenv("SIMLIKWID_WRITE_MARKER");
+    if (write_it && strcmp(write_it, "0") == 0)
+        return;
     const char *st = getenv("SIMLIKWID_STYLE");
     int style = st ? atoi(st) : 52;
     int kept = 0;
