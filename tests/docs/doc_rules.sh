@@ -2,13 +2,13 @@
 # The documentation's own rules, checked so they stay true:
 # - README.md is short (at most 200 lines): reference material lives in the
 #   man pages and docs/;
-# - every SCOPE_LIKWID_* variable the code reads (getenv, secure_getenv) is
-#   described exactly once, as an entry (.TP, then .B NAME) of the
-#   ENVIRONMENT of a man page (docs/man/*.in); README.md and docs/*.md
-#   have no table of them;
-# - no page tells the story of its own making ("this session", "issue #N",
-#   "before and after", "shim fix", "used to", ...): docs say what the code
-#   does.
+# - every SCOPE_LIKWID_* variable the code reads (getenv, secure_getenv,
+#   the env_* helpers) is described exactly once, as an entry (.TP, then
+#   .B NAME) of the ENVIRONMENT of a man page (docs/man/*.in); README.md
+#   and docs/*.md have no table of them;
+# - no page (README.md, docs/, the man pages, bench/README.md) tells the
+#   story of its own making ("this session", "issue #N", "before and
+#   after", "shim fix", "used to", "(was ...)"): docs say what the code does.
 # One line per problem, "FILE[:LINE]: what: expected what"; exit 1 if any.
 # usage: doc_rules.sh SOURCE_ROOT
 set -u
@@ -31,7 +31,7 @@ grep -niE '^[|] *(environment )?variables? *[|]' README.md docs/*.md 2>/dev/null
     sed 's/$/: a table of variables: expected them only in the man pages/' >>"$out"
 
 grep -niE 'this session|not done in this|issues? #[0-9]|before and after|shim fix|fix in shim|used to [a-z]|[(]was[: ][^)]*[)]' \
-    README.md docs/*.md docs/man/*.in 2>/dev/null |
+    README.md docs/*.md docs/man/*.in bench/README.md 2>/dev/null |
     sed 's/$/: tells the history of the page or the code: expected what the code does/' >>"$out"
 
 if [ -s "$out" ]; then
