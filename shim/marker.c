@@ -161,7 +161,8 @@ static void do_init(void)
     int on_tsc = sl_rt_clock_init(!(tsc && strcmp(tsc, "0") == 0));
     pthread_atfork(NULL, NULL, atfork_child);
     /* The exit path (LIKWID's Init may exit() the process, the application
-     * may never Close) is the library destructor in exit_hook.c. */
+     * may never Close): exit_hook.c. */
+    sl_exit_hook_arm();
     sl_g.cycle = 1;
     sl_g.first_output = sl_g.output;
     sl_survive_begin(sl_g.output, sl_g.pid, sl_g.mpi, sl_g.rank, sl_g.origin_unix_ns, on_tsc);

@@ -54,10 +54,15 @@ int sl_close_claim(void);
 void sl_close_rearm(void);          /* a new cycle may be closed again */
 void sl_deliver_in_from(const sl_state *g, struct sl_deliver_in *in);
 
-/* exit_hook.c: the exit path without Close; runs as the shim's library
- * destructor, so after the application's own atexit handlers and static
- * destructors (which may still call likwid_markerClose). */
+/* exit_hook.c: the exit path without Close. sl_exit_hook_arm (at Init)
+ * registers the early hook, an atexit handler that writes the result before
+ * the application's earlier exit handlers and static destructors run;
+ * sl_close_at_exit is the library destructor's part when the early hook
+ * did not run. A Close after the early hook (from such a handler or
+ * destructor) calls sl_exit_superseded, which removes the early result. */
+void sl_exit_hook_arm(void);
 void sl_close_at_exit(void);
+void sl_exit_superseded(void);
 
 /* cycle.c: Init after Close starts cycle N+1 (its own result file, LIKWID
  * left out when it was counting: see sl_cycle_api). Called by Init in the

@@ -63,6 +63,7 @@ void sl_close_run(void)
 {
     if (!sl_close_claim())
         return;     /* a second Close, from any thread: answered here */
+    sl_exit_superseded();   /* a Close from an exit handler replaces the exit hook's result */
     const sl_state *g = &sl_g;
     int ng = g->ngroups > 0 ? g->ngroups : 1;
     int64_t group = atomic_load(&sl_next_group_calls) % ng;

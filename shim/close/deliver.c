@@ -62,6 +62,12 @@ static char *run_writer(const sl_deliver_in *in, const char *rescue, char *why, 
 
 int sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status)
 {
+    return sl_deliver_keep(in, lw, status, NULL);
+}
+
+int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
+                    sl_delivered *out)
+{
     sl_run run;
     if (sl_run_init(&run) != 0) {
         sl_log_warn("could not write %s (out of memory): results lost", in->output);
@@ -83,11 +89,19 @@ int sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status)
     char *written = run_writer(in, rescue, why, WHY);
     if (written) {
         unlink(rescue);
-        sl_log_info("wrote %s", written);
+        if (!out)
+            sl_log_info("wrote %s", written);
     } else {
         sl_log_warn("could not write %s (%s); timing data saved in %s: convert it with "
                     "'scope-likwid convert %s -o %s'", in->output, why, rescue, rescue,
                     in->output);
+    }
+    if (out) {
+        out->written = written;
+        out->rescue = written ? NULL : rescue;
+        if (written)
+            free(rescue);
+        return 0;
     }
     free(written);
     free(rescue);

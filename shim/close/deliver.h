@@ -32,4 +32,15 @@ void sl_run_record_fill(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
  * 0 when the result or the rescue file exists, -1 when nothing was saved. */
 int sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status);
 
+/* The same, for a result that a later one may replace (the exit hook's,
+ * exit_hook.c): the "wrote" line is left to the caller, and *out gets the
+ * file left behind (newly allocated, the other NULL): the result file, or
+ * the rescue file when the writer failed (then the warning was printed). */
+typedef struct sl_delivered {
+    char *written;
+    char *rescue;
+} sl_delivered;
+int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
+                    sl_delivered *out);
+
 #endif

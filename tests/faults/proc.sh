@@ -5,6 +5,7 @@
 . "$(dirname "$0")/flib.sh"
 need SL_SHIM SL_PROC_APP SL_CHECKER SL_CLI
 pick_python
+shown=a.shim    # the run whose output a failure shows
 
 case ${1:-} in
 chdir)
@@ -56,9 +57,31 @@ run-copy)
     [ -f "$1" ] && check "$1" --timing "work=1x3" --no-likwid --status "not counting"
     n=$(shim_lines a.shim | grep -c 'two copies of the shim are loaded')
     [ "$n" = 1 ] || fail "a.shim: $n lines about the two copies: expected 1" ;;
+detached-thread)
+    # main returns without Close while a detached thread still uses a
+    # global that a static destructor frees: the shim writes the result
+    # before the destructors run, so the process ends as soon after them as
+    # without the shim. Five runs, each must end cleanly with its result.
+    need SL_DETACHED_APP
+    for i in 1 2 3 4 5; do
+        run d$i.base "$SL_DETACHED_APP"
+        run d$i.shim env LD_PRELOAD="$SL_SHIM" "$SL_DETACHED_APP"
+        [ "$(rc_of d$i.base)" = 0 ] || fail "d$i.base: exit status $(rc_of d$i.base) without the shim: expected 0"
+        same_behaviour d$i.base d$i.shim
+        f=$(result_file d$i.shim) || fail "d$i.shim: no single result file: $(ls "$T/d$i.shim")"
+        [ -n "$f" ] && check "$f" --timing "work=1x3" --no-likwid \
+            --status "exited without likwid_markerClose" >/dev/null
+        [ "$(shim_lines d$i.shim)" = "scope-likwid: wrote $f" ] ||
+            fail "d$i.shim: expected the one line 'scope-likwid: wrote $f', got: $(shim_lines d$i.shim)"
+        ls "$T/d$i.shim"/*.journal "$T/d$i.shim"/*.rescue >/dev/null 2>&1 &&
+            fail "d$i.shim: a journal or rescue file was left: $(ls "$T/d$i.shim")"
+    done
+    ok=$(for i in 1 2 3 4 5; do [ "$(rc_of d$i.shim)" = 0 ] && echo x; done | wc -l)
+    say "$ok of 5 runs with the shim ended cleanly"
+    shown=d1.shim ;;
 *)
     echo "proc.sh: unknown case '${1:-}'" >&2
     exit 2 ;;
 esac
-[ "$FAILED" = 0 ] || show_run a.shim
+[ "$FAILED" = 0 ] || show_run "$shown"
 finish
