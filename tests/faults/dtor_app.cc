@@ -1,7 +1,6 @@
 // An application that closes LIKWID in a C++ static destructor (a profiler
-// object at namespace scope), the way some codes wrap the marker API. The
-// shim's own end-of-process work must run after it, so that this Close still
-// reaches LIKWID.
+// object at namespace scope), the way some codes wrap the marker API. This
+// Close comes after the shim's exit hook and must still reach LIKWID.
 #include <cstdio>
 
 extern "C" {
@@ -13,7 +12,7 @@ namespace {
 volatile double sink;
 
 // Constructed before main, so its destructor is registered before Init:
-// an exit hook registered at Init would run first and swallow this Close.
+// the shim's exit hook, registered at Init, runs first.
 struct Profiler {
     Profiler() { std::setvbuf(stdout, nullptr, _IOLBF, 0); }
     ~Profiler()
