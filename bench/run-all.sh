@@ -3,9 +3,12 @@
 # target, pass/fail. The markdown table goes to stdout (docs/PERFORMANCE.md
 # is made from it); each benchmark's own output goes to $LOG (default
 # ./bench-run-all.log).
-# usage: [DOC=docs/PERFORMANCE.md] bench/run-all.sh [BUILD_DIR]
+# usage: [DOC=docs/PERFORMANCE.md] [PREV=DIR] bench/run-all.sh [BUILD_DIR]
 #   BUILD_DIR: a configured and built meson build directory with tests
 #              enabled (the simulated LIKWID) (default: build)
+#   PREV:      the previous tree's build (bench/build-prev.sh) for the
+#              ratios to the previous show (bench/bench_floors.sh; BIG=,
+#              BIGRUNS=, CALLGRIND= are passed on to it)
 # Repetitions are kept small so the whole run stays under 5 minutes on a
 # 2-CPU machine: RUNS (default 5) for timed figures, N (default 10000000)
 # pairs for the hot path. Needs /usr/bin/time and valgrind.
@@ -234,6 +237,12 @@ if [ -x "$GEN" ] && "$GEN" 8 1000 8 "$TMP/se.txt" >>"$LOG" 2>&1 &&
 else
     row "show/export of a 1000-region file" "could not make the input (see log)" "< 200 ms" 0
 fi
+
+# ---- 7. the tools against their floors (ratios, interleaved) ----
+section floors
+sh "$HERE/bench_floors.sh" "$BUILD" "$RUNS" >"$TMP/floors" 2>>"$LOG" ||
+    row "floors: bench_floors.sh failed (see log)" "" "" 0
+cat "$TMP/floors" >>"$rows"
 
 section done
 {
