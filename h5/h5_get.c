@@ -10,6 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Reading a file costs HDF5 more in metadata handling than in I/O: the
+ * whole file read into memory at open (core driver, no writing back), a
+ * fixed 128 KiB metadata cache (as the writer's: HDF5's default one grows,
+ * is resized and freed as a whole), and every object's metadata evicted
+ * when it is closed (the reader never comes back to it). Nothing in the
+ * file changes. */
+hid_t sl_h5_read_fapl(void)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0)
+        return -1;
+    if (H5Pset_fapl_core(fapl, 1u << 20, 0) < 0 || sl_h5_small_cache(fapl) < 0 ||
+        H5Pset_evict_on_close(fapl, 1) < 0) {
+        H5Pclose(fapl);
+        H5Eclear2(H5E_DEFAULT);
+        return -1;
+    }
+    return fapl;
+}
+
 static int bad(sl_h5r *r, const char *path, const char *name, const char *what,
                const char *expected)
 {
@@ -206,7 +226,10 @@ int sl_h5r_strv(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, si
     else if (sl_h5_guard_attr(x.a, (uint64_t)x.len))
         bad(r, path, f->name, "more strings declared than the file holds",
             strv_want(want, sizeof want, want_n));
-    else {
+    else if (!out) { /* checked, not needed */
+        *n = (size_t)x.len;
+        rc = 0;
+    } else {
         size_t len = (size_t)x.len;
         char **v = calloc(len ? len : 1, sizeof *v);
         rc = v ? read_strings(x.a, x.t, len, v) : -ENOMEM;
@@ -316,31 +339,52 @@ static int check_shape(sl_h5r *r, hid_t d, const char *path, const char *name, i
     return 0;
 }
 
+static const char *data_kind(const sl_h5_field *f)
+{
+    return f->type == SL_H5T_F64 ? "a float64 dataset" : "an int64 dataset";
+}
+
+/* Opens f's dataset and checks its shape; -1 after a diag line saying
+ * "expected KIND of shape ...". */
+static hid_t open_checked(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, size_t *d0,
+                          size_t *d1, const char *kind)
+{
+    hid_t d = open_data(r, g, path, f->name, kind);
+    if (d < 0)
+        return -1;
+    if (check_shape(r, d, path, f->name, f->rank, d0, d1, kind)) {
+        H5Oclose(d);
+        return -1;
+    }
+    return d;
+}
+
+hid_t sl_h5r_open_shape(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, size_t *d0,
+                        size_t *d1)
+{
+    return open_checked(r, g, path, f, d0, d1, "a dataset");
+}
+
 int sl_h5r_shape(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, size_t *d0,
                  size_t *d1)
 {
-    hid_t d = open_data(r, g, path, f->name, "a dataset");
+    hid_t d = sl_h5r_open_shape(r, g, path, f, d0, d1);
     if (d < 0)
         return -EINVAL;
-    int rc = check_shape(r, d, path, f->name, f->rank, d0, d1, "a dataset");
     H5Oclose(d);
-    return rc;
+    return 0;
 }
 
-int sl_h5r_data(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, size_t d0,
-                size_t d1, void *dst)
+int sl_h5r_read_open(sl_h5r *r, hid_t d, const char *path, const sl_h5_field *f, size_t d0,
+                     size_t d1, void *dst)
 {
-    const char *name = f->name;
-    int is_float = f->type == SL_H5T_F64, rank = f->rank;
-    const char *kind = is_float ? "a float64 dataset" : "an int64 dataset";
-    hid_t d = open_data(r, g, path, name, kind);
-    if (d < 0)
-        return -EINVAL;
-    int rc = check_shape(r, d, path, name, rank, &d0, &d1, kind);
-    hid_t t = rc ? -1 : H5Dget_type(d);
-    if (!rc && (t < 0 || H5Tget_class(t) != (is_float ? H5T_FLOAT : H5T_INTEGER)))
+    const char *name = f->name, *kind = data_kind(f);
+    int is_float = f->type == SL_H5T_F64;
+    int rc = 0;
+    hid_t t = H5Dget_type(d);
+    if (t < 0 || H5Tget_class(t) != (is_float ? H5T_FLOAT : H5T_INTEGER))
         rc = bad(r, path, name, "wrong type", kind);
-    size_t count = rank == 1 ? d0 : d0 * d1;
+    size_t count = f->rank == 1 ? d0 : d0 * d1;
     if (!rc && count &&
         H5Dread(d, is_float ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                 dst) < 0)
@@ -349,6 +393,15 @@ int sl_h5r_data(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, size
         H5Tclose(t);
     H5Oclose(d);
     return rc;
+}
+
+int sl_h5r_data(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, size_t d0,
+                size_t d1, void *dst)
+{
+    hid_t d = open_checked(r, g, path, f, &d0, &d1, data_kind(f));
+    if (d < 0)
+        return -EINVAL;
+    return sl_h5r_read_open(r, d, path, f, d0, d1, dst);
 }
 
 typedef struct names_acc {

@@ -126,6 +126,11 @@ typedef struct sl_h5r {
     int64_t version; /* the file's format_version, once read */
 } sl_h5r;
 
+/* The file-access list every reader opens a file with (h5_get.c: what and
+ * why); H5P_DEFAULT's equal when it cannot be made, so the caller always
+ * has one to close unless it is negative. */
+hid_t sl_h5_read_fapl(void);
+
 struct sl_file_meta;
 /* Reads /metadata (absent: out->present 0, fields "" and -1). */
 int sl_h5r_meta(sl_h5r *r, hid_t file, struct sl_file_meta *out);
@@ -143,7 +148,8 @@ int sl_h5r_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *run);
  * and leaves *out as it was (*out NULL and *n 0 for sl_h5r_u8v). */
 int sl_h5r_str(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, char **out);
 int sl_h5r_i64(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, int64_t *out);
-/* 1-D string array attr; *n must equal want unless want is (size_t)-1. */
+/* 1-D string array attr; *n must equal want unless want is (size_t)-1.
+ * out NULL: its type and length checked, the strings not read. */
 int sl_h5r_strv(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, size_t want,
                 char ***out, size_t *n);
 int sl_h5r_u8v(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, char **out,
@@ -156,6 +162,14 @@ int sl_h5r_shape(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, siz
  * read as double) and have exactly the shape (d0,) or (d0, d1). */
 int sl_h5r_data(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, size_t d0,
                 size_t d1, void *dst);
+/* The same in two steps, the dataset opened once (an open costs more than
+ * most reads): open it and check its shape as sl_h5r_shape does (-1 after
+ * a diag line), then read it into dst and close it (closed also on
+ * failure). */
+hid_t sl_h5r_open_shape(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, size_t *d0,
+                        size_t *d1);
+int sl_h5r_read_open(sl_h5r *r, hid_t d, const char *path, const sl_h5_field *f, size_t d0,
+                     size_t d1, void *dst);
 /* Names of the links of group g in creation order when the file tracks it,
  * else in name order. */
 int sl_h5r_links(sl_h5r *r, hid_t g, const char *path, char ***names, size_t *n);

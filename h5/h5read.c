@@ -59,17 +59,30 @@ static int timing_region(sl_h5r *r, hid_t g, const char *path, sl_timing *t)
 {
     char *tag = NULL;
     size_t len = 0, nt = ANY, nc = ANY;
+    hid_t dt = -1, dc = -1; /* threads, call_threads: opened once, for the shape and the data */
     int rc = read_tag(r, g, path, SL_H5_FIELD(TREG_TAG), SL_H5_FIELD(TREG_TAG_BYTES), &tag, &len);
-    if (!rc)
-        rc = sl_h5r_shape(r, g, path, SL_H5_FIELD(TREG_THREADS), &nt, NULL);
-    if (!rc)
-        rc = sl_h5r_shape(r, g, path, SL_H5_FIELD(TREG_CALL_THREADS), &nc, NULL);
+    if (!rc && (dt = sl_h5r_open_shape(r, g, path, SL_H5_FIELD(TREG_THREADS), &nt, NULL)) < 0)
+        rc = -EINVAL;
+    if (!rc && (dc = sl_h5r_open_shape(r, g, path, SL_H5_FIELD(TREG_CALL_THREADS), &nc, NULL)) < 0)
+        rc = -EINVAL;
     sl_timing_region *tr = NULL;
     if (!rc) {
         tr = sl_timing_add(t, tag, len, nt, nc);
         rc = tr ? 0 : -ENOMEM;
     }
     free(tag);
+    if (!rc) {
+        rc = sl_h5r_read_open(r, dt, path, SL_H5_FIELD(TREG_THREADS), nt, 0, tr->threads);
+        dt = -1;
+    }
+    if (!rc) {
+        rc = sl_h5r_read_open(r, dc, path, SL_H5_FIELD(TREG_CALL_THREADS), nc, 0, tr->call_threads);
+        dc = -1;
+    }
+    if (dt >= 0)
+        H5Oclose(dt);
+    if (dc >= 0)
+        H5Oclose(dc);
     if (rc)
         return rc;
     const struct {
@@ -88,12 +101,10 @@ static int timing_region(sl_h5r *r, hid_t g, const char *path, sl_timing *t)
         int64_t *v;
         size_t n;
     } d[] = {
-        {SL_H5F_TREG_THREADS, tr->threads, nt},
         {SL_H5F_TREG_CALL_COUNTS, tr->call_counts, nt},
         {SL_H5F_TREG_TOTAL_NS, tr->total_ns, nt},
         {SL_H5F_TREG_MIN_NS, tr->min_ns, nt},
         {SL_H5F_TREG_MAX_NS, tr->max_ns, nt},
-        {SL_H5F_TREG_CALL_THREADS, tr->call_threads, nc},
         {SL_H5F_TREG_START_TIMES, tr->start_times, nc},
         {SL_H5F_TREG_END_TIMES, tr->end_times, nc},
     };
@@ -195,7 +206,7 @@ static int likwid_region(sl_h5r *r, hid_t g, const char *path, void *arg)
 {
     sl_likwid *lw = arg;
     char *tag = NULL, *group_name = NULL;
-    char **ev = NULL, **ctr = NULL, **met = NULL, **lab = NULL;
+    char **ev = NULL, **ctr = NULL, **met = NULL;
     size_t len = 0, ne = 0, nc = 0, nm = 0, nl = 0, nt = ANY;
     int64_t gid = 0;
     sl_source src = SL_SOURCE_NONE;
@@ -211,11 +222,13 @@ static int likwid_region(sl_h5r *r, hid_t g, const char *path, void *arg)
     if (!rc)
         rc = sl_h5r_strv(r, g, path, SL_H5_FIELD(LREG_COUNTER_NAMES), ne, &ctr, &nc);
     if (!rc)
-        rc = sl_h5r_strv(r, g, path, SL_H5_FIELD(LREG_EVENT_LABELS), ne, &lab, &nl);
+        /* checked, not read: the labels are made again from the names */
+        rc = sl_h5r_strv(r, g, path, SL_H5_FIELD(LREG_EVENT_LABELS), ne, NULL, &nl);
     if (!rc)
         rc = sl_h5r_strv(r, g, path, SL_H5_FIELD(LREG_METRIC_NAMES), ANY, &met, &nm);
-    if (!rc)
-        rc = sl_h5r_shape(r, g, path, SL_H5_FIELD(LREG_CPUS), &nt, NULL);
+    hid_t dcpus = -1; /* opened once, for the shape and the data */
+    if (!rc && (dcpus = sl_h5r_open_shape(r, g, path, SL_H5_FIELD(LREG_CPUS), &nt, NULL)) < 0)
+        rc = -EINVAL;
     sl_region *reg = NULL;
     int has_names = 0;
     if (!rc) {
@@ -229,8 +242,12 @@ static int likwid_region(sl_h5r *r, hid_t g, const char *path, void *arg)
         rc = copy_names(reg->counter_names, ctr, ne);
     if (!rc)
         rc = copy_names(reg->metric_names, met, nm);
-    if (!rc)
-        rc = sl_h5r_data(r, g, path, SL_H5_FIELD(LREG_CPUS), nt, 0, reg->cpus);
+    if (!rc) {
+        rc = sl_h5r_read_open(r, dcpus, path, SL_H5_FIELD(LREG_CPUS), nt, 0, reg->cpus);
+        dcpus = -1;
+    }
+    if (dcpus >= 0)
+        H5Oclose(dcpus);
     if (!rc)
         rc = sl_h5r_data(r, g, path, SL_H5_FIELD(LREG_TIMES), nt, 0, reg->times);
     if (!rc)
@@ -243,7 +260,6 @@ static int likwid_region(sl_h5r *r, hid_t g, const char *path, void *arg)
     free(group_name);
     sl_h5r_free_names(ev, ne);
     sl_h5r_free_names(ctr, nc);
-    sl_h5r_free_names(lab, nl);
     sl_h5r_free_names(met, nm);
     return rc;
 }

@@ -97,7 +97,10 @@ static int read_path(const char *path, sl_runset *out, sl_diag *diag)
         return -EINVAL;
     }
     int rc = sl_h5_guard_file(path, diag);
-    hid_t f = rc ? -1 : H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t fapl = rc ? -1 : sl_h5_read_fapl();
+    hid_t f = rc ? -1 : H5Fopen(path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
+    if (fapl >= 0)
+        H5Pclose(fapl);
     if (!rc && f < 0) {
         H5Eclear2(H5E_DEFAULT);
         sl_diag_add(diag, path, 0, "cannot open as HDF5: expected a scope-likwid result file");
