@@ -27,6 +27,32 @@ static int parse_rank(const char *s, int64_t *out)
     return 0;
 }
 
+/* A positive count at the start of s (SLURM_NTASKS and the like), else -1. */
+static int64_t leading_count(const char *s)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    int64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v > (INT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    return v > 0 && (*s == '\0' || *s == ',') ? v : -1;
+}
+
+int64_t sl_world_size_from_env(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+                                       "SLURM_NTASKS", "MV2_COMM_WORLD_SIZE", "PALS_SIZE"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        int64_t v = leading_count(getenv(vars[i]));
+        if (v > 0)
+            return v;
+    }
+    return -1;
+}
+
 int sl_rank_from_env(int64_t *rank)
 {
     static const char *const vars[] = {
@@ -38,7 +64,9 @@ int sl_rank_from_env(int64_t *rank)
         if (!v)
             continue;
         if (parse_rank(v, rank) == 0)
-            return 1;
+            /* A world of one (an MPI singleton: a serial run whose MPI
+             * library set PMIX_RANK=0; srun -n 1) is a serial run. */
+            return sl_world_size_from_env() != 1;
         sl_log_warn("%s='%s' is not a rank: expected an integer >= 0; ignored", vars[i], v);
     }
     return 0;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "output_path.h"
 #include "parse_int.h"
 
 
@@ -42,21 +43,6 @@ static int64_t leading_count(const char *s)
     buf[n] = '\0';
     long long v;
     return sl_parse_i64(buf, &v) == 0 && v > 0 ? v : -1;
-}
-
-/* The world size from the launcher: the variables that go with the rank
- * variables of output_path.c (OpenMPI, MPICH/Intel PMI, Slurm, MVAPICH,
- * PALS). */
-static int64_t world_size(void)
-{
-    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
-                                       "SLURM_NTASKS", "MV2_COMM_WORLD_SIZE", "PALS_SIZE"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        int64_t v = leading_count(getenv(vars[i]));
-        if (v > 0)
-            return v;
-    }
-    return -1;
 }
 
 /* Distinct threads that entered any region (1 when none did): an
@@ -168,7 +154,8 @@ static void add_var(void *meta, const char *name, const char *value)
 void sl_run_meta_fill(sl_run *run)
 {
     sl_run_meta *m = &run->meta;
-    m->mpi_size = run->mpi_rank >= 0 ? world_size() : 1;
+    /* Outside MPI 1; in MPI the launcher's (-1 when it says none). */
+    m->mpi_size = run->mpi_rank >= 0 ? sl_world_size_from_env() : 1;
     m->omp_num_threads = openmp_threads(&run->timing);
     int64_t fin = mono_ns();
     m->start_time_ns = start_ns >= 0 ? start_ns : fin;

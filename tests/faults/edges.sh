@@ -101,6 +101,36 @@ markerfile-same-second)
         --likwid-region second=1 --status "marker file .* is unchanged since this run's Init: LIKWID did not write it" \
         --status "used marker_api" --status-not "full_api|used marker_file"
     SHOW=a2.shim ;;
+mpi-singleton)
+    # A serial run whose MPI library set a rank and a world of one (Open
+    # MPI's singleton: PMIX_RANK=0 and OMPI_COMM_WORLD_SIZE=1 or PMIX_SIZE=1)
+    # is named and tagged as a serial run; /metadata keeps mpi_size 1. A
+    # world of two stays MPI rank 0.
+    meta() {    # FILE: mpi_rank of rank0, /metadata mpi_size
+        "$PY" -c 'import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+print(int(f["rank0"].attrs["mpi_rank"]), int(f["metadata"].attrs["mpi_size"]))' "$1" 2>&1
+    }
+    for v in OMPI_COMM_WORLD_SIZE PMIX_SIZE; do
+        pair s.$v "$kind" env PMIX_RANK=0 $v=1 "$SL_EDGE_APP" first-run
+        set -- "$T/s.$v.shim"/scope-likwid-*.h5
+        case $#:$(basename "$1") in
+        1:scope-likwid-[0-9]*.h5) ;;
+        *) fail "PMIX_RANK=0 $v=1: result files $*: expected one scope-likwid-PID.h5" ;;
+        esac
+        [ -f "$1" ] || continue
+        check "$1" --timing "first=1x3" --no-likwid --mpi-rank -1
+        [ "$(meta "$1")" = "-1 1" ] || fail "$1: mpi_rank, mpi_size '$(meta "$1")': expected '-1 1'"
+    done
+    pair s.two "$kind" env PMIX_RANK=0 PMIX_SIZE=2 "$SL_EDGE_APP" first-run
+    f=$T/s.two.shim/scope-likwid-rank0.h5
+    if [ -f "$f" ]; then
+        check "$f" --timing "first=1x3" --no-likwid --mpi-rank 0
+        [ "$(meta "$f")" = "0 2" ] || fail "$f: mpi_rank, mpi_size '$(meta "$f")': expected '0 2'"
+    else
+        fail "PMIX_RANK=0 PMIX_SIZE=2: no scope-likwid-rank0.h5: $(ls "$T/s.two.shim")"
+    fi
+    SHOW=s.PMIX_SIZE.shim ;;
 *)
     echo "edges.sh: unknown case '$case'" >&2
     exit 2 ;;

@@ -19,7 +19,9 @@ static void clear_env(void)
 {
     const char *vars[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID",
                           "MV2_COMM_WORLD_RANK", "MPI_LOCALRANKID", "ALPS_APP_PE", "PALS_RANKID",
-                          "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID"};
+                          "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID",
+                          "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS",
+                          "MV2_COMM_WORLD_SIZE", "PALS_SIZE"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
 }
@@ -104,6 +106,31 @@ Test(output, rank_garbage_skipped, .init = redirect_stderr)
     fflush(stderr);
     cr_assert_stderr_eq_str("scope-likwid: OMPI_COMM_WORLD_RANK='one' is not a rank: expected an "
                             "integer >= 0; ignored\n");
+}
+
+Test(output, world_of_one_is_serial)
+{
+    /* Open MPI's singleton (a serial run whose MPI library set PMIX_RANK=0
+     * and a size of 1), srun -n 1: a rank, but no MPI job to name. */
+    int64_t r = -5;
+    clear_env();
+    cr_assert_eq(sl_world_size_from_env(), -1);
+    setenv("PMIX_RANK", "0", 1);
+    cr_assert_eq(sl_rank_from_env(&r), 1, "a rank and no size: MPI");
+    setenv("OMPI_COMM_WORLD_SIZE", "1", 1);
+    cr_assert_eq(sl_world_size_from_env(), 1);
+    cr_assert_eq(sl_rank_from_env(&r), 0, "a world of one: serial");
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    setenv("PMIX_SIZE", "1", 1);
+    cr_assert_eq(sl_rank_from_env(&r), 0, "PMIx's size of one: serial");
+    setenv("PMIX_SIZE", "2", 1);
+    cr_assert_eq(sl_rank_from_env(&r), 1);
+    cr_assert_eq(r, 0);
+    cr_assert_eq(sl_world_size_from_env(), 2);
+    setenv("SLURM_NTASKS", "8", 1);
+    setenv("OMPI_COMM_WORLD_SIZE", "x", 1);   /* not a count: the next variable */
+    cr_assert_eq(sl_world_size_from_env(), 2);
+    clear_env();
 }
 
 Test(output, job_id)
