@@ -209,3 +209,94 @@ bad:
     free(out);
     return -EINVAL;
 }
+
+/* ---- scope-profiler's names (names.h) ---- */
+
+/* The tag as scope-profiler names it ('/' as '|'), or NULL when it cannot
+ * be a link name (empty, ".", "..", not valid UTF-8) or on ENOMEM. */
+static char *sp_form(const char *tag, size_t len)
+{
+    if (len == 0 || (len == 1 && tag[0] == '.') || (len == 2 && tag[0] == '.' && tag[1] == '.') ||
+        !sl_utf8_valid(tag, len))
+        return NULL;
+    char *s = malloc(len + 1);
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < len; i++)
+        s[i] = tag[i] == '/' ? '|' : tag[i];
+    s[len] = '\0';
+    return s;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* name is out[i] for some i in taken_sorted (sorted) or in later[0..nlater). */
+static int taken(const char *name, char **sorted, size_t nsorted, char **later, size_t nlater)
+{
+    if (nsorted && bsearch(&name, sorted, nsorted, sizeof *sorted, cmp_str))
+        return 1;
+    for (size_t i = 0; i < nlater; i++)
+        if (!strcmp(later[i], name))
+            return 1;
+    return 0;
+}
+
+int sl_names_sp(const char *const *tags, const size_t *lens, size_t n, char **out)
+{
+    char **sorted = malloc((n ? n : 1) * sizeof *sorted);
+    char **later = malloc((n ? n : 1) * sizeof *later);
+    size_t nsorted = 0, nlater = 0;
+    int rc = sorted && later ? 0 : -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        out[i] = NULL;
+    /* first the tags that are their own name: they keep it */
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (memchr(tags[i], '/', lens[i]))
+            continue;
+        out[i] = sp_form(tags[i], lens[i]);
+        if (out[i])
+            sorted[nsorted++] = out[i];
+    }
+    if (!rc)
+        qsort(sorted, nsorted, sizeof *sorted, cmp_str);
+    /* then '/' as '|', else (or when that name is taken) our escaped form,
+     * made distinct by a trailing '%' per clash */
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (out[i])
+            continue;
+        char *s = memchr(tags[i], '/', lens[i]) ? sp_form(tags[i], lens[i]) : NULL;
+        if (s && taken(s, sorted, nsorted, later, nlater)) {
+            free(s);
+            s = NULL;
+        }
+        if (!s)
+            s = sl_name_encode(tags[i], lens[i], -1, 0);
+        while (s && taken(s, sorted, nsorted, later, nlater)) {
+            size_t k = strlen(s);
+            char *t = realloc(s, k + 2);
+            if (!t) {
+                free(s);
+                s = NULL;
+                break;
+            }
+            s = t;
+            s[k] = '%';
+            s[k + 1] = '\0';
+        }
+        if (!s)
+            rc = -ENOMEM;
+        else
+            out[i] = later[nlater++] = s;
+    }
+    free(sorted);
+    free(later);
+    if (rc)
+        for (size_t i = 0; i < n; i++) {
+            free(out[i]);
+            out[i] = NULL;
+        }
+    return rc;
+}

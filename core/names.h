@@ -26,4 +26,13 @@ char *sl_name_encode(const char *tag, size_t len, int64_t group_id, int multi_gr
  * bytes); *group_id is -1 when the name has no group suffix. 0 or -EINVAL. */
 int sl_name_decode(const char *name, char **tag, size_t *len, int64_t *group_id);
 
+/* The names of one rank's timing regions (docs/FORMAT.md, "Names of
+ * region groups"), as scope-profiler names its regions: the tag itself with
+ * '/' written as '|'. A tag that cannot be a name ("", ".", "..", not valid
+ * UTF-8), or whose '|' form is another tag's name, takes its escaped form
+ * (sl_name_encode); a name still taken gets a '%' more. Tags without '/'
+ * keep their own name whatever the others are. out[i] newly allocated;
+ * 0 or -ENOMEM (then out[] all NULL). */
+int sl_names_sp(const char *const *tags, const size_t *lens, size_t n, char **out);
+
 #endif

@@ -1,8 +1,10 @@
 /* The shim's own region timing: allocation and release. */
 #include "timing.h"
 
+#include "names.h"
 #include "vec.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,4 +69,35 @@ sl_timing_region *sl_timing_add(sl_timing *t, const char *tag, size_t tag_len,
     }
     t->regions[t->nregions] = r;
     return &t->regions[t->nregions++];
+}
+
+int sl_timing_names(const sl_timing *t, char ***names)
+{
+    size_t n = t->nregions;
+    const char **tags = malloc((n ? n : 1) * sizeof *tags);
+    size_t *lens = malloc((n ? n : 1) * sizeof *lens);
+    *names = calloc(n ? n : 1, sizeof **names);
+    int rc = tags && lens && *names ? 0 : -ENOMEM;
+    for (size_t i = 0; !rc && i < n; i++) {
+        tags[i] = t->regions[i].tag;
+        lens[i] = t->regions[i].tag_len;
+    }
+    if (!rc)
+        rc = sl_names_sp(tags, lens, n, *names);
+    free(tags);
+    free(lens);
+    if (rc) {
+        free(*names);
+        *names = NULL;
+    }
+    return rc;
+}
+
+void sl_timing_names_free(char **names, size_t n)
+{
+    if (!names)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
 }

@@ -18,8 +18,7 @@ static int close_fail(hid_t g, int rc)
     return rc;
 }
 
-/* attr tag: the exact tag, or its \xHH form plus tag_bytes when not UTF-8 */
-static int put_tag(sl_h5w *w, hid_t g, const char *tag, size_t len)
+int sl_h5w_tag(sl_h5w *w, hid_t g, const char *tag, size_t len)
 {
     if (sl_utf8_valid(tag, len))
         return sl_h5w_str(w, g, SL_H5N_tag, tag);
@@ -33,23 +32,32 @@ static int put_tag(sl_h5w *w, hid_t g, const char *tag, size_t len)
     return rc;
 }
 
-/* Creates a region's group under its encoded name (docs/FORMAT.md, "Names
- * of region groups") with its tag attrs; *g open on success. */
+/* Creates a region's group under name with its tag attrs; *g open on
+ * success. */
+static int named_group(sl_h5w *w, hid_t parent, const char *name, const char *tag, size_t len,
+                       hid_t *g)
+{
+    *g = sl_h5w_group(w, parent, name, 0);
+    if (*g < 0)
+        return -EIO;
+    int rc = sl_h5w_tag(w, *g, tag, len);
+    if (rc) {
+        H5Gclose(*g);
+        *g = -1;
+    }
+    return rc;
+}
+
+/* The same under the encoded name (docs/FORMAT.md, "Names of region
+ * groups"). */
 static int region_group(sl_h5w *w, hid_t parent, const char *tag, size_t len, int64_t gid,
                         int multi, hid_t *g)
 {
     char *name = sl_name_encode(tag, len, gid, multi);
     if (!name)
         return -ENOMEM;
-    *g = sl_h5w_group(w, parent, name, 0);
+    int rc = named_group(w, parent, name, tag, len, g);
     free(name);
-    if (*g < 0)
-        return -EIO;
-    int rc = put_tag(w, *g, tag, len);
-    if (rc) {
-        H5Gclose(*g);
-        *g = -1;
-    }
     return rc;
 }
 
@@ -82,10 +90,10 @@ int sl_h5w_rank_attrs(sl_h5w *w, hid_t g, const sl_run *run)
     return 0;
 }
 
-static int timing_region(sl_h5w *w, hid_t parent, const sl_timing_region *t)
+static int timing_region(sl_h5w *w, hid_t parent, const char *name, const sl_timing_region *t)
 {
     hid_t g;
-    int rc = region_group(w, parent, t->tag, t->tag_len, -1, 0, &g);
+    int rc = named_group(w, parent, name, t->tag, t->tag_len, &g);
     if (rc)
         return rc;
     if (!rc)
@@ -128,8 +136,11 @@ int sl_h5w_timing(sl_h5w *w, hid_t rank_g, const sl_timing *t)
     hid_t regs = sl_h5w_group(w, g, SL_H5N_regions, 1);
     if (regs < 0)
         return close_fail(g, -EIO);
+    char **names = NULL;
+    rc = sl_timing_names(t, &names);
     for (size_t i = 0; !rc && i < t->nregions; i++)
-        rc = timing_region(w, regs, &t->regions[i]);
+        rc = timing_region(w, regs, names[i], &t->regions[i]);
+    sl_timing_names_free(names, t->nregions);
     H5Gclose(regs);
     return close_fail(g, rc);
 }
@@ -147,8 +158,7 @@ static int cmp_tag(const void *a, const void *b, void *base)
     return (x->tag_len > y->tag_len) - (x->tag_len < y->tag_len);
 }
 
-/* multi[i]: region i's tag occurs in more than one group of this run. */
-static unsigned char *multi_groups(const sl_likwid *lw)
+unsigned char *sl_h5w_multi_groups(const sl_likwid *lw)
 {
     size_t n = lw->nregions;
     unsigned char *multi = calloc(n ? n : 1, 1);
@@ -267,7 +277,7 @@ int sl_h5w_likwid(sl_h5w *w, hid_t rank_g, const sl_run *run)
     hid_t regs = sl_h5w_group(w, g, SL_H5N_regions, 1);
     if (regs < 0)
         return close_fail(g, -EIO);
-    unsigned char *multi = multi_groups(lw);
+    unsigned char *multi = sl_h5w_multi_groups(lw);
     rc = multi ? 0 : -ENOMEM;
     for (size_t i = 0; !rc && i < lw->nregions; i++)
         rc = likwid_region(w, regs, &lw->regions[i], multi[i]);
@@ -294,9 +304,104 @@ int sl_h5w_run(sl_h5w *w, hid_t file, const sl_run *run)
     int rc = sl_h5w_rank_attrs(w, g, run);
     if (!rc)
         rc = sl_h5w_timing(w, g, &run->timing);
-    if (!rc)
+    if (!rc && run->timing.nregions) /* none: left out, as scope-profiler has it */
         rc = sl_h5w_regions_link(w, g);
     if (!rc && run->likwid.source != SL_SOURCE_NONE)
         rc = sl_h5w_likwid(w, g, run);
     return close_fail(g, rc);
+}
+
+/* ---- writing rank<R>/likwid in their layout ---- */
+
+/* One region as write_likwid_results writes it: attrs tag, group_id,
+ * group_name, source, event_names, counter_names, metric_names (no
+ * event_labels: computed on reading); datasets cpus, times, call_counts,
+ * events (E, T), metrics (M, T). Without names from the source its
+ * event_names are event_<e> and counter_names is empty, as theirs. */
+static int sp_likwid_region(sl_h5w *w, hid_t regs, const sl_region *r, int multi)
+{
+    char *base = NULL, *name = NULL;
+    const char *tag = r->tag;
+    size_t len = r->tag_len;
+    if (sl_names_sp(&tag, &len, 1, &base) < 0)
+        return -ENOMEM;
+    int rc = 0;
+    if (multi ? asprintf(&name, "%s%%g%" PRId64, base, r->group_id) < 0 : !(name = strdup(base)))
+        rc = -ENOMEM;
+    free(base);
+    htri_t taken = rc ? 0 : H5Lexists(regs, name, H5P_DEFAULT);
+    if (!rc && taken) { /* '|' from '/' met a tag that is that name */
+        free(name);
+        name = sl_name_encode(r->tag, r->tag_len, r->group_id, multi);
+        rc = name ? 0 : -ENOMEM;
+    }
+    hid_t g = rc ? -1 : sl_h5w_group(w, regs, name, 0);
+    free(name);
+    if (g < 0)
+        return rc ? rc : -EIO;
+    char **labels = r->has_names ? NULL : sl_event_labels(r);
+    if (!r->has_names && r->nevents && !labels)
+        rc = -ENOMEM;
+    if (!rc)
+        rc = sl_h5w_tag(w, g, r->tag, r->tag_len);
+    if (!rc)
+        rc = sl_h5w_i64(w, g, SL_H5N_group_id, r->group_id);
+    if (!rc)
+        rc = sl_h5w_str(w, g, SL_H5N_group_name, r->group_name);
+    if (!rc)
+        rc = sl_h5w_str(w, g, SL_H5N_source, sl_source_name(r->source));
+    if (!rc)
+        rc = sl_h5w_strv(w, g, SL_H5N_event_names, r->has_names ? r->event_names : labels,
+                         r->nevents);
+    if (!rc)
+        rc = sl_h5w_strv(w, g, SL_H5N_counter_names, r->counter_names,
+                         r->has_names ? r->nevents : 0);
+    if (!rc)
+        rc = sl_h5w_strv(w, g, SL_H5N_metric_names, r->metric_names, r->nmetrics);
+    if (!rc)
+        rc = sl_h5w_i64_data(w, g, SL_H5N_cpus, r->cpus, r->nthreads);
+    if (!rc)
+        rc = sl_h5w_f64_data(w, g, SL_H5N_times, r->times, r->nthreads, 1, 1);
+    if (!rc)
+        rc = sl_h5w_i64_data(w, g, SL_H5N_call_counts, r->call_counts, r->nthreads);
+    if (!rc)
+        rc = sl_h5w_f64_data(w, g, SL_H5N_events, r->events, r->nevents, r->nthreads, 2);
+    if (!rc)
+        rc = sl_h5w_f64_data(w, g, SL_H5N_metrics, r->metrics, r->nmetrics, r->nthreads, 2);
+    sl_labels_free(labels, r->nevents);
+    H5Gclose(g);
+    return rc;
+}
+
+/* rank<R>/likwid of their layout, replacing an earlier one: attrs the
+ * run's LIKWID_* variables and num_regions, then regions/. Groups and
+ * attrs in name order, as h5py creates them. */
+int sl_h5w_sp_likwid(sl_h5w *w, hid_t rank_g, const sl_run *run)
+{
+    const sl_likwid *lw = &run->likwid;
+    htri_t had = H5Lexists(rank_g, SL_H5N_likwid, H5P_DEFAULT);
+    if (had < 0 || (had > 0 && H5Ldelete(rank_g, SL_H5N_likwid, H5P_DEFAULT) < 0))
+        return sl_h5w_fail(w, -EIO, "replace", SL_H5N_likwid);
+    hid_t g = sl_h5w_group(w, rank_g, SL_H5N_likwid, 0);
+    if (g < 0)
+        return -EIO;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < run->nenv; i++)
+        if (run->env[i].name && *run->env[i].name && H5Aexists(g, run->env[i].name) == 0)
+            rc = sl_h5w_str(w, g, run->env[i].name, run->env[i].value ? run->env[i].value : "");
+    if (!rc)
+        rc = sl_h5w_i64(w, g, SL_H5N_num_regions, (int64_t)lw->nregions);
+    hid_t regs = rc ? -1 : sl_h5w_group(w, g, SL_H5N_regions, 0);
+    if (!rc && regs < 0)
+        rc = -EIO;
+    unsigned char *multi = rc ? NULL : sl_h5w_multi_groups(lw);
+    if (!rc && !multi)
+        rc = -ENOMEM;
+    for (size_t i = 0; !rc && i < lw->nregions; i++)
+        rc = sp_likwid_region(w, regs, &lw->regions[i], multi[i]);
+    free(multi);
+    if (regs >= 0)
+        H5Gclose(regs);
+    H5Gclose(g);
+    return rc;
 }

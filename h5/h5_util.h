@@ -84,6 +84,11 @@ int sl_h5w_f64_data(sl_h5w *w, hid_t g, const char *name, const double *v, size_
 int sl_h5w_run(sl_h5w *w, hid_t file, const sl_run *run);
 /* Writes rank<R>/likwid only (rank group must exist, likwid must not). */
 int sl_h5w_likwid(sl_h5w *w, hid_t rank_group, const sl_run *run);
+/* attr tag: the exact tag, or its \xHH form plus tag_bytes when not UTF-8. */
+int sl_h5w_tag(sl_h5w *w, hid_t g, const char *tag, size_t len);
+/* multi[i]: region i's tag occurs in more than one group of this run
+ * (newly allocated, NULL on ENOMEM). */
+unsigned char *sl_h5w_multi_groups(const sl_likwid *lw);
 /* Writes rank<R>/timing (always present in a result file). */
 int sl_h5w_timing(sl_h5w *w, hid_t rank_group, const sl_timing *t);
 /* Writes the rank attributes the group lacks (all, for a new group). */
@@ -177,5 +182,27 @@ int sl_h5r_links(sl_h5r *r, hid_t g, const char *path, char ***names, size_t *n)
  * they are two, -1 when one of them cannot be opened. */
 int sl_h5_same_object(hid_t g, const char *a, const char *b);
 void sl_h5r_free_names(char **names, size_t n);
+
+/* ---- scope-profiler's files (h5_sp.c) ---- */
+
+/* 1 when f is a file of scope-profiler's layout: no root attr format,
+ * /metadata with attr scope_profiler_version, top-level names only
+ * metadata and rank<N>, each rank<N> a group holding regions. */
+int sl_h5_sp_file(hid_t f);
+/* 1 when rank group name of f (a file of ours) is one of scope-profiler's
+ * copied by merge: regions/, no timing/, none of our rank attributes. */
+int sl_h5_sp_group(hid_t f, const char *name);
+struct sl_runset;
+/* Reads such a file: its /metadata, every rank<N> in order of N. */
+int sl_h5r_sp_file(sl_h5r *r, hid_t f, struct sl_runset *out);
+/* Reads rank group name of f, in scope-profiler's layout (regions/ the
+ * timing, one thread; likwid/ in their LIKWID writer's layout or ours). */
+int sl_h5r_sp_run(sl_h5r *r, hid_t f, const char *name, int64_t number,
+                  const struct sl_file_meta *meta, sl_run *run);
+/* rank<R>/likwid of rank_group read leniently, as scope-profiler reads it
+ * (absent attrs default to "", -1, []; event_labels computed). */
+int sl_h5r_likwid_any(sl_h5r *r, hid_t rank_group, const char *path, sl_run *run);
+/* Writes (replacing) rank<R>/likwid in their LIKWID writer's layout. */
+int sl_h5w_sp_likwid(sl_h5w *w, hid_t rank_group, const sl_run *run);
 
 #endif

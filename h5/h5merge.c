@@ -132,9 +132,11 @@ static int cmp_gref(const void *x, const void *y)
 /* ---- one group ---- */
 
 /* The origin attrs (kept when an earlier merge set them) and the regions
- * link of a copied group: a format-1 group has none, and a copy must be
- * timing/regions itself. */
-static int fix_group(sl_h5w *w, hid_t dst, const char *name, const char *path, const char *from)
+ * link of a copied group of ours: a format-1 group has none, and a copy
+ * must be timing/regions itself (none when that is empty). A group of
+ * scope-profiler's layout (sp) keeps its regions as they are. */
+static int fix_group(sl_h5w *w, hid_t dst, const char *name, const char *path, const char *from,
+                     int sp)
 {
     hid_t g = H5Gopen2(dst, name, H5P_DEFAULT);
     if (g < 0)
@@ -148,7 +150,14 @@ static int fix_group(sl_h5w *w, hid_t dst, const char *name, const char *path, c
         if (!rc)
             rc = sl_h5w_str(w, g, SL_H5N_merged_from_group, from);
     }
-    int linked = !rc && sl_h5_same_object(g, SL_H5N_timing "/" SL_H5N_regions, SL_H5N_regions) > 0;
+    H5G_info_t ti;
+    int linked = sp || (!rc && sl_h5_same_object(g, SL_H5N_timing "/" SL_H5N_regions,
+                                                 SL_H5N_regions) > 0);
+    if (!rc && !linked && H5Lexists(g, SL_H5N_regions, H5P_DEFAULT) == 0 &&
+        H5Gget_info_by_name(g, SL_H5N_timing "/" SL_H5N_regions, &ti, H5P_DEFAULT) >= 0 &&
+        ti.nlinks == 0)
+        linked = 1; /* no timing region: no regions group */
+    H5Eclear2(H5E_DEFAULT);
     if (!rc && !linked) {
         if (H5Lexists(g, SL_H5N_regions, H5P_DEFAULT) > 0 &&
             H5Ldelete(g, SL_H5N_regions, H5P_DEFAULT) < 0)
@@ -162,9 +171,10 @@ static int fix_group(sl_h5w *w, hid_t dst, const char *name, const char *path, c
 }
 
 /* Copies rank group `from` of src into dst: as rank<R> when R is free,
- * else under a temporary name, numbered at the end. */
+ * else under a temporary name, numbered at the end. sp: src is a file of
+ * scope-profiler's layout (its rank groups have regions/, no timing/). */
 static int copy_group(merge *m, sl_h5w *w, hid_t src, hid_t dst, const char *path,
-                      const gref *from)
+                      const gref *from, int sp)
 {
     char buf[64];
     int copy = from->copy || holder(m, from->rank);
@@ -172,9 +182,12 @@ static int copy_group(merge *m, sl_h5w *w, hid_t src, hid_t dst, const char *pat
         snprintf(buf, sizeof buf, "merge-copy-%zu", m->n);
     else
         sl_h5_rank_name(buf, sizeof buf, from->rank, 0);
-    /* a rank group without timing/ is not one of ours (FORMAT.md) */
+    /* a rank group without timing/ is not one of ours (FORMAT.md), unless
+     * it is one of scope-profiler's copied by an earlier merge */
+    if (!sp)
+        sp = sl_h5_sp_group(src, from->name);
     char *timing = NULL;
-    if (asprintf(&timing, "%s/%s", from->name, SL_H5N_timing) < 0)
+    if (asprintf(&timing, "%s/%s", from->name, sp ? SL_H5N_regions : SL_H5N_timing) < 0)
         return -ENOMEM;
     htri_t ok = H5Lexists(src, timing, sl_h5_guard_lapl()); /* no soft/external link followed */
     /* copied links would dangle or reach outside the file: ours have none */
@@ -183,12 +196,13 @@ static int copy_group(merge *m, sl_h5w *w, hid_t src, hid_t dst, const char *pat
     if (ok <= 0) {
         H5Eclear2(H5E_DEFAULT);
         sl_diag_add(m->diag, path, 0, "/%s has no %s group: expected a rank group", from->name,
-                    SL_H5N_timing);
+                    sp ? SL_H5N_regions : SL_H5N_timing);
         return -EINVAL;
     }
     if (!hard) {
         sl_diag_add(m->diag, path, 0, "/%s/%s: a soft or external link: expected a group "
-                    "(scope-likwid files hold no such links)", from->name, SL_H5N_timing);
+                    "(scope-likwid files hold no such links)", from->name,
+                    sp ? SL_H5N_regions : SL_H5N_timing);
         return -EINVAL;
     }
     if (sl_h5_guard_copyable(src, from->name)) {
@@ -203,7 +217,7 @@ static int copy_group(merge *m, sl_h5w *w, hid_t src, hid_t dst, const char *pat
         sl_diag_add(m->diag, path, 0, "cannot copy /%s: %s", from->name, why);
         return -EIO;
     }
-    int rc = fix_group(w, dst, buf, path, from->name);
+    int rc = fix_group(w, dst, buf, path, from->name, sp);
     if (rc)
         return rc;
     if (SL_VEC_RESERVE(m->groups, m->cap, m->n, 1) < 0)
@@ -268,7 +282,8 @@ static int merge_one(merge *m, sl_h5w *w, hid_t dst, const char *path)
         return -EINVAL;
     }
     sl_h5r r = {path, m->diag, 0};
-    int rc = sl_h5r_format(&r, src);
+    int sp = sl_h5_sp_file(src); /* scope-profiler's: its rank groups beside ours */
+    int rc = sp ? 0 : sl_h5r_format(&r, src);
     if (rc) {
         H5Fclose(src);
         return rc;
@@ -282,7 +297,7 @@ static int merge_one(merge *m, sl_h5w *w, hid_t dst, const char *path)
     qsort(gs.v, gs.n, sizeof *gs.v, cmp_gref);
     int holds_rank0 = 0;
     for (size_t i = 0; !rc && i < gs.n; i++) {
-        rc = copy_group(m, w, src, dst, path, &gs.v[i]);
+        rc = copy_group(m, w, src, dst, path, &gs.v[i], sp);
         holds_rank0 |= !rc && !m->groups[m->n - 1].copy && gs.v[i].rank == 0;
     }
     if (!rc)

@@ -1,4 +1,5 @@
-/* Is a file one of ours? Only the root attribute "format" is read. */
+/* Is a file one of ours (only the root attribute "format" is read), or one
+ * of scope-profiler's (its structure, h5_sp.c)? */
 #include "h5probe.h"
 
 #include <string.h>
@@ -60,7 +61,9 @@ sl_h5_probed sl_h5_probe(const char *path)
     }
     hid_t f = sound > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
     if (f >= 0) {
-        kind = format_is_ours(f) ? SL_H5_PROBED_OURS : SL_H5_PROBED_OTHER;
+        kind = format_is_ours(f) ? SL_H5_PROBED_OURS
+               : sl_h5_sp_file(f) ? SL_H5_PROBED_SP
+                                  : SL_H5_PROBED_OTHER;
         H5Fclose(f);
     }
     H5Eclear2(H5E_DEFAULT);

@@ -352,12 +352,16 @@ static int read_likwid(sl_h5r *r, hid_t rank_g, const char *path, sl_run *run)
     return rc;
 }
 
-/* Format 2: rank<R>/regions is timing/regions itself (a hard link). */
-static int check_regions_link(sl_h5r *r, hid_t g, const char *path)
+/* Format 2: rank<R>/regions is timing/regions itself (a hard link), left
+ * out when there is no timing region. */
+static int check_regions_link(sl_h5r *r, hid_t g, const char *path, size_t ntiming)
 {
     int same = sl_h5_same_object(g, SL_H5N_timing "/" SL_H5N_regions, SL_H5N_regions);
     if (same > 0)
         return 0;
+    if (same < 0 && ntiming == 0 && H5Lexists(g, SL_H5N_regions, H5P_DEFAULT) == 0)
+        return 0;
+    H5Eclear2(H5E_DEFAULT);
     sl_diag_add(r->diag, r->file, 0, "%s/%s: %s: expected a hard link to %s/%s", path,
                 SL_H5N_regions, same == 0 ? "not the same group" : "group missing", SL_H5N_timing,
                 SL_H5N_regions);
@@ -396,7 +400,7 @@ int sl_h5r_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *run)
     if (!rc)
         rc = read_timing(r, g, path, &run->timing);
     if (!rc && r->version >= SL_H5_FIELD(RANK_REGIONS)->since)
-        rc = check_regions_link(r, g, path);
+        rc = check_regions_link(r, g, path, run->timing.nregions);
     if (!rc)
         rc = read_likwid(r, g, path, run);
     if (g >= 0)

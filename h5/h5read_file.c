@@ -51,8 +51,20 @@ int sl_h5r_format(sl_h5r *r, hid_t f)
     return rc;
 }
 
+/* A rank group without timing/ and without our rank attributes is in
+ * scope-profiler's layout: copied from one of their files by merge. */
+static int read_run(sl_h5r *r, hid_t f, const char *name, int64_t number, sl_runset *out,
+                    sl_run *run)
+{
+    if (r->version >= 2 && sl_h5_sp_group(f, name))
+        return sl_h5r_sp_run(r, f, name, number, &out->meta, run);
+    return sl_h5r_run(r, f, name, number, run);
+}
+
 static int read_file(sl_h5r *r, hid_t f, sl_runset *out)
 {
+    if (sl_h5_sp_file(f))
+        return sl_h5r_sp_file(r, f, out);
     int rc = sl_h5r_format(r, f);
     if (!rc)
         rc = sl_h5r_meta(r, f, &out->meta);
@@ -73,7 +85,7 @@ static int read_file(sl_h5r *r, hid_t f, sl_runset *out)
         rc = out->runs ? 0 : -ENOMEM;
     }
     for (size_t i = 0; !rc && i < nr; i++) {
-        rc = sl_h5r_run(r, f, refs[i].name, refs[i].number, &out->runs[i]);
+        rc = read_run(r, f, refs[i].name, refs[i].number, out, &out->runs[i]);
         out->nruns = i + 1; /* freed by the caller on failure, even half read */
     }
     free(refs);

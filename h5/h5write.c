@@ -291,24 +291,54 @@ static hid_t rank_group(sl_h5w *w, hid_t f, const sl_run *run)
         sl_diag_add(w->diag, w->file, 0, "/%s is not a group: expected a rank group", name);
         return -1;
     }
-    if (sl_h5w_rank_attrs(w, g, run) < 0) {
+    /* the run's likwid_status replaces the old one: it says where the new
+     * counters came from */
+    htri_t had_status = H5Aexists(g, SL_H5N_likwid_status);
+    if (had_status < 0 || (had_status > 0 && H5Adelete(g, SL_H5N_likwid_status) < 0) ||
+        sl_h5w_rank_attrs(w, g, run) < 0) {
+        if (had_status < 0 || had_status > 0)
+            H5Eclear2(H5E_DEFAULT);
+        sl_h5w_fail(w, -EIO, "write the attributes of", name);
         H5Oclose(g);
         return -1;
     }
     /* timing/ is always present in a rank group: a new one gets the run's,
      * and scope-profiler's regions link to it */
     htri_t has_timing = H5Lexists(g, SL_H5N_timing, H5P_DEFAULT);
-    if (has_timing < 0 || (has_timing == 0 && (sl_h5w_timing(w, g, &run->timing) < 0 ||
-                                               sl_h5w_regions_link(w, g) < 0))) {
+    if (has_timing < 0 ||
+        (has_timing == 0 && (sl_h5w_timing(w, g, &run->timing) < 0 ||
+                             (run->timing.nregions && sl_h5w_regions_link(w, g) < 0)))) {
         H5Oclose(g);
         return -1;
     }
     return g;
 }
 
+/* Adds rank<R>/likwid to the open in-memory copy f of a file of
+ * scope-profiler's layout, as their LIKWID writer would, and nothing else:
+ * the rank group must be there. */
+static int add_sp_likwid(mem_file *m, hid_t f, const sl_run *run)
+{
+    char name[32];
+    sl_h5_rank_name(name, sizeof name, run->rank, 0);
+    hid_t g = H5Lexists(f, name, H5P_DEFAULT) > 0 ? H5Gopen2(f, name, H5P_DEFAULT) : -1;
+    if (g < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        sl_diag_add(m->w.diag, m->w.file, 0,
+                    "no /%s in this scope-profiler file: expected the rank the counters are for "
+                    "(--rank R)", name);
+        return -EINVAL;
+    }
+    int rc = sl_h5w_sp_likwid(&m->w, g, run);
+    H5Gclose(g);
+    return rc;
+}
+
 /* Adds rank<R>/likwid to the open in-memory copy f of an existing file. */
 static int add_likwid(mem_file *m, hid_t f, const sl_run *run)
 {
+    if (sl_h5_sp_file(f))
+        return add_sp_likwid(m, f, run);
     hid_t g = rank_group(&m->w, f, run);
     if (g < 0)
         return -EIO;

@@ -110,7 +110,8 @@ typedef enum sl_h5_need { SL_H5_REQ, SL_H5_OPT, SL_H5_PAT } sl_h5_need;
 /* X(id, object, name, kind, type, rank, shape, need, since)
  * shape: T threads, C recorded calls, E events, M metrics (FORMAT.md).
  * Format 2 (issue #14) added the scope-profiler layout: /metadata, the
- * rank<R>/regions hard link to timing/regions and merge's origin attrs. */
+ * rank<R>/regions hard link to timing/regions (left out when timing/regions
+ * is empty) and merge's origin attrs. */
 #define SL_H5_SCHEMA(X)                                                             \
     X(ROOT_FORMAT, ROOT, format, ATTR, STR, 0, "", REQ, 1)                          \
     X(ROOT_FORMAT_VERSION, ROOT, format_version, ATTR, I64, 0, "", REQ, 1)          \
@@ -135,7 +136,7 @@ typedef enum sl_h5_need { SL_H5_REQ, SL_H5_OPT, SL_H5_PAT } sl_h5_need;
     X(RANK_LIKWID_STATUS, RANK, likwid_status, ATTR, STR, 0, "", REQ, 1)            \
     X(RANK_MERGED_FROM, RANK, merged_from, ATTR, STR, 0, "", OPT, 2)                \
     X(RANK_MERGED_FROM_GROUP, RANK, merged_from_group, ATTR, STR, 0, "", OPT, 2)    \
-    X(RANK_REGIONS, RANK, regions, GROUP, NONE, 0, "", REQ, 2)                      \
+    X(RANK_REGIONS, RANK, regions, GROUP, NONE, 0, "", OPT, 2)                      \
     X(RANK_TIMING, RANK, timing, GROUP, NONE, 0, "", REQ, 1)                        \
     X(RANK_LIKWID, RANK, likwid, GROUP, NONE, 0, "", OPT, 1)                        \
     X(TIMING_CLOCK, TIMING, clock, ATTR, STR, 0, "", REQ, 1)                        \

@@ -241,3 +241,45 @@ Test(labels, no_events_no_labels)
     cr_expect_null(sl_event_labels(r));
     sl_likwid_free(&lw);
 }
+
+/* One rank's timing names as scope-profiler names its regions (sl_names_sp). */
+static void expect_sp_names(const char *const *tags, size_t n, const char *const *want)
+{
+    size_t lens[16];
+    char *out[16];
+    for (size_t i = 0; i < n; i++)
+        lens[i] = strlen(tags[i]);
+    cr_assert_eq(sl_names_sp(tags, lens, n, out), 0);
+    for (size_t i = 0; i < n; i++) {
+        cr_expect_str_eq(out[i], want[i], "tag \"%s\"", tags[i]);
+        free(out[i]);
+    }
+}
+
+Test(names_sp, verbatim_with_slash_as_bar)
+{
+    const char *tags[] = {"50%", ".hidden", "a/b", "io phase", "caf\xc3\xa9", "x%2Fy", "%g1"};
+    const char *want[] = {"50%", ".hidden", "a|b", "io phase", "caf\xc3\xa9", "x%2Fy", "%g1"};
+    expect_sp_names(tags, 7, want);
+}
+
+Test(names_sp, what_cannot_be_a_name_is_escaped)
+{
+    const char *tags[] = {"", ".", "..", "\xff" "x"};
+    const char *want[] = {"%", "%2E", "%2E.", "%FFx"};
+    expect_sp_names(tags, 4, want);
+}
+
+Test(names_sp, clashes_keep_the_tag_that_is_its_own_name)
+{
+    /* "a|b" is its own name, so "a/b" (listed first) takes the escaped form;
+     * "." escapes to "%2E", which the tag "%2E" already is */
+    const char *tags[] = {"a/b", "a|b", ".", "%2E", "x/y|z", "x|y/z"};
+    const char *want[] = {"a%2Fb", "a|b", "%2E%", "%2E", "x|y|z", "x|y%2Fz"};
+    expect_sp_names(tags, 6, want);
+}
+
+Test(names_sp, none)
+{
+    cr_expect_eq(sl_names_sp(NULL, NULL, 0, NULL), 0);
+}

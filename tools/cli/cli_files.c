@@ -26,6 +26,8 @@ sl_file_kind sl_file_probe(const char *path)
     switch (sl_h5_probe(path)) {
     case SL_H5_PROBED_OURS:
         return SL_FILE_RESULT;
+    case SL_H5_PROBED_SP:
+        return SL_FILE_SP;
     case SL_H5_PROBED_OTHER:
         return SL_FILE_OTHER_HDF5;
     default:
@@ -41,7 +43,8 @@ int sl_file_refuse(const char *cmd, const char *path, sl_file_kind kind)
         sl_error(cmd, "%s: not an HDF5 file: expected a scope-likwid result file", path);
     else if (kind == SL_FILE_OTHER_HDF5)
         sl_error(cmd, "%s: an HDF5 file, but not a scope-likwid result file (no root "
-                 "attribute format = \"" SL_H5_FORMAT "\")", path);
+                 "attribute format = \"" SL_H5_FORMAT "\") nor a scope-profiler file (/metadata "
+                 "with scope_profiler_version, rank<N> groups with regions)", path);
     else
         return 0;
     return 1;

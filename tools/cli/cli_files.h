@@ -12,8 +12,9 @@ typedef enum sl_file_kind {
     SL_FILE_MISSING,        /* cannot be opened (errno says why) */
     SL_FILE_DIRECTORY,
     SL_FILE_NOT_HDF5,
-    SL_FILE_OTHER_HDF5,     /* HDF5, but no root attribute format "scope-likwid" */
+    SL_FILE_OTHER_HDF5,     /* HDF5, neither ours nor scope-profiler's */
     SL_FILE_RESULT,         /* HDF5 that says it is ours (its content may be damaged) */
+    SL_FILE_SP,             /* a file of scope-profiler's layout (docs/SCOPE-PROFILER.md) */
 } sl_file_kind;
 
 sl_file_kind sl_file_probe(const char *path);

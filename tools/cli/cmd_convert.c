@@ -18,8 +18,9 @@
 static const char usage[] =
     "usage: scope-likwid convert INPUT [-o OUT.h5] [--rank R] [--strict] [--into FILE.h5]\n"
     "\n"
-    "Converts INPUT, a LIKWID marker result file (LIKWID 5.2 and later) or a\n"
-    "scope-likwid rescue file, into a scope-likwid result file.\n"
+    "Converts INPUT, a LIKWID marker result file (LIKWID 5.2 and later), a\n"
+    "scope-likwid rescue file or a result file (the counters of one rank:\n"
+    "rank<R>/likwid), into a scope-likwid result file.\n"
     "\n"
     "  -o, --output OUT.h5   where to write; default: INPUT's file name without\n"
     "                        its extension, plus \".h5\", in the current directory.\n"
@@ -27,13 +28,16 @@ static const char usage[] =
     "                        OUT.2.h5, ... is used instead (printed).\n"
     "  --rank R              store as rank<R> and set mpi_rank = R (default: rank\n"
     "                        0 and mpi_rank -1 for a marker file; a rescue file\n"
-    "                        keeps its recorded rank)\n"
+    "                        keeps its recorded rank); of a result file, take\n"
+    "                        rank<R> (needed when it holds several ranks)\n"
     "  --strict              any defect in INPUT is an error (default: defective\n"
     "                        lines are skipped, reported on stderr, and the rest\n"
     "                        is written)\n"
     "  --into FILE.h5        add (or replace) rank<R>/likwid in an existing\n"
-    "                        scope-likwid result file instead, leaving everything\n"
-    "                        else in it untouched (any other file is refused)\n"
+    "                        scope-likwid result file or scope-profiler file\n"
+    "                        (profiling_data.h5) instead, leaving everything\n"
+    "                        else in it untouched (any other file is refused);\n"
+    "                        into scope-profiler's file in its own LIKWID layout\n"
     "  -h, --help            this help\n"
     "\n"
     "Prints \"wrote PATH\" on success. Exit codes: 0 written, 1 bad input or\n"
@@ -166,6 +170,44 @@ static int fill_from_wire(sl_run *run, const char *buf, size_t len, const struct
     return 0;
 }
 
+/* One run of a result file (ours, or scope-profiler's with rank<N>/likwid):
+ * the one it holds, or rank<R> with --rank R; it must have counter data. */
+static int fill_from_result(sl_run *run, const struct convert_opts *o, sl_diag *diag)
+{
+    sl_runset set;
+    int rc = sl_h5_read(o->input, &set, diag);
+    if (rc < 0)
+        return rc;
+    size_t at = set.nruns;
+    for (size_t i = 0; i < set.nruns; i++)
+        if (o->have_rank ? set.runs[i].rank == o->rank : set.nruns == 1)
+            at = i;
+    if (at == set.nruns) {
+        if (o->have_rank)
+            sl_diag_add(diag, o->input, 0, "no rank%lld: expected --rank R of a rank the file holds",
+                        o->rank);
+        else
+            sl_diag_add(diag, o->input, 0, "holds %zu ranks: expected --rank R to choose one",
+                        set.nruns);
+        rc = -EINVAL;
+    } else if (set.runs[at].likwid.source == SL_SOURCE_NONE) {
+        sl_diag_add(diag, o->input, 0, "/%s has no counter data: expected a %s group to convert",
+                    set.runs[at].group ? set.runs[at].group : "rank", "likwid");
+        rc = -EINVAL;
+    } else {
+        sl_run_free(run);
+        *run = set.runs[at];
+        memset(&set.runs[at], 0, sizeof set.runs[at]);
+        sl_run_meta_free(&run->meta);
+        run->meta = set.meta.run; /* the file's /metadata, for a new file */
+        memset(&set.meta.run, 0, sizeof set.meta.run);
+        if (sl_run_meta_init(&set.meta.run) < 0)
+            rc = -ENOMEM;
+    }
+    sl_runset_free(&set);
+    return rc;
+}
+
 int sl_cmd_convert(int argc, char **argv)
 {
     struct convert_opts o;
@@ -195,6 +237,11 @@ int sl_cmd_convert(int argc, char **argv)
     size_t len = 0;
     int status = SL_EXIT_FAIL;
 
+    sl_file_kind in_kind = sl_file_probe(o.input);
+    if (in_kind == SL_FILE_RESULT || in_kind == SL_FILE_SP) {
+        rc = fill_from_result(&run, &o, &diag);
+        goto write;
+    }
     rc = sl_read_file(o.input, 0, &buf, &len);
     if (rc == -EISDIR || (rc < 0 && sl_file_probe(o.input) == SL_FILE_DIRECTORY)) {
         sl_diag_add(&diag, o.input, 0, "a directory: expected a LIKWID marker file");
@@ -211,6 +258,7 @@ int sl_cmd_convert(int argc, char **argv)
         rc = fill_from_marker_file(&run, buf, len, &o, &diag);
     free(buf);
     buf = NULL;
+write:
     if (rc < 0) {
         if (!diag.count)
             sl_diag_add(&diag, o.input, 0, "cannot convert: %s: expected a LIKWID marker file",

@@ -347,26 +347,28 @@ static int likwid_rows(struct out *o, const sl_run *run, const struct origin *or
 
 static int timing_rows(struct out *o, const sl_run *run, const struct origin *org)
 {
-    for (size_t i = 0; i < run->timing.nregions; i++) {
+    char **names = NULL; /* the timing regions' group names in the file */
+    if (sl_timing_names(&run->timing, &names) < 0)
+        return -ENOMEM;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < run->timing.nregions; i++) {
         const sl_timing_region *t = &run->timing.regions[i];
         if (has_likwid(run, t->tag, t->tag_len))
             continue;
         char *tag = sl_tag_display(t->tag, t->tag_len);
-        char *name = sl_name_encode(t->tag, t->tag_len, -1, 0);
-        if (!tag || !name) {
-            free(tag);
-            free(name);
-            return -ENOMEM;
+        if (!tag) {
+            rc = -ENOMEM;
+            break;
         }
-        run_cells(o->cells, run, org, tag, name);
+        run_cells(o->cells, run, org, tag, names[i]);
         for (size_t k = NFIXED; k < o->ncols - NTIMING; k++)
             o->cells[k] = (cell){.kind = C_EMPTY};
         timing_cells(o->cells + o->ncols - NTIMING, t);
         put_row(o);
         free(tag);
-        free(name);
     }
-    return 0;
+    sl_timing_names_free(names, run->timing.nregions);
+    return rc;
 }
 
 static int write_rows(struct out *o, const sl_runset *set, const struct reg *regs, size_t nregs,
