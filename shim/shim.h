@@ -64,15 +64,13 @@ void sl_exit_hook_arm(void);
 void sl_close_at_exit(void);
 void sl_exit_superseded(void);
 
-/* cycle.c: Init after Close starts cycle N+1 (its own result file, LIKWID
- * left out when it was counting: see sl_cycle_api). Called by Init in the
- * initialising process while the mode is CLOSED and the previous Close has
- * finished; returns 1 when the new cycle may become ACTIVE. */
+/* cycle.c: Init after Close starts cycle N+1 (its own result file).
+ * Called by Init in the initialising process while the mode is CLOSED and
+ * the previous Close has finished; returns 1 when the new cycle may become
+ * ACTIVE. */
 int sl_cycle_begin(void);
-/* LIKWID's functions for the current cycle: the real ones in the first
- * cycle, and in later ones when LIKWID is not counting (then it only
- * prints); none (all NULL) in later cycles of a counting run, because
- * LIKWID's state after its Close must not be touched (5.5+: freed). */
+/* LIKWID's functions for the current cycle: the real ones in every cycle,
+ * as without the shim (LIKWID 5.2 to 5.4 start afresh at each Init). */
 const struct sl_real_api *sl_cycle_api(void);
 /* Close and the exit hook, when their cycle's result is delivered. */
 void sl_cycle_close_done(void);

@@ -72,11 +72,7 @@ void sl_close_run(void)
     sl_text status = {0};
     if (g->cycle > 1)
         sl_text_add(&status, "Init..Close cycle %d of process %lld", g->cycle, (long long)g->pid);
-    if (g->cycle > 1 && g->counting)
-        sl_text_add(&status, "LIKWID counts the first cycle only (its state after its Close "
-                             "must not be touched); timing only");
-    else
-        counters(g, sl_cycle_api(), secure_getenv("LIKWID_FILEPATH"), group, &lw, &status);
+    counters(g, sl_cycle_api(), secure_getenv("LIKWID_FILEPATH"), group, &lw, &status);
     sl_deliver_in in;
     sl_deliver_in_from(g, &in);
     int saved = sl_deliver(&in, &lw, status.s ? status.s : "") == 0;

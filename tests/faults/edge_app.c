@@ -14,7 +14,10 @@
  *                    times and closes; never writes to stderr itself
  *   fd2-before-init  closes fd 2 and opens data.txt (it gets fd 2) before
  *                    Init, writes a line to it before Init and after Close
- *   first-run        times "first" (3 calls); second-run: "second" (2 calls) */
+ *   first-run        times "first" (3 calls); second-run: "second" (2 calls)
+ *   three-cycles     three Init..Close cycles (pylikwid's tests do that),
+ *                    cycle N timing "cycN" N times and printing what
+ *                    GetRegion answers for it before its Close */
 #include <errno.h>
 #include <fcntl.h>
 #include <likwid-marker.h>
@@ -124,6 +127,24 @@ static int tagged_run(const char *tag, int calls)
     return 0;
 }
 
+static int three_cycles(void)
+{
+    for (int c = 1; c <= 3; c++) {
+        char tag[8];
+        snprintf(tag, sizeof tag, "cyc%d", c);
+        LIKWID_MARKER_INIT;
+        work_region(tag, c);
+        int nr = 8, count = -1;
+        double ev[8] = {0}, time = -1;
+        LIKWID_MARKER_GET(tag, &nr, ev, &time, &count);
+        /* Event values and times grow with the clock: only whether they are there. */
+        printf("cycle %d: GetRegion(%s): count %d, %d events, %s, time %s\n", c, tag, count, nr,
+               nr > 0 && ev[0] > 0 ? "counted" : "no counts", time > 0 ? "> 0" : "0");
+        LIKWID_MARKER_CLOSE;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -137,6 +158,8 @@ int main(int argc, char **argv)
         return stderr_broken();
     if (strcmp(m, "fd2-before-init") == 0)
         return fd2_before_init();
+    if (strcmp(m, "three-cycles") == 0)
+        return three_cycles();
     if (strcmp(m, "first-run") == 0)
         return tagged_run("first", 3);
     if (strcmp(m, "second-run") == 0)

@@ -131,6 +131,35 @@ print(int(f["rank0"].attrs["mpi_rank"]), int(f["metadata"].attrs["mpi_size"]))' 
         fail "PMIX_RANK=0 PMIX_SIZE=2: no scope-likwid-rank0.h5: $(ls "$T/s.two.shim")"
     fi
     SHOW=s.PMIX_SIZE.shim ;;
+three-cycles)
+    # Three Init..Close cycles: LIKWID 5.2 resets at Close and starts afresh
+    # at Init (the simulated one with SIMLIKWID_STYLE=52 does the same), so
+    # every cycle reaches it as without the shim: GetRegion's answers are
+    # the same, and each cycle's file has that cycle's counters.
+    SIMLIKWID_STYLE=52
+    pair a "$kind" "$SL_EDGE_APP" three-cycles
+    if [ "$kind" = sim ]; then
+        n=$(grep -c 'events, counted, time > 0' "$T/a.base.out")
+        [ "$n" = 3 ] || fail "a.base: $n of 3 cycles with counts from GetRegion: $(cat "$T/a.base.out")"
+    fi
+    set -- "$T/a.shim"/scope-likwid-*.h5
+    [ $# = 3 ] || fail "expected 3 result files (one per cycle), found: $*"
+    for c in 1 2 3; do
+        case $c in
+        1) f=$(ls "$T/a.shim"/scope-likwid-*.h5 | grep -v '\.cycle[0-9]\.h5$') ;;
+        *) f=$(ls "$T/a.shim"/scope-likwid-*.cycle$c.h5 2>/dev/null) ;;
+        esac
+        [ -f "$f" ] || { fail "no result file for cycle $c"; continue; }
+        st=""
+        [ "$c" = 1 ] || st="Init..Close cycle $c of process"
+        if [ "$kind" = sim ]; then
+            check "$f" --timing "cyc$c=1x$c" --timing-tags "cyc$c" --source full_api --names \
+                --likwid-region "cyc$c=1x$c" --status "used full_api" ${st:+--status "$st"}
+        else
+            check "$f" --timing "cyc$c=1x$c" --timing-tags "cyc$c" --no-likwid \
+                --status "not counting" ${st:+--status "$st"}
+        fi
+    done ;;
 *)
     echo "edges.sh: unknown case '$case'" >&2
     exit 2 ;;

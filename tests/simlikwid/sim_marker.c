@@ -392,6 +392,37 @@ static void write_file(void)
     fclose(f);
 }
 
+/* LIKWID 5.2 to 5.4 (SIMLIKWID_STYLE=52): Close frees its state and
+ * clears likwid_init, so a later Init starts afresh and a Close without
+ * Init does nothing. 5.5 (55, 552): Close destroys the thread map but
+ * keeps its init flag, so a later Init does nothing and a second Close
+ * walks freed memory (the hazard). */
+static int resets_at_close(void)
+{
+    const char *st = getenv("SIMLIKWID_STYLE");
+    return !st || atoi(st) == 52;
+}
+
+static void forget_state(void)
+{
+    for (size_t i = 0; i < S.nregions; i++) {
+        for (int c = 0; c < S.ncpus; c++)
+            free(S.regions[i].slots[c].ev);
+        free(S.regions[i].slots);
+        free(S.regions[i].tag);
+    }
+    free(S.regions);
+    free(S.cpus);
+    for (int g = 0; g < S.ngroups; g++)
+        sim_group_free(&S.groups[g]);
+    free(S.groups);
+    free(S.path);
+    int strict = S.strict, next = S.next_thread;
+    memset(&S, 0, sizeof S);
+    S.strict = strict;
+    S.next_thread = next;   /* threads keep their slot index */
+}
+
 void likwid_markerClose(void)
 {
     pthread_mutex_lock(&lock);
@@ -405,7 +436,11 @@ void likwid_markerClose(void)
         return;
     }
     write_file();
-    S.active = 0;
-    S.closed = 1;
+    if (resets_at_close()) {
+        forget_state();
+    } else {
+        S.active = 0;
+        S.closed = 1;
+    }
     pthread_mutex_unlock(&lock);
 }
