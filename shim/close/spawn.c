@@ -7,20 +7,12 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Keeps our pipe ends off 0-2 (an application may have closed them) so the
  * child's dup2 onto 1 and 2 never meets one of them. */
@@ -33,7 +25,7 @@ static int above_stdio(int fd)
     return moved;
 }
 
-static int make_pipe(int p[2])
+int sl_spawn_pipe(int p[2])
 {
     if (pipe2(p, O_CLOEXEC) != 0)
         return -errno;
@@ -88,77 +80,21 @@ static int drain(stream *s)
     return 0;
 }
 
-static int remaining_ms(int64_t deadline)
-{
-    int64_t left = deadline - mono_ns();
-    if (left <= 0)
-        return 0;
-    int64_t ms = (left + 999999) / 1000000;
-    return ms > INT_MAX ? INT_MAX : (int)ms;
-}
-
-/* Waits for pid until the deadline; returns waitpid's result (pid, 0 when
- * still running at the deadline, -1 with errno). */
-static pid_t wait_until(pid_t pid, int *status, int64_t deadline)
+/* Waits for the helper until the deadline: 1 with its status, 0 when still
+ * running at the deadline, -errno. */
+static int wait_until(sl_child *c, int *status, sl_deadline *d)
 {
     for (;;) {
-        pid_t r = waitpid(pid, status, WNOHANG);
-        if (r != 0) {
-            if (r < 0 && errno == EINTR)
-                continue;
+        int r = sl_child_poll(c, status, 0);
+        if (r != 0)
             return r;
-        }
-        if (mono_ns() >= deadline)
+        int ms = sl_deadline_ms(d);
+        if (ms == 0)
             return 0;
-        struct timespec ts = {0, 2000000};
+        /* Short naps: the exit is seen within 2 ms. */
+        struct timespec ts = {0, (ms < 2 ? ms : 2) * 1000000L};
         nanosleep(&ts, NULL);
     }
-}
-
-static pid_t wait_blocking(pid_t pid, int *status)
-{
-    pid_t r;
-    do
-        r = waitpid(pid, status, 0);
-    while (r < 0 && errno == EINTR);
-    return r;
-}
-
-static int start(const char *const argv[], char *const envp[], int out[2], int err[2],
-                 pid_t *pid)
-{
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    int rc = posix_spawn_file_actions_init(&fa);
-    if (rc)
-        return -rc;
-    rc = posix_spawnattr_init(&attr);
-    if (rc) {
-        posix_spawn_file_actions_destroy(&fa);
-        return -rc;
-    }
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    if (!rc)
-        rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (!rc)
-        rc = posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    if (!rc)
-        rc = posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-    if (!rc)
-        rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-    if (!rc)
-        rc = posix_spawnattr_setsigmask(&attr, &none);
-    if (!rc)
-        rc = posix_spawnattr_setsigdefault(&attr, &all);
-    if (!rc)
-        rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    if (!rc)
-        rc = posix_spawn(pid, argv[0], &fa, &attr, (char *const *)argv, envp);
-    posix_spawnattr_destroy(&attr);
-    posix_spawn_file_actions_destroy(&fa);
-    return -rc;
 }
 
 int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
@@ -169,17 +105,25 @@ int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
     if (!max_output)
         max_output = SL_SPAWN_MAX_OUTPUT;
     int out[2], err[2];
-    int rc = make_pipe(out);
+    int rc = sl_spawn_pipe(out);
     if (rc == 0) {
-        rc = make_pipe(err);
+        rc = sl_spawn_pipe(err);
         if (rc != 0) {
             close(out[0]);
             close(out[1]);
         }
     }
-    pid_t pid = -1;
+    sl_child child = {0};
+    void *map = rc == 0 ? sl_child_map() : NULL;
+    if (rc == 0 && !map) {
+        rc = -ENOMEM;
+        close(out[0]);
+        close(out[1]);
+        close(err[0]);
+        close(err[1]);
+    }
     if (rc == 0) {
-        rc = start(argv, envp, out, err, &pid);
+        rc = sl_child_start(&child, map, argv[0], (char *const *)argv, envp, out[1], err[1]);
         close(out[1]);
         close(err[1]);
         if (rc != 0) {
@@ -188,13 +132,15 @@ int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
         }
     }
     if (rc != 0) {
+        sl_child_unmap(map);
         res->error = -rc;
         res->out = strdup("");
         res->err = strdup("");
         return rc;
     }
 
-    int64_t deadline = mono_ns() + (int64_t)(timeout_s * 1e9);
+    sl_deadline deadline;
+    sl_deadline_start(&deadline, timeout_s);
     stream s[2] = {{.fd = out[0], .max = max_output}, {.fd = err[0], .max = max_output}};
     int open_n = 2, timed_out = 0;
     while (open_n > 0) {
@@ -205,7 +151,7 @@ int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
                 pf[n] = (struct pollfd){.fd = s[i].fd, .events = POLLIN};
                 idx[n++] = i;
             }
-        int ms = remaining_ms(deadline);
+        int ms = sl_deadline_ms(&deadline);
         if (ms == 0) {
             timed_out = 1;
             break;
@@ -228,13 +174,14 @@ int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
             close(s[i].fd);
 
     int status = 0;
-    pid_t w = timed_out ? 0 : wait_until(pid, &status, deadline);
+    int w = timed_out ? 0 : wait_until(&child, &status, &deadline);
     if (w == 0) {
         /* Still running at the deadline (pipes full, or closed early). */
         timed_out = 1;
-        kill(pid, SIGKILL);
-        w = wait_blocking(pid, &status);
+        sl_child_kill(&child);
+        w = sl_child_poll(&child, &status, 1);
     }
+    sl_child_unmap(map);
     if (timed_out)
         res->outcome = SL_SPAWN_TIMED_OUT;
     else if (w < 0)
@@ -304,7 +251,7 @@ char *sl_spawn_describe(const sl_spawn_result *res, double timeout_s)
         snprintf(buf, sizeof buf, "timed out after %.3g s", timeout_s);
         break;
     case SL_SPAWN_NO_STATUS:
-        snprintf(buf, sizeof buf, "exit status unknown (the application reaps children)");
+        snprintf(buf, sizeof buf, "exit status unknown (the application reaps clone children)");
         break;
     default:
         snprintf(buf, sizeof buf, "could not be started: %s", strerror(res->error));

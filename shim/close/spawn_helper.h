@@ -1,18 +1,61 @@
 /* Internal header: not installed. Running a helper program (collector,
- * writer) from inside the application without disturbing it: posix_spawn
- * (never fork), no inherited descriptors but the pipes, default signal
- * dispositions and an empty mask, a deadline, output capped. */
+ * writer) from inside the application without disturbing it: a clone child
+ * without exit signal (never fork; no SIGCHLD, never returned by the
+ * application's wait()), no inherited descriptors but the pipes, default
+ * signal dispositions and an empty mask, a deadline that does not count
+ * time the process was stopped, output capped. */
 #ifndef SL_SHIM_SPAWN_H
 #define SL_SHIM_SPAWN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+/* spawn_child.c, all async-signal-safe. A helper runs as the child of a
+ * keeper process that shares our memory and sends no SIGCHLD (the
+ * application's wait() never sees either). map: SL_CHILD_MAP bytes from
+ * sl_child_map (the two stacks and the shared state; NULL when it cannot
+ * be mapped), kept until the helper was waited for. */
+#define SL_CHILD_MAP ((size_t)64 << 10)
+void *sl_child_map(void);
+void sl_child_unmap(void *map);
+typedef struct sl_child {
+    void *map;
+    pid_t keeper;               /* -1 once waited for */
+} sl_child;
+/* Starts path with argv and envp: stdin /dev/null, stdout out_fd and
+ * stderr err_fd (-1: /dev/null), no other descriptor, every signal at its
+ * default and none blocked. 0, or -errno (also when its execve failed). */
+int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
+                   char *const envp[], int out_fd, int err_fd);
+/* 1 when the helper has ended (*status: its wait status), 0 while it runs
+ * (block: wait until it ends), -errno. */
+int sl_child_poll(sl_child *c, int *status, int block);
+/* SIGKILL to the helper (still to be waited for). */
+void sl_child_kill(sl_child *c);
+
+/* spawn.c: a pipe, both ends O_CLOEXEC and above fd 2 (an application may
+ * have closed 0-2); 0 or -errno. Async-signal-safe. */
+int sl_spawn_pipe(int p[2]);
+
+/* A deadline on CLOCK_MONOTONIC that does not count time the process was
+ * stopped: the clock is looked at at least every 100 ms, and a step of more
+ * than 1 s between two looks (SIGSTOP, ^Z, a batch system's suspend, or a
+ * process not scheduled at all) counts as 100 ms. */
+typedef struct sl_deadline {
+    int64_t left_ns;
+    int64_t last_ns;
+} sl_deadline;
+void sl_deadline_start(sl_deadline *d, double seconds);
+/* How long to wait before the next look, in ms (at most 100); 0 once the
+ * deadline has passed. */
+int sl_deadline_ms(sl_deadline *d);
 
 typedef enum sl_spawn_outcome {
     SL_SPAWN_EXITED,        /* exit_code valid */
     SL_SPAWN_SIGNALED,      /* signal valid */
     SL_SPAWN_TIMED_OUT,     /* killed with SIGKILL at the deadline */
-    SL_SPAWN_NO_STATUS,     /* waitpid: ECHILD (SIGCHLD ignored, or reaped by the app) */
+    SL_SPAWN_NO_STATUS,     /* waitpid failed (ECHILD: reaped with __WALL by someone else) */
     SL_SPAWN_FAILED,        /* could not start: error valid */
 } sl_spawn_outcome;
 
@@ -31,7 +74,8 @@ typedef struct sl_spawn_result {
 #define SL_SPAWN_MAX_OUTPUT ((size_t)256 << 20)
 
 /* Runs argv[0] (a path, not searched in PATH) with envp; waits at most
- * timeout_s seconds for both pipes to reach EOF. max_output caps each
+ * timeout_s seconds (not counting time stopped) for both pipes to reach
+ * EOF and the helper to exit. max_output caps each
  * stream (0: SL_SPAWN_MAX_OUTPUT). Returns 0 when the program ran (see
  * res->outcome), or a negative errno when it could not be started (then
  * outcome is SL_SPAWN_FAILED too). Free res with sl_spawn_result_free. */

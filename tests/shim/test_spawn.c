@@ -1,5 +1,6 @@
 /* Helper processes: output, exit codes, signals, timeouts, SIGCHLD ignored,
- * blocked signals in the caller, inherited descriptors; LD_PRELOAD cleaning. */
+ * no SIGCHLD sent and never seen by the caller's wait(), blocked signals in
+ * the caller, inherited descriptors; LD_PRELOAD cleaning. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,7 +47,7 @@ static double now_s(void)
 static void assert_no_children(void)
 {
     errno = 0;
-    cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a child (zombie) is left behind");
+    cr_assert_eq(waitpid(-1, NULL, WNOHANG | __WALL), -1, "a child (zombie) is left behind");
     cr_assert_eq(errno, ECHILD);
 }
 
@@ -115,13 +116,78 @@ Test(spawn, hang_after_closing_pipes, .init = setup)
     assert_no_children();
 }
 
-Test(spawn, sigchld_ignored_judged_by_output, .init = setup)
+Test(spawn, sigchld_ignored_still_gives_status, .init = setup)
 {
+    /* SIG_IGN auto-reaps only children that send SIGCHLD: ours sends none. */
     signal(SIGCHLD, SIG_IGN);
     sl_spawn_result r = run("echo answer; exit 3", 5);
-    cr_assert_eq(r.outcome, SL_SPAWN_NO_STATUS);
+    cr_assert_eq(r.outcome, SL_SPAWN_EXITED);
+    cr_assert_eq(r.exit_code, 3);
     cr_assert_str_eq(r.out, "answer\n");
     sl_spawn_result_free(&r);
+    assert_no_children();
+}
+
+static volatile sig_atomic_t chld_seen;
+static void count_chld(int sig)
+{
+    (void)sig;
+    chld_seen++;
+}
+
+Test(spawn, no_sigchld_and_invisible_to_wait, .init = setup)
+{
+    struct sigaction sa = {.sa_handler = count_chld};
+    sigaction(SIGCHLD, &sa, NULL);
+    for (int i = 0; i < 3; i++) {
+        sl_spawn_result r = run("exit 0", 5);
+        cr_assert_eq(r.outcome, SL_SPAWN_EXITED);
+        sl_spawn_result_free(&r);
+    }
+    cr_assert_eq(chld_seen, 0, "the helper sent SIGCHLD %d times", (int)chld_seen);
+    /* The caller has no child of its own: wait() says so, as without us. */
+    errno = 0;
+    cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1);
+    cr_assert_eq(errno, ECHILD);
+    assert_no_children();
+}
+
+static void *waiter(void *arg)
+{
+    int st;
+    *(pid_t *)arg = wait(&st);
+    return NULL;
+}
+
+Test(spawn, blocked_wait_reaps_only_its_own, .init = setup)
+{
+    /* A supervisor thread in wait(): the helper runs and ends meanwhile;
+     * the supervisor gets its own child, which ends after the helper. */
+    int gate[2];
+    cr_assert_eq(pipe(gate), 0);
+    pid_t own = fork();
+    if (own == 0) {
+        char c;
+        close(gate[1]);
+        while (read(gate[0], &c, 1) < 0 && errno == EINTR)
+            ;
+        _exit(7);
+    }
+    close(gate[0]);
+    pid_t got = 0;
+    pthread_t th;
+    pthread_create(&th, NULL, waiter, &got);
+    struct timespec settle = {0, 50000000};
+    nanosleep(&settle, NULL);
+    sl_spawn_result r = run("exit 4", 5);
+    cr_assert_eq(r.outcome, SL_SPAWN_EXITED, "the helper's status was taken from us");
+    cr_assert_eq(r.exit_code, 4);
+    sl_spawn_result_free(&r);
+    close(gate[1]);
+    pthread_join(th, NULL);
+    cr_assert_eq(got, own, "wait() returned %d, not the caller's own child %d", (int)got,
+                 (int)own);
+    assert_no_children();
 }
 
 static void *spawn_with_all_blocked(void *arg)

@@ -1,0 +1,255 @@
+/* The helper process itself (see spawn_helper.h). The application must get
+ * no SIGCHLD from it and never see it in its wait()/waitpid(-1): only a
+ * clone child without exit signal is like that, and an execve gives any
+ * process the exit signal SIGCHLD again. So there are two: a "keeper", a
+ * clone child without exit signal sharing our memory (it never execs; the
+ * application's wait() cannot see it, only a wait by pid with __WALL, and
+ * its end sends nothing), and the helper, the keeper's own child, which
+ * execs the program. The keeper waits for the helper and leaves its wait
+ * status in shared memory; the helper's SIGCHLD goes to the keeper.
+ *
+ * The keeper runs alongside the caller in the same memory, on its own
+ * stack, with every signal blocked (no handler of the application ever
+ * runs in it), touching nothing but the job below. It shares the caller's
+ * thread pointer, so errno is the caller's: the keeper and the helper set
+ * it only on failures, which the caller learns from the job, never from
+ * errno. Everything here is async-signal-safe: the signal handler starts
+ * the writer this way too. */
+#include "spawn_helper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* At the start of the mapping; the helper's stack above it, the keeper's
+ * stack in the upper half. */
+typedef struct child_job {
+    const char *path;
+    char *const *argv;
+    char *const *envp;
+    int out_fd, err_fd;
+    _Atomic int state;          /* 0 starting, 1 running, -errno: not started */
+    _Atomic pid_t helper;
+    _Atomic int status;         /* the helper's wait status, once the keeper ended */
+    volatile int exec_error;    /* set by the helper when its execve failed */
+} child_job;
+
+/* fds 0-2 are /dev/null, out_fd, err_fd (each -1: /dev/null). */
+static int set_stdio(int out_fd, int err_fd)
+{
+    int want[3] = {-1, out_fd, err_fd};
+    for (int i = 1; i < 3; i++)
+        if (want[i] >= 0 && dup2(want[i], i) < 0)
+            return -1;
+    /* fds from 3 up go: the helper holds none of the application's. */
+    if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
+        struct rlimit rl;
+        int top = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536
+                      ? (int)rl.rlim_cur : 65536;
+        for (int fd = 3; fd < top; fd++)
+            close(fd);
+    }
+    for (int i = 0; i < 3; i++) {
+        if (want[i] >= 0)
+            continue;
+        close(i);
+        int fd = open("/dev/null", i == 0 ? O_RDONLY : O_WRONLY);
+        if (fd < 0)
+            return -1;
+        if (fd != i) {
+            if (dup2(fd, i) < 0)
+                return -1;
+            close(fd);
+        }
+    }
+    return 0;
+}
+
+/* The helper: every signal at its default, none blocked, then execve. Its
+ * parent (the keeper) is suspended until the execve (CLONE_VFORK). */
+static int helper_main(void *p)
+{
+    child_job *j = p;
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    /* Not SIGKILL, SIGSTOP and glibc's internal signals (between 31 and
+     * SIGRTMIN), which refuse: a failing call would set errno, which is
+     * the caller's (see above). */
+    for (int s = 1; s < NSIG; s++)
+        if (s != SIGKILL && s != SIGSTOP && (s < 32 || s >= SIGRTMIN))
+            sigaction(s, &dfl, NULL);
+    if (set_stdio(j->out_fd, j->err_fd) == 0) {
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        execve(j->path, j->argv, j->envp);
+    }
+    j->exec_error = errno ? errno : EIO;
+    syscall(SYS_exit, 127);
+    return 127;
+}
+
+static int keeper_main(void *p)
+{
+    child_job *j = p;
+    /* The helper's end must reach us whatever the application did with
+     * SIGCHLD (SIG_IGN or SA_NOCLDWAIT would reap it before we can). */
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    sigaction(SIGCHLD, &dfl, NULL);
+    char *helper_stack_top = (char *)j + SL_CHILD_MAP / 2;
+    pid_t h = clone(helper_main, helper_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, j);
+    if (h < 0) {
+        atomic_store(&j->state, -(errno ? errno : EAGAIN));
+        syscall(SYS_exit, 0);
+    }
+    int st = 0;
+    if (j->exec_error) {
+        waitpid(h, &st, __WALL);
+        atomic_store(&j->state, -j->exec_error);
+        syscall(SYS_exit, 0);
+    }
+    atomic_store(&j->helper, h);
+    atomic_store(&j->state, 1);
+    while (waitpid(h, &st, __WALL) < 0 && errno == EINTR)
+        ;
+    atomic_store(&j->status, st);
+    syscall(SYS_exit, 0);
+    return 0;
+}
+
+void *sl_child_map(void)
+{
+    void *p = mmap(NULL, SL_CHILD_MAP, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void sl_child_unmap(void *map)
+{
+    if (map)
+        munmap(map, SL_CHILD_MAP);
+}
+
+static pid_t wait_keeper(pid_t keeper, int *st, int options)
+{
+    pid_t r;
+    do
+        r = waitpid(keeper, st, options | __WALL);
+    while (r < 0 && errno == EINTR);
+    return r;
+}
+
+int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
+                   char *const envp[], int out_fd, int err_fd)
+{
+    int saved = errno;
+    child_job *j = map;
+    *j = (child_job){.path = path, .argv = argv, .envp = envp, .out_fd = out_fd,
+                     .err_fd = err_fd};
+    c->map = map;
+    c->keeper = -1;
+    sigset_t all, old;
+    sigfillset(&all);
+    /* No handler of the application may run in the keeper or the helper
+     * while they share our memory: they start with every signal blocked. */
+    sigprocmask(SIG_SETMASK, &all, &old);
+    char *keeper_stack_top = (char *)map + SL_CHILD_MAP;
+    /* Exit signal 0: no SIGCHLD, invisible to wait() without __WALL. */
+    pid_t k = clone(keeper_main, keeper_stack_top, CLONE_VM, j);
+    int clone_err = errno;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (k < 0) {
+        errno = saved;
+        return -clone_err;
+    }
+    c->keeper = k;
+    /* The keeper says within moments whether the helper execs. */
+    int rc = 0;
+    while ((rc = atomic_load(&j->state)) == 0) {
+        int st;
+        if (wait_keeper(k, &st, WNOHANG) == k) {
+            c->keeper = -1;
+            rc = atomic_load(&j->state);
+            if (rc == 0)
+                rc = -ECHILD;
+            break;
+        }
+        struct timespec nap = {0, 100000};
+        nanosleep(&nap, NULL);
+    }
+    if (rc < 0 && c->keeper > 0) {
+        int st;
+        wait_keeper(k, &st, 0);
+        c->keeper = -1;
+    }
+    errno = saved;
+    return rc < 0 ? rc : 0;
+}
+
+int sl_child_poll(sl_child *c, int *status, int block)
+{
+    if (c->keeper <= 0)
+        return -ECHILD;
+    int st;
+    pid_t r = wait_keeper(c->keeper, &st, block ? 0 : WNOHANG);
+    if (r == 0)
+        return 0;
+    if (r < 0)
+        return -errno;
+    c->keeper = -1;
+    /* The keeper ends by itself only after the helper: its status is there.
+     * A keeper killed from outside gives its own. */
+    *status = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? atomic_load(&((child_job *)c->map)->status)
+                                                   : st;
+    return 1;
+}
+
+void sl_child_kill(sl_child *c)
+{
+    pid_t h = atomic_load(&((child_job *)c->map)->helper);
+    if (c->keeper > 0 && h > 0)
+        kill(h, SIGKILL);
+}
+
+/* ---- deadlines that do not count stopped time ---- */
+
+/* Longest wait between two looks at the clock, and the gap above which a
+ * step counts as the process having been stopped (SIGSTOP, ^Z, a batch
+ * system's suspend) or not run at all: such a step counts as one slice. */
+#define SLICE_NS 100000000LL
+#define STOPPED_NS 1000000000LL
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void sl_deadline_start(sl_deadline *d, double seconds)
+{
+    d->left_ns = seconds > 0 ? (int64_t)(seconds * 1e9) : 0;
+    d->last_ns = mono_ns();
+}
+
+int sl_deadline_ms(sl_deadline *d)
+{
+    int64_t now = mono_ns();
+    int64_t step = now - d->last_ns;
+    d->last_ns = now;
+    if (step > STOPPED_NS)
+        step = SLICE_NS;
+    if (step > 0)
+        d->left_ns -= step;
+    if (d->left_ns <= 0)
+        return 0;
+    int64_t next = d->left_ns < SLICE_NS ? d->left_ns : SLICE_NS;
+    return (int)((next + 999999) / 1000000);
+}
