@@ -1,16 +1,25 @@
 /* scope-likwid-write RESCUEFILE OUTPUT.h5: turns the shim's rescue file (a
  * wire-encoded run, docs/WIRE.md) into the HDF5 result file. It runs as a
  * separate process so HDF5 never enters the application. It leaves the
- * rescue file in place: the shim deletes it after checking our answer. */
+ * rescue file in place: the shim deletes it after checking our answer.
+ *
+ * scope-likwid-write --journal JOURNAL: what the shim's signal handler runs
+ * while the process it belongs to waits to die of a terminating signal:
+ * the journal (marked with the signal) becomes the result file, as
+ * `scope-likwid recover` would make it, and is removed. Either way the
+ * path written is printed on stdout. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "fileio.h"
 #include "h5write.h"
+#include "journal.h"
+#include "journal_recover.h"
 #include "run.h"
 #include "wire.h"
 #include "h5_quiet.h"
@@ -29,6 +38,56 @@ static int fail(sl_diag *d, const char *what)
     return 1;
 }
 
+/* The path written on stdout, the writer's warnings on stderr. */
+static int report(sl_diag *d, const char *written)
+{
+    int ok = printf("%s\n", written) > 0 && fflush(stdout) == 0;
+    if (!ok)
+        return fail(d, "cannot write to stdout");
+    for (size_t i = 0; i < d->kept; i++)
+        fprintf(stderr, "scope-likwid-write: %s\n", d->lines[i]);
+    sl_diag_free(d);
+    return 0;
+}
+
+static int from_journal(const char *path, sl_diag *d)
+{
+    sl_jrn_info info;
+    if (sl_journal_read_info(path, &info, d) != 0)
+        return fail(d, "journal not read, nothing written");
+    /* Only the shim's handler runs us this way, after marking the signal;
+     * the process is alive (it waits for us), so no liveness check. */
+    if (info.state != SL_JRN_SIGNALED)
+        return fail(d, "--journal: the journal is not marked with a signal: use scope-likwid "
+                       "recover");
+    char boot[48];
+    sl_jrn_clock clk = sl_jrn_reader_clock(boot, sizeof boot);
+    sl_run run;
+    int rc = sl_run_init(&run);
+    if (rc == 0)
+        rc = sl_journal_read(path, &clk, &run, &info, d);
+    char *status = rc == 0 ? sl_jrn_partial_status(&info, "the shim's signal handler", NULL)
+                           : NULL;
+    if (rc == 0 && (!status || sl_set_string(&run.likwid_status, status) != 0))
+        rc = -ENOMEM;
+    free(status);
+    char *written = NULL;
+    if (rc == 0)
+        rc = sl_h5_write(info.output, &run, 1, &written, d);
+    sl_run_free(&run);
+    if (rc != 0) {
+        free(written);
+        char what[4200];
+        snprintf(what, sizeof what, "%s: not written: %s", info.output, strerror(-rc));
+        return fail(d, what);
+    }
+    sl_jrn_set_state(path, SL_JRN_RECOVERED);
+    unlink(path);
+    rc = report(d, written ? written : info.output);
+    free(written);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     sl_h5_quiet_process();  /* our messages say what is wrong (h5_quiet.h) */
@@ -37,8 +96,10 @@ int main(int argc, char **argv)
     signal(SIGXFSZ, SIG_IGN);
     sl_diag diag;
     sl_diag_init(&diag);
+    if (argc == 3 && strcmp(argv[1], "--journal") == 0)
+        return from_journal(argv[2], &diag);
     if (argc != 3)
-        return fail(&diag, "usage: scope-likwid-write RESCUEFILE OUTPUT.h5");
+        return fail(&diag, "usage: scope-likwid-write RESCUEFILE OUTPUT.h5 | --journal JOURNAL");
     const char *in = argv[1], *out = argv[2];
 
     char *buf;
@@ -71,13 +132,7 @@ int main(int argc, char **argv)
         return r;
     }
     /* the name actually used ("out.1.h5" when "out.h5" existed) */
-    int ok = printf("%s\n", written ? written : out) > 0 && fflush(stdout) == 0;
+    rc = report(&diag, written ? written : out);
     free(written);
-    if (!ok)
-        return fail(&diag, "cannot write to stdout");
-    /* warnings the writer reported on success */
-    for (size_t i = 0; i < diag.kept; i++)
-        fprintf(stderr, "scope-likwid-write: %s\n", diag.lines[i]);
-    sl_diag_free(&diag);
-    return 0;
+    return rc;
 }

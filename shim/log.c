@@ -180,3 +180,10 @@ void sl_log_debug(const char *fmt, ...)
     log_line(0, fmt, ap);
     va_end(ap);
 }
+
+void sl_log_line_raw(const char *line, size_t n)
+{
+    if (atomic_load(&log_quiet))
+        return;
+    emit(line, n);
+}

@@ -5,6 +5,8 @@
 #ifndef SL_SHIM_LOG_H
 #define SL_SHIM_LOG_H
 
+#include <stddef.h>
+
 /* verbose: debug lines on; quiet: warnings and the "wrote" line off. Which
  * file stderr is (device, inode) is remembered when the library is loaded: a
  * line is written only while fd 2 is still that file, and never raises
@@ -21,5 +23,9 @@ void sl_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void sl_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A debug line (only with verbose). */
 void sl_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A line already formatted ("scope-likwid: ...\n"), written as the others
+ * (silenced by quiet); async-signal-safe, for the signal handler. */
+void sl_log_line_raw(const char *line, size_t n);
 
 #endif

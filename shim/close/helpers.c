@@ -86,11 +86,17 @@ char *sl_helper_path(const char *override, const char *name, char **problem)
  * name code to load). */
 static char *const secure_env[] = {"PATH=/usr/bin:/bin", NULL};
 
-int sl_helper_run(const char *const argv[], double timeout_s, sl_spawn_result *res)
+char **sl_helper_environ(void)
 {
     char *self = sl_self_path();
     char **env = sl_helper_env(getauxval(AT_SECURE) ? secure_env : environ, self);
     free(self);
+    return env;
+}
+
+int sl_helper_run(const char *const argv[], double timeout_s, sl_spawn_result *res)
+{
+    char **env = sl_helper_environ();
     if (!env) {
         memset(res, 0, sizeof *res);
         res->outcome = SL_SPAWN_FAILED;

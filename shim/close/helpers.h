@@ -16,6 +16,10 @@ char *sl_self_path(void);
  * "not executable: PATH (reason)". */
 char *sl_helper_path(const char *override, const char *name, char **problem);
 
+/* The helpers' environment (sl_helper_env of the application's, or a fixed
+ * one in a setuid program); NULL on ENOMEM. Free with sl_env_free. */
+char **sl_helper_environ(void);
+
 /* Runs argv with the application's environment minus the shim (see
  * sl_helper_env). As sl_spawn_run; ENOMEM gives SL_SPAWN_FAILED. */
 int sl_helper_run(const char *const argv[], double timeout_s, sl_spawn_result *res);

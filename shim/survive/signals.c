@@ -1,35 +1,102 @@
 /* Terminating signals (SIGTERM at a batch system's walltime, ^C, a hangup,
  * a CPU-time limit, SIGUSR2): where the application left the default
- * action, the handler marks the journal with the signal (two stores,
- * async-signal-safe) and dies of the same signal with the default action,
- * so the exit status is what it would have been. Nothing else runs in the
- * dying process; the journal is turned into the result file outside it
- * (scope-likwid recover, or scope-likwid run by itself). A handler or
- * SIG_IGN the application set, before or after Init, is left alone: its
- * sigaction replaces ours. Crashes (SIGSEGV, SIGBUS, SIGABRT, SIGFPE) get
- * no handler at all: the journal carries them. */
+ * action, the handler marks the journal with the signal (two stores), has
+ * the writer turn the journal into the result file (sigwrite.c), and then
+ * does what SIG_DFL does: the process ends of that signal, with the exit
+ * status it would have had. Only async-signal-safe calls run here.
+ *
+ * The handler behaves as SIG_DFL however it is reached: delivered as the
+ * installed handler, or called by another handler that was installed after
+ * ours and saved it (a library chaining to "the previous handler"). It
+ * therefore sets SIG_DFL itself and unblocks the signal before raising it
+ * again; relying on SA_RESETHAND would re-enter the other handler, which
+ * would call us again, for ever.
+ *
+ * A handler or SIG_IGN the application set before Init is left alone (we
+ * install nothing there); one set after Init replaces ours, and it alone
+ * decides whether ours is called. Crashes (SIGSEGV, SIGBUS, SIGABRT,
+ * SIGFPE) get no handler at all: the journal carries them. */
 #include "survive.h"
 
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "journal_map.h"
+#include "shim.h"
 
 static const int handled[] = {SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR2};
+
+static pid_t owner;                 /* the process whose journal it is */
+static double wait_s;               /* how long a second signal waits for the first */
+static _Atomic int journal_done;    /* the result was delivered: nothing to write */
+static _Atomic int handling;        /* 0 idle, 1 a handler writes, 2 done */
+
+void sl_signals_journal_done(void)
+{
+    atomic_store(&journal_done, 1);
+}
+
+static void nap_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* The result, once per process, by whichever signal comes first. */
+static void write_result(int sig)
+{
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&handling, &idle, 1)) {
+        /* Another thread's handler is writing it: let it finish (bounded). */
+        for (long waited = 0; atomic_load(&handling) == 1 && waited < (long)(wait_s * 1000);
+             waited += 10)
+            nap_ms(10);
+        return;
+    }
+    if (!atomic_load(&journal_done)) {
+        /* The one finisher of this cycle: Close and the exit hook stay out. */
+        if (sl_close_claim())
+            sl_sigwrite_run(sig);
+        else
+            sl_sigwrite_hint(sig);  /* Close is under way */
+    }
+    atomic_store(&handling, 2);
+}
 
 static void on_signal(int sig)
 {
     int saved = errno;
-    sl_journal_mark_signal(sig);
-    /* SA_RESETHAND restored the default and SA_NODEFER leaves the signal
-     * unblocked: raised again, it ends the process as it would have. */
-    raise(sig);
+    sigset_t all, others;
+    sigfillset(&all);
+    /* Nothing interrupts the writing; a SIGPIPE from our one line stays
+     * pending and never changes how the process ends. */
+    sigprocmask(SIG_BLOCK, &all, NULL);
+    if (getpid() == owner) {
+        sl_journal_mark_signal(sig);
+        write_result(sig);
+    }
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig);                     /* pending: blocked */
+    sigfillset(&others);
+    sigdelset(&others, sig);
+    sigprocmask(SIG_SETMASK, &others, NULL);    /* delivered here: the process ends */
     errno = saved;
 }
 
-void sl_signals_install(void)
+void sl_signals_install(pid_t pid, double timeout_s)
 {
+    owner = pid;
+    /* A second signal, in another thread, waits as long as the writer may
+     * take, plus a little. */
+    wait_s = timeout_s + 2;
     for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) {
         struct sigaction old;
         if (sigaction(handled[i], NULL, &old) != 0)
@@ -40,6 +107,8 @@ void sl_signals_install(void)
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
         sigemptyset(&sa.sa_mask);
+        /* SA_RESETHAND: the same signal a second time ends the process at
+         * once (^C twice). */
         sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_RESTART;
         sigaction(handled[i], &sa, NULL);
     }

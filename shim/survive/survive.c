@@ -9,7 +9,7 @@
 #include "log.h"
 
 void sl_survive_begin(const char *output, pid_t pid, int mpi, int64_t rank,
-                      int64_t origin_unix_ns, int tsc)
+                      int64_t origin_unix_ns, int tsc, const char *writer, double timeout_s)
 {
     int on = 1;
     const char *v = getenv("SCOPE_LIKWID_JOURNAL");
@@ -28,10 +28,12 @@ void sl_survive_begin(const char *output, pid_t pid, int mpi, int64_t rank,
         return;
     }
     sl_log_debug("journal %s", sl_journal_path());
-    sl_signals_install();
+    sl_sigwrite_prepare(sl_journal_path(), writer, timeout_s);
+    sl_signals_install(pid, timeout_s);
 }
 
 void sl_survive_end(void)
 {
+    sl_signals_journal_done();
     sl_journal_end();
 }

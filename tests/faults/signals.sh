@@ -1,12 +1,21 @@
 #!/bin/sh
 # The process ends inside a region without Close:
-#   signals.sh term|kill|segv|abort   SIGTERM (default action), SIGKILL, a
-#       segfault, abort(): exit status, stdout and stderr as without the
-#       shim; the journal is left; scope-likwid recover writes the result
-#       (the regions completed before, the open one, the cause), removes the
+#   signals.sh term|TERM|INT|HUP|XCPU  a terminating signal left at its
+#       default action: exit status, stdout and stderr as without the shim;
+#       the shim's handler has the writer turn the journal into the result
+#       (the regions completed before, the open one, the signal) before the
+#       process dies of the signal; no journal is left.
+#   signals.sh chain                  a library's SIGTERM handler, installed
+#       after Init, calls the previous one (the shim's): the process ends of
+#       SIGTERM once, as without the shim (no loop), with the result.
+#   signals.sh run                    scope-likwid run and a plain
+#       LD_PRELOAD give the same result for SIGTERM and SIGINT.
+#   signals.sh writer-missing|writer-hang   the writer cannot run / hangs:
+#       the process still ends of the signal (within SCOPE_LIKWID_TIMEOUT),
+#       and one line names the journal and the recover command, which works.
+#   signals.sh kill|segv|abort        SIGKILL, a segfault, abort(): the
+#       journal is left; scope-likwid recover writes the result, removes the
 #       journal, and a second recover does nothing.
-#   signals.sh run                    the same through scope-likwid run,
-#       which recovers by itself.
 #   signals.sh alive                  recover leaves the journal of a running
 #       process alone; after SIGKILL it recovers it.
 #   signals.sh handler-before|handler-after   the application's own SIGTERM
@@ -14,7 +23,7 @@
 #       on and closes: a normal result with the regions after the signal.
 # The real LIKWID (no-count mode).
 . "$(dirname "$0")/flib.sh"
-need SL_SHIM SL_FAULT_APP SL_CHECKER SL_CLI
+need SL_SHIM SL_FAULT_APP SL_SIG_APP SL_CHECKER SL_CLI
 pick_python
 ulimit -c 0
 
@@ -37,27 +46,106 @@ recover_ok() {  # recover_ok RUN STATUS-REGEX
     [ "$(ls "$T/$1" | wc -l)" = 1 ] || fail "a second recover changed $T/$1: $(ls "$T/$1")"
 }
 
+# at_signal RUN SIGNO: the handler wrote the result before the process died.
+at_signal() {
+    if ls "$T/$1"/*.journal >/dev/null 2>&1; then
+        fail "$1: the journal is left: the result was not written at the signal"
+    fi
+    f=$(result_file "$1") || { fail "$1: no result file written at the signal: $(ls "$T/$1")"; return 1; }
+    [ "$(wrote_path "$1")" = "$f" ] || fail "$1: the shim's line does not name $f: $(shim_lines "$1")"
+    [ "$(shim_lines "$1" | wc -l)" = 1 ] || fail "$1: expected one scope-likwid: line: $(shim_lines "$1")"
+    work_timing "$f" --timing-tags work inside --open "inside=1" --no-likwid \
+        --status "^partial: recovered from the journal by the shim's signal handler: the process was ended by signal $2 " \
+        --status "in flight: 1 region open: inside"
+}
+
+signo() { case $1 in HUP) echo 1 ;; INT) echo 2 ;; TERM) echo 15 ;; XCPU) echo 24 ;; esac; }
+
+# status_of FILE: rank0's likwid_status with pids and thread ids as N.
+status_of() {
+    "$PY" -c 'import h5py, re, sys
+f = h5py.File(sys.argv[1], "r")
+g = [k for k in f if k.startswith("rank")][0]
+s = f[g].attrs["likwid_status"]
+s = s.decode() if isinstance(s, bytes) else str(s)
+print(re.sub(r"\d{2,}", "N", s))' "$1"
+}
+
+# recover_hint RUN: runs the exact command of the shim's line; it must write the result.
+recover_hint() {
+    cmd=$(shim_lines "$1" | sed -n "s/.*recover it with '\(scope-likwid recover [^']*\)'.*/\1/p")
+    [ -n "$cmd" ] || { fail "$1: no line names the recover command: $(shim_lines "$1")"; return 1; }
+    j=${cmd#scope-likwid recover }
+    [ -f "$j" ] || fail "$1: the line names $j, which does not exist"
+    "$SL_CLI" recover "$j" >"$T/rec.out" 2>"$T/rec.err" || fail "$cmd failed: $(cat "$T/rec.err")"
+    f=$(result_file "$1") || { fail "$1: no result after '$cmd'"; return 1; }
+    work_timing "$f" --open "inside=1" --no-likwid --status "ended by signal 15"
+}
+
 if [ "${1:-}" = segv ] && [ "${SL_SANITIZE:-none}" != none ]; then
     skip "b_sanitize=$SL_SANITIZE: the sanitizer reports the crash itself, with addresses that differ per run"
 fi
 
 case ${1:-} in
-term|kill|segv|abort)
+term)
+    pair a real "$SL_FAULT_APP" term-in-region
+    at_signal a.shim 15 ;;
+TERM|INT|HUP|XCPU)
+    pair a real "$SL_SIG_APP" "raise-$1"
+    at_signal a.shim "$(signo "$1")" ;;
+chain)
+    pair a real "$SL_SIG_APP" chain-term
+    grep -q 'library handler AGAIN' "$T/a.shim.out" && fail "the library's handler ran again: the shim's handler looped"
+    at_signal a.shim 15 ;;
+kill|segv|abort)
     pair a real "$SL_FAULT_APP" "$1-in-region"
-    case $1 in
-    term) recover_ok a.shim "ended by signal 15" ;;
-    *) recover_ok a.shim "ended without likwid_markerClose" ;;
-    esac ;;
+    recover_ok a.shim "ended without likwid_markerClose" ;;
 run)
     # scope-likwid run: likwid-perfctr cannot count here, so it runs the
-    # application directly; its status is the application's.
-    mkdir -p "$T/r"
-    (cd "$T/r" && exec "$SL_CLI" run -- "$SL_FAULT_APP" term-in-region) >"$T/r.out" 2>"$T/r.err"
-    rc=$?
-    [ "$rc" = 143 ] || fail "scope-likwid run: exit status $rc: expected 143 (SIGTERM) as the application's"
-    f=$(result_file r) || fail "scope-likwid run left no result file: $(cat "$T/r.err")"
-    [ -n "$f" ] && work_timing "$f" --open "inside=1" --no-likwid --status "was killed by signal 15"
-    ls "$T/r"/*.journal >/dev/null 2>&1 && fail "scope-likwid run left the journal" ;;
+    # application directly; its status is the application's. Its result
+    # must be the plain LD_PRELOAD one's.
+    for s in TERM INT; do
+        n=$(signo "$s")
+        run "p$s" env LD_PRELOAD="$SL_SHIM" "$SL_SIG_APP" "raise-$s"
+        mkdir -p "$T/r$s"
+        (cd "$T/r$s" && exec "$SL_CLI" run -- "$SL_SIG_APP" "raise-$s") >"$T/r$s.out" 2>"$T/r$s.err"
+        rc=$?
+        [ "$rc" = $((128 + n)) ] || fail "scope-likwid run: exit status $rc: expected $((128 + n)) (SIG$s) as the application's"
+        [ "$(rc_of "p$s")" = $((128 + n)) ] || fail "LD_PRELOAD: exit status $(rc_of "p$s"): expected $((128 + n))"
+        fp=$(result_file "p$s") || fail "LD_PRELOAD, SIG$s: no result file: $(cat "$T/p$s.err")"
+        fr=$(result_file "r$s") || fail "scope-likwid run, SIG$s: no result file: $(cat "$T/r$s.err")"
+        [ -n "$fp" ] && [ -n "$fr" ] || continue
+        for f in "$fp" "$fr"; do
+            work_timing "$f" --timing-tags work inside --open "inside=1" --no-likwid \
+                --status "ended by signal $n "
+        done
+        a=$(status_of "$fp") b=$(status_of "$fr")
+        [ "$a" = "$b" ] || fail "SIG$s: status differs: LD_PRELOAD '$a', scope-likwid run '$b'"
+        ls "$T/r$s"/*.journal "$T/p$s"/*.journal >/dev/null 2>&1 && fail "SIG$s: a journal is left"
+    done ;;
+writer-missing)
+    SCOPE_LIKWID_WRITER=$T/no-such-writer
+    export SCOPE_LIKWID_WRITER
+    pair a real "$SL_FAULT_APP" term-in-region
+    expect_line a.shim "could not write the result at signal 15 \(Terminated\) \(writer not found: $T/no-such-writer\); the timing is in .*\.journal" "the reason and the journal"
+    recover_hint a.shim ;;
+writer-hang)
+    # A writer that never ends: the process still dies of SIGTERM, after
+    # SCOPE_LIKWID_TIMEOUT, and the writer is killed (no process left).
+    printf '#!/bin/sh\necho $$ >>"%s/writer.pids"\nexec sleep 60\n' "$T" >"$T/hang-writer"
+    chmod +x "$T/hang-writer"
+    SCOPE_LIKWID_WRITER=$T/hang-writer SCOPE_LIKWID_TIMEOUT=2
+    export SCOPE_LIKWID_WRITER SCOPE_LIKWID_TIMEOUT
+    t0=$(date +%s)
+    pair a real "$SL_FAULT_APP" term-in-region
+    took=$(( $(date +%s) - t0 ))
+    [ "$took" -lt 40 ] || fail "the runs took $took s: the writer's deadline did not hold"
+    expect_line a.shim "could not write the result at signal 15 \(Terminated\) \(writer timed out after 2 s\)" "the deadline"
+    for p in $(cat "$T/writer.pids" 2>/dev/null); do
+        kill -0 "$p" 2>/dev/null && fail "the hanging writer (pid $p) was not killed"
+    done
+    [ -s "$T/writer.pids" ] || fail "the writer never ran"
+    recover_hint a.shim ;;
 alive)
     mkdir -p "$T/w" "$T/sync"
     (cd "$T/w" && FAULT_SYNC_DIR=$T/sync exec env LD_PRELOAD="$SL_SHIM" "$SL_FAULT_APP" wait-in-region) \

@@ -9,24 +9,19 @@
 #include <dirent.h>
 #include <getopt.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
 
 #include "diag.h"
 #include "h5write.h"
 #include "journal.h"
+#include "journal_recover.h"
 #include "name_fit.h"
 #include "run.h"
 
@@ -45,58 +40,6 @@ static void print_diag(const sl_diag *d)
 {
     for (size_t i = 0; i < d->kept; i++)
         sl_error("recover", "%s", d->lines[i]);
-}
-
-/* The state field of the header, set in the file itself. */
-static void set_state(const char *path, int32_t state)
-{
-    int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    if (pwrite(fd, &state, sizeof state, offsetof(sl_jrn_header, state)) != sizeof state)
-        state = 0;
-    close(fd);
-}
-
-static sl_jrn_clock reader_clock(char *boot, size_t cap)
-{
-    sl_jrn_clock c = {0};
-    sl_jrn_boot_id(boot, cap);
-    c.boot_id = boot;
-#if defined(__x86_64__)
-    struct timespec ts;
-    uint64_t a = __rdtsc();
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t b = __rdtsc();
-    c.tick = (int64_t)(a + (b - a) / 2);
-    c.ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-#endif
-    return c;
-}
-
-static char *status_text(const sl_jrn_info *info, const char *why)
-{
-    char end[256];
-    if (why)
-        snprintf(end, sizeof end, "the process %s", why);
-    else if (info->state == SL_JRN_SIGNALED)
-        snprintf(end, sizeof end, "the process was ended by signal %d (%s)", info->signo,
-                 strsignal(info->signo));
-    else
-        snprintf(end, sizeof end, "the process ended without likwid_markerClose (SIGKILL, "
-                 "a crash or _exit)");
-    char outside[160] = "";
-    if (info->outside_threads)
-        snprintf(outside, sizeof outside, "; the per-call samples of %zu thread%s were not in "
-                 "the journal (full): their times are missing", info->outside_threads,
-                 info->outside_threads == 1 ? "" : "s");
-    char *s = NULL;
-    if (asprintf(&s, "partial: recovered from the journal by scope-likwid recover: %s; "
-                 "in flight: %zu region%s open%s%s%s; no counter data", end,
-                 info->open_regions, info->open_regions == 1 ? "" : "s",
-                 info->open_regions ? ": " : "", info->open_tags, outside) < 0)
-        return NULL;
-    return s;
 }
 
 int sl_recover_journal(const char *path, const char *why)
@@ -123,12 +66,12 @@ int sl_recover_journal(const char *path, const char *why)
         return 0;
     }
     char boot[48];
-    sl_jrn_clock clk = reader_clock(boot, sizeof boot);
+    sl_jrn_clock clk = sl_jrn_reader_clock(boot, sizeof boot);
     sl_run run;
     int rc = sl_run_init(&run);
     if (rc == 0)
         rc = sl_journal_read(path, &clk, &run, &info, &d);
-    char *status = rc == 0 ? status_text(&info, why) : NULL;
+    char *status = rc == 0 ? sl_jrn_partial_status(&info, "scope-likwid recover", why) : NULL;
     if (rc == 0 && (!status || sl_set_string(&run.likwid_status, status) != 0))
         rc = -ENOMEM;
     char *written = NULL;
@@ -144,7 +87,7 @@ int sl_recover_journal(const char *path, const char *why)
         free(written);
         return 1;
     }
-    set_state(path, SL_JRN_RECOVERED);
+    sl_jrn_set_state(path, SL_JRN_RECOVERED);
     unlink(path);
     sl_error("recover", "recovered %s: wrote %s", path,
             written ? written : info.output);

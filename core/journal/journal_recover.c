@@ -1,0 +1,62 @@
+/* What recover and the writer's journal mode share (see journal_recover.h). */
+#include "journal_recover.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+void sl_jrn_set_state(const char *path, int32_t state)
+{
+    int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (pwrite(fd, &state, sizeof state, offsetof(sl_jrn_header, state)) != sizeof state)
+        state = 0;
+    close(fd);
+}
+
+sl_jrn_clock sl_jrn_reader_clock(char *boot, size_t cap)
+{
+    sl_jrn_clock c = {0};
+    sl_jrn_boot_id(boot, cap);
+    c.boot_id = boot;
+#if defined(__x86_64__)
+    struct timespec ts;
+    uint64_t a = __rdtsc();
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t b = __rdtsc();
+    c.tick = (int64_t)(a + (b - a) / 2);
+    c.ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+#endif
+    return c;
+}
+
+char *sl_jrn_partial_status(const sl_jrn_info *info, const char *by, const char *why)
+{
+    char end[256];
+    if (why)
+        snprintf(end, sizeof end, "the process %s", why);
+    else if (info->state == SL_JRN_SIGNALED)
+        snprintf(end, sizeof end, "the process was ended by signal %d (%s)", info->signo,
+                 strsignal(info->signo));
+    else
+        snprintf(end, sizeof end, "the process ended without likwid_markerClose (SIGKILL, "
+                 "a crash or _exit)");
+    char outside[160] = "";
+    if (info->outside_threads)
+        snprintf(outside, sizeof outside, "; the per-call samples of %zu thread%s were not in "
+                 "the journal (full): their times are missing", info->outside_threads,
+                 info->outside_threads == 1 ? "" : "s");
+    char *s = NULL;
+    if (asprintf(&s, "partial: recovered from the journal by %s: %s; "
+                 "in flight: %zu region%s open%s%s%s; no counter data", by, end,
+                 info->open_regions, info->open_regions == 1 ? "" : "s",
+                 info->open_regions ? ": " : "", info->open_tags, outside) < 0)
+        return NULL;
+    return s;
+}
