@@ -3,7 +3,7 @@
  * input, in the order given, is copied into OUT under a name of its own
  * (copy<N>), and the first input's /metadata once. The file-access
  * settings are merge's own (inputs read whole into memory, a fixed 128 KiB
- * metadata cache on both sides, the output in the 1.10 object formats), so
+ * metadata cache on both sides, the output's library-version bounds), so
  * the difference to merge is what merge does besides the copy.
  * bench/bench_floors.sh times it interleaved with merge.
  * usage: floor_merge OUT.h5 IN.h5...
@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     double t0 = now_ms();
     hid_t out_fapl = small_cache(H5Pcreate(H5P_FILE_ACCESS));
     hid_t in_fapl = small_cache(H5Pcreate(H5P_FILE_ACCESS));
-    H5Pset_libver_bounds(out_fapl, H5F_LIBVER_V110, H5F_LIBVER_LATEST);
+    H5Pset_libver_bounds(out_fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
     H5Pset_fapl_core(in_fapl, 1u << 20, 0);
     loop l = {H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, out_fapl), 0, 0};
     if (l.dst < 0)

@@ -37,11 +37,14 @@ int sl_h5w_open(sl_h5w *w, const char *file, sl_diag *diag)
     w->diag = diag;
     w->str_t = H5Tcopy(H5T_C_S1);
     w->scalar = H5Screate(H5S_SCALAR);
+    hsize_t one[2] = {1, 1};
+    w->space[0] = H5Screate_simple(1, one, NULL);
+    w->space[1] = H5Screate_simple(2, one, NULL);
     w->acpl = H5Pcreate(H5P_ATTRIBUTE_CREATE);
     w->lcpl = H5Pcreate(H5P_LINK_CREATE);
     w->gcpl = H5Pcreate(H5P_GROUP_CREATE);
     w->gcpl_ordered = H5Pcreate(H5P_GROUP_CREATE);
-    int ok = w->str_t >= 0 && w->scalar >= 0 && w->acpl >= 0 && w->lcpl >= 0 && w->gcpl >= 0 &&
+    int ok = w->str_t >= 0 && w->scalar >= 0 && w->space[0] >= 0 && w->space[1] >= 0 && w->acpl >= 0 && w->lcpl >= 0 && w->gcpl >= 0 &&
              w->gcpl_ordered >= 0;
     ok = ok && H5Tset_size(w->str_t, H5T_VARIABLE) >= 0 &&
          H5Tset_cset(w->str_t, H5T_CSET_UTF8) >= 0 &&
@@ -75,11 +78,23 @@ void sl_h5w_close(sl_h5w *w)
         H5Tclose(w->str_t);
     if (w->scalar > 0)
         H5Sclose(w->scalar);
+    for (int i = 0; i < 2; i++)
+        if (w->space[i] > 0)
+            H5Sclose(w->space[i]);
+    w->space[0] = w->space[1] = 0;
     hid_t pl[] = {w->acpl, w->lcpl, w->gcpl, w->gcpl_ordered};
     for (size_t i = 0; i < sizeof pl / sizeof pl[0]; i++)
         if (pl[i] > 0)
             H5Pclose(pl[i]);
     w->str_t = w->scalar = w->acpl = w->lcpl = w->gcpl = w->gcpl_ordered = 0;
+}
+
+/* A dataspace of rank 1 or 2 with dims: one of the writer's two, its
+ * extent changed (cheaper than a new dataspace per object); -1 on failure. */
+static hid_t space_of(sl_h5w *w, int rank, const hsize_t *dims)
+{
+    hid_t s = w->space[rank - 1];
+    return H5Sset_extent_simple(s, rank, dims, NULL) < 0 ? -1 : s;
 }
 
 hid_t sl_h5w_group(sl_h5w *w, hid_t parent, const char *name, int ordered)
@@ -140,13 +155,12 @@ int sl_h5w_strv(sl_h5w *w, hid_t obj, const char *name, char *const *v, size_t n
             goto out;
     }
     hsize_t dims[1] = {n};
-    hid_t space = H5Screate_simple(1, dims, NULL);
+    hid_t space = space_of(w, 1, dims);
     if (space < 0) {
         rc = sl_h5w_fail(w, -EIO, "create dataspace for", name);
         goto out;
     }
     rc = put_attr(w, obj, name, w->str_t, w->str_t, space, vv);
-    H5Sclose(space);
 out:
     if (tmp)
         for (size_t i = 0; i < n; i++)
@@ -164,23 +178,20 @@ int sl_h5w_i64(sl_h5w *w, hid_t obj, const char *name, int64_t v)
 int sl_h5w_u8v(sl_h5w *w, hid_t obj, const char *name, const void *v, size_t n)
 {
     hsize_t dims[1] = {n};
-    hid_t space = H5Screate_simple(1, dims, NULL);
+    hid_t space = space_of(w, 1, dims);
     if (space < 0)
         return sl_h5w_fail(w, -EIO, "create dataspace for", name);
-    int rc = put_attr(w, obj, name, H5T_STD_U8LE, H5T_NATIVE_UINT8, space, v);
-    H5Sclose(space);
-    return rc;
+    return put_attr(w, obj, name, H5T_STD_U8LE, H5T_NATIVE_UINT8, space, v);
 }
 
 static int put_data(sl_h5w *w, hid_t g, const char *name, hid_t ftype, hid_t mtype,
                     const void *v, int rank, const hsize_t *dims, size_t bytes)
 {
-    hid_t space = H5Screate_simple(rank, dims, NULL);
+    hid_t space = space_of(w, rank, dims);
     if (space < 0)
         return sl_h5w_fail(w, -EIO, "create dataspace for", name);
 
     hid_t d = H5Dcreate2(g, name, ftype, space, w->lcpl, H5P_DATASET_CREATE_DEFAULT, H5P_DEFAULT);
-    H5Sclose(space);
     if (d < 0)
         return sl_h5w_fail(w, -EIO, "create dataset", name);
     herr_t rc = bytes ? H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) : 0;

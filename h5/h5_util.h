@@ -52,6 +52,7 @@ typedef struct sl_h5w {
     sl_diag *diag;
     hid_t str_t;        /* variable-length UTF-8 string */
     hid_t scalar;       /* scalar dataspace */
+    hid_t space[2];     /* 1-D and 2-D dataspaces, their extent set for each object */
     hid_t acpl;         /* UTF-8 attribute names */
     hid_t lcpl;         /* UTF-8 link names */
     hid_t gcpl;         /* no time stamps */

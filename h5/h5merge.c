@@ -342,7 +342,7 @@ static int build(merge *m, const char *tmp, char *const *inputs, size_t ninputs)
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
     /* the writer's small metadata cache, on both sides: merging 8 rank
      * files, 471 M -> 398 M instructions (callgrind) */
-    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_LATEST) < 0 ||
+    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0 ||
         sl_h5_small_cache(fapl) < 0) {
         rc = sl_h5w_fail(&w, -EIO, "set up", "the output file");
         goto out;

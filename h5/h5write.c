@@ -101,9 +101,16 @@ static hid_t mem_fapl(sl_h5w *w, int new_file, image_capture *cap)
     }
     if (H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0 ||
         H5Pset_file_image_callbacks(fapl, &cb) < 0 || sl_h5_small_cache(fapl) < 0 ||
-        /* newer object formats are much faster to write; HDF5 >= 1.10 reads
-         * them. Not for existing files: their format stays theirs. */
-        (new_file && H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_LATEST) < 0)) {
+        /* object headers, heaps and B-tree nodes placed together in blocks
+         * of 64 KiB instead of 2 KiB: fewer allocations from the file's
+         * free space (-1% instructions on 1000 regions, +0.9% file size) */
+        H5Pset_meta_block_size(fapl, 64u << 10) < 0 ||
+        /* the object formats of 1.8 and later (much faster to write than
+         * the earliest) and superblock version 2, which HDF5 1.8 and every
+         * later library reads (the 1.10 bound gave version 3, readable
+         * from 1.10 on, at the same cost). Not for existing files: their
+         * format stays theirs. */
+        (new_file && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0)) {
         sl_h5w_fail(w, -EIO, "set up", "the in-memory file");
         H5Pclose(fapl);
         return -1;
