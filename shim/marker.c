@@ -137,7 +137,9 @@ static void do_init(void)
     sl_output_vars v = {.rank = sl_g.rank, .pid = sl_g.pid, .host = host,
                         .job = sl_job_from_env(), .cwd = cwd};
     const char *tmpl = sl_g.cfg.output ? sl_g.cfg.output : sl_output_default(sl_g.mpi);
-    sl_g.output = sl_output_expand(tmpl, &v);
+    char *expanded = sl_output_expand(tmpl, &v);
+    int no_result = 0;      /* SCOPE_LIKWID_OUTPUT=/dev/null */
+    sl_g.output = expanded ? sl_output_place(expanded, sl_g.mpi, &v, &no_result) : NULL;
     /* Helpers are started later, maybe after a chdir: fix their paths now. */
     char *c;
     if (sl_g.cfg.collector && (c = absolute(sl_g.cfg.collector, cwd))) {
@@ -149,6 +151,10 @@ static void do_init(void)
         sl_g.cfg.writer = c;
     }
     free(cwd);
+    if (no_result) {
+        atomic_store(&sl_mode, SL_MODE_PASS);
+        return;
+    }
     if (!sl_g.output) {
         sl_log_warn("out of memory at likwid_markerInit; passing calls through untouched");
         atomic_store(&sl_mode, SL_MODE_PASS);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "log.h"
 #include "vec.h"
@@ -171,4 +172,54 @@ char *sl_output_expand(const char *tmpl, const sl_output_vars *v)
         return NULL;
     }
     return b.s;
+}
+
+static const char *kind_of(mode_t m)
+{
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISFIFO(m))
+        return "a FIFO";
+    if (S_ISSOCK(m))
+        return "a socket";
+    return "not a regular file";
+}
+
+/* The default name in dir (NULL: relative, as the caller's cwd resolves it). */
+static char *default_in(const char *dir, int mpi, const sl_output_vars *v)
+{
+    sl_output_vars in = *v;
+    in.cwd = dir;
+    return sl_output_expand(sl_output_default(mpi), &in);
+}
+
+char *sl_output_place(char *path, int mpi, const sl_output_vars *v, int *no_result)
+{
+    *no_result = 0;
+    size_t len = strlen(path);
+    struct stat st, null_st;
+    int exists = stat(path, &st) == 0;
+    if ((len > 0 && path[len - 1] == '/') || (exists && S_ISDIR(st.st_mode))) {
+        char *in = default_in(path, mpi, v);
+        free(path);
+        return in;
+    }
+    if (!exists || S_ISREG(st.st_mode))
+        return path;
+    if (stat("/dev/null", &null_st) == 0 && st.st_dev == null_st.st_dev &&
+        st.st_ino == null_st.st_ino) {
+        sl_log_warn("SCOPE_LIKWID_OUTPUT is %s: no result file (the calls pass through to "
+                    "LIKWID untimed)", path);
+        free(path);
+        *no_result = 1;
+        return NULL;
+    }
+    char *fallback = default_in(v->cwd, mpi, v);
+    if (fallback)
+        sl_log_warn("SCOPE_LIKWID_OUTPUT %s is %s: expected a regular file or a directory; "
+                    "writing %s instead", path, kind_of(st.st_mode), fallback);
+    free(path);
+    return fallback;
 }

@@ -36,4 +36,13 @@ const char *sl_output_default(int mpi);
  * about and kept literally. Newly allocated; NULL on ENOMEM. */
 char *sl_output_expand(const char *tmpl, const sl_output_vars *v);
 
+/* Where the result goes for what SCOPE_LIKWID_OUTPUT expanded to (path;
+ * taken over, freed or returned): a directory, or a name ending in '/', gets
+ * the default name (sl_output_default) inside it; /dev/null means no result
+ * file: NULL with *no_result set, said once; another file that is not a
+ * regular one (a device, FIFO, socket) is refused with one line and the
+ * default name in v->cwd is used (nothing is created next to it). NULL
+ * without *no_result on ENOMEM. */
+char *sl_output_place(char *path, int mpi, const sl_output_vars *v, int *no_result);
+
 #endif

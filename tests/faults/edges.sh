@@ -160,6 +160,47 @@ three-cycles)
                 --status "not counting" ${st:+--status "$st"}
         fi
     done ;;
+output-names)
+    # SCOPE_LIKWID_OUTPUT names a directory (with or without a trailing
+    # slash): the default name inside it. /dev/null: no result file, said
+    # once, nothing created anywhere. A device or a FIFO: refused with one
+    # line, the default name in the working directory, nothing created next
+    # to it.
+    TMPDIR=$T/tmp
+    export TMPDIR
+    mkdir -p "$T/tmp" "$T/outdir" "$T/outdir2"
+    devs_before=$(ls -d /dev/null.* /dev/zero.* 2>/dev/null)
+    for o in "$T/outdir" "$T/outdir2/"; do
+        n=$(basename "$o")
+        SCOPE_LIKWID_OUTPUT=$o pair d.$n "$kind" "$SL_EDGE_APP" first-run
+        set -- "$T/$n"/*
+        case $#:$(basename "$1") in
+        1:scope-likwid-[0-9]*.h5) check "$1" --timing "first=1x3" --no-likwid ;;
+        *) fail "SCOPE_LIKWID_OUTPUT=$o: in it: $(ls -A "$T/$n"): expected one scope-likwid-PID.h5" ;;
+        esac
+        ls -d "$T/$n".* "$T/$n/".?* >/dev/null 2>&1 && fail "SCOPE_LIKWID_OUTPUT=$o: files beside or hidden: $(ls -d "$T/$n".* "$T/$n/".?* 2>/dev/null)"
+        [ -z "$(shim_lines d.$n.shim | grep -v ': wrote ')" ] || fail "d.$n.shim: unexpected lines: $(shim_lines d.$n.shim)"
+    done
+    SCOPE_LIKWID_OUTPUT=/dev/null pair d.null "$kind" "$SL_EDGE_APP" first-run
+    [ "$(shim_lines d.null.shim)" = "scope-likwid: SCOPE_LIKWID_OUTPUT is /dev/null: no result file (the calls pass through to LIKWID untimed)" ] ||
+        fail "d.null.shim: shim lines '$(shim_lines d.null.shim)': expected the one 'no result file' line"
+    made=$(ls -A "$T/d.null.shim")$(ls -A "$T/tmp")
+    [ -z "$made" ] || fail "/dev/null: files made in the working directory or TMPDIR: $made"
+    for dev in /dev/zero fifo; do
+        [ "$dev" = fifo ] && { mkfifo "$T/fifo"; dev=$T/fifo; }
+        n=d.$(basename "$dev")
+        SCOPE_LIKWID_OUTPUT=$dev pair $n "$kind" "$SL_EDGE_APP" first-run
+        expect_line $n.shim "SCOPE_LIKWID_OUTPUT $dev is a (character device|FIFO): expected a regular file or a directory; writing .*/scope-likwid-[0-9]+\.h5 instead" \
+            "one line refusing $dev"
+        [ "$(shim_lines $n.shim | grep -c 'expected a regular file')" = 1 ] || fail "$n.shim: not one refusal line"
+        f=$(result_file $n.shim) || fail "$n.shim: no result file in the working directory"
+        [ -n "$f" ] && check "$f" --timing "first=1x3" --no-likwid
+    done
+    [ -p "$T/fifo" ] && [ "$(ls -d "$T"/fifo* | wc -l)" = 1 ] || fail "beside the FIFO: $(ls -d "$T"/fifo*)"
+    [ "$(ls -d /dev/null.* /dev/zero.* 2>/dev/null)" = "$devs_before" ] ||
+        fail "files made next to a device: $(ls -d /dev/null.* /dev/zero.* 2>/dev/null)"
+    [ -z "$(ls -A "$T/tmp")" ] || fail "left in TMPDIR: $(ls -A "$T/tmp")"
+    SHOW=d.null.shim ;;
 *)
     echo "edges.sh: unknown case '$case'" >&2
     exit 2 ;;

@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "output_path.h"
@@ -141,4 +144,87 @@ Test(output, job_id)
     cr_assert_str_eq(sl_job_from_env(), "77.server");
     setenv("SLURM_JOB_ID", "88", 1);
     cr_assert_str_eq(sl_job_from_env(), "88");
+}
+
+/* ---- what SCOPE_LIKWID_OUTPUT names: a file, a directory, /dev/null, a device ---- */
+
+static char *place(const char *path, const char *cwd, int *none)
+{
+    sl_output_vars v = {.rank = 3, .pid = 4711, .host = "h", .job = NULL, .cwd = cwd};
+    char *p = strdup(path);
+    cr_assert_not_null(p);
+    return sl_output_place(p, 0, &v, none);
+}
+
+Test(output, place_directory_gets_default_name, .init = redirect_stderr)
+{
+    char dir[] = "/tmp/sl-place-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char with_slash[64], want[96], file[96];
+    snprintf(with_slash, sizeof with_slash, "%s/", dir);
+    snprintf(want, sizeof want, "%s/scope-likwid-4711.h5", dir);
+    int none = -1;
+    char *p = place(dir, "/cwd", &none);
+    cr_assert_str_eq(p, want, "an existing directory");
+    cr_assert_eq(none, 0);
+    free(p);
+    p = place(with_slash, "/cwd", &none);
+    cr_assert_str_eq(p, want, "with a trailing slash");
+    free(p);
+    p = place("/tmp/sl-place-none/", "/cwd", &none);
+    cr_assert_str_eq(p, "/tmp/sl-place-none/scope-likwid-4711.h5",
+                     "a directory to be: the name inside it");
+    free(p);
+    snprintf(file, sizeof file, "%s/r.h5", dir);
+    p = place(file, "/cwd", &none);
+    cr_assert_str_eq(p, file, "a file that does not exist yet: as given");
+    free(p);
+    FILE *f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    p = place(file, "/cwd", &none);
+    cr_assert_str_eq(p, file, "a regular file: as given (the writer picks a free name)");
+    free(p);
+    unlink(file);
+    rmdir(dir);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("", "nothing said about a file or a directory");
+}
+
+Test(output, place_dev_null_means_no_result, .init = redirect_stderr)
+{
+    int none = -1;
+    char *p = place("/dev/null", "/cwd", &none);
+    cr_assert_null(p);
+    cr_assert_eq(none, 1);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("scope-likwid: SCOPE_LIKWID_OUTPUT is /dev/null: no result file (the "
+                            "calls pass through to LIKWID untimed)\n");
+}
+
+Test(output, place_device_or_fifo_refused, .init = redirect_stderr)
+{
+    char dir[] = "/tmp/sl-place-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    int none = -1;
+    char *p = place("/dev/zero", "/cwd", &none);
+    cr_assert_str_eq(p, "/cwd/scope-likwid-4711.h5", "a device: the default name in the cwd");
+    cr_assert_eq(none, 0);
+    free(p);
+    p = place(fifo, "/cwd", &none);
+    cr_assert_str_eq(p, "/cwd/scope-likwid-4711.h5");
+    free(p);
+    unlink(fifo);
+    rmdir(dir);
+    fflush(stderr);
+    char want[512];
+    snprintf(want, sizeof want,
+             "scope-likwid: SCOPE_LIKWID_OUTPUT /dev/zero is a character device: expected a "
+             "regular file or a directory; writing /cwd/scope-likwid-4711.h5 instead\n"
+             "scope-likwid: SCOPE_LIKWID_OUTPUT %s is a FIFO: expected a regular file or a "
+             "directory; writing /cwd/scope-likwid-4711.h5 instead\n", fifo);
+    cr_assert_stderr_eq_str(want);
 }
