@@ -63,6 +63,7 @@ void sl_close_run(void)
 {
     if (!sl_close_claim())
         return;     /* a second Close, from any thread: answered here */
+    sl_signals_finishing(1);
     sl_exit_superseded();   /* a Close from an exit handler replaces the exit hook's result */
     const sl_state *g = &sl_g;
     int ng = g->ngroups > 0 ? g->ngroups : 1;
@@ -80,5 +81,6 @@ void sl_close_run(void)
     sl_likwid_free(&lw);
     if (saved)
         sl_survive_end();   /* else the journal is the last copy: it stays */
+    sl_signals_finishing(0);
     sl_cycle_close_done();
 }

@@ -61,7 +61,9 @@ void sl_close_at_exit(void)
         return;
     if (!sl_close_claim())
         return;
+    sl_signals_finishing(1);
     deliver_at_exit(NULL);
+    sl_signals_finishing(0);
     sl_cycle_close_done();
 }
 
@@ -72,7 +74,9 @@ static void early_hook(void)
     pthread_mutex_lock(&early_lock);
     if (!early_done && atomic_load(&sl_mode) == SL_MODE_ACTIVE) {
         early = (sl_delivered){0};
+        sl_signals_finishing(1);
         deliver_at_exit(&early);
+        sl_signals_finishing(0);
         early_done = 1;
     }
     pthread_mutex_unlock(&early_lock);

@@ -34,10 +34,16 @@ static pid_t owner;                 /* the process whose journal it is */
 static double wait_s;               /* how long a second signal waits for the first */
 static _Atomic int journal_done;    /* the result was delivered: nothing to write */
 static _Atomic int handling;        /* 0 idle, 1 a handler writes, 2 done */
+static _Atomic pid_t finisher;      /* the thread in Close or the exit hook, 0: none */
 
 void sl_signals_journal_done(void)
 {
     atomic_store(&journal_done, 1);
+}
+
+void sl_signals_finishing(int on)
+{
+    atomic_store(&finisher, on ? gettid() : 0);
 }
 
 static void nap_ms(long ms)
@@ -57,12 +63,20 @@ static void write_result(int sig)
             nap_ms(10);
         return;
     }
+    /* Close or the exit hook delivering in another thread: let it finish
+     * (it may take the collector's and the writer's time). */
+    pid_t f = atomic_load(&finisher);
+    for (long waited = 0; f && f != gettid() && waited < (long)(2 * wait_s * 1000);
+         waited += 10) {
+        nap_ms(10);
+        f = atomic_load(&finisher);
+    }
     if (!atomic_load(&journal_done)) {
         /* The one finisher of this cycle: Close and the exit hook stay out. */
-        if (sl_close_claim())
+        if (!atomic_load(&finisher) && sl_close_claim())
             sl_sigwrite_run(sig);
         else
-            sl_sigwrite_hint(sig);  /* Close is under way */
+            sl_sigwrite_hint(sig);  /* interrupted them, or their delivery failed */
     }
     atomic_store(&handling, 2);
 }

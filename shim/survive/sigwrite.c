@@ -143,6 +143,9 @@ static void say_not_written(int sig, const char *reason, long num, const char *t
 
 void sl_sigwrite_hint(int sig)
 {
+    struct stat sb;
+    if (!prep.journal || stat(prep.journal, &sb) != 0)
+        return;     /* no journal left to recover from: nothing true to say */
     text t = {0};
     put(&t, "scope-likwid: ");
     put_sig(&t, sig);

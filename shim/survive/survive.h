@@ -23,6 +23,9 @@ void sl_survive_end(void);
 void sl_signals_install(pid_t pid, double timeout_s);
 /* The journal's result was delivered (or it is gone): a signal writes nothing. */
 void sl_signals_journal_done(void);
+/* Close or the exit hook delivers in the calling thread (on) / is done
+ * (off): a signal in another thread waits for it instead of writing. */
+void sl_signals_finishing(int on);
 
 /* sigwrite.c. At Init: the writer (writer: SCOPE_LIKWID_WRITER or NULL),
  * its argv and environment, its stacks, for the journal's path. */

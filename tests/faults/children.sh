@@ -10,6 +10,9 @@
 #   children.sh stop      the whole job is stopped (SIGSTOP to its process
 #       group) while the collector runs, for longer than
 #       SCOPE_LIKWID_TIMEOUT, then resumed: the result is complete (full_api)
+#   children.sh term-close   SIGTERM (default action) arrives in one thread
+#       while another is in Close (its collector slow): the handler waits
+#       for Close, whose full result is kept; the process dies of SIGTERM
 # sigchld and wait are repeated (SL_REPEAT, default 5): each run must pass.
 . "$(dirname "$0")/flib.sh"
 need SL_SHIM SL_SIG_APP SL_CHECKER SL_SIM_DIR SL_SIM_PERFCTR SL_COLLECT
@@ -79,6 +82,19 @@ stop)
     else
         fail "no result file: $(shim_lines s.shim)"
     fi ;;
+term-close)
+    printf '#!/bin/sh\nsleep 2\nexec "%s" "$@"\n' "$SL_COLLECT" >"$T/collector"
+    chmod +x "$T/collector"
+    SCOPE_LIKWID_COLLECTOR=$T/collector
+    export SCOPE_LIKWID_COLLECTOR
+    pair t sim "$SL_SIG_APP" term-during-close
+    [ "$(rc_of t.shim)" = 143 ] || fail "exit status $(rc_of t.shim): expected 143 (SIGTERM)"
+    if f=$(result_file t.shim); then
+        check "$f" --timing "work=1x3" --source full_api --names --status "^used full_api"
+    else
+        fail "no result file: $(shim_lines t.shim)"
+    fi
+    ls "$T/t.shim"/*.journal "$T/t.shim"/*.rescue >/dev/null 2>&1 && fail "a journal or rescue file is left" ;;
 *) echo "children.sh: unknown case '${1:-}'" >&2; exit 2 ;;
 esac
 finish

@@ -17,7 +17,9 @@
  *                     worker it waits for ends after Close; prints whom
  *                     wait() returned and whether the worker was left
  *   close             times "work" and closes (a run to stop from outside
- *                     during Close) */
+ *                     during Close)
+ *   term-during-close a thread closes; meanwhile (after 500 ms) the main
+ *                     thread sends the process SIGTERM: it dies of it */
 #include <errno.h>
 #include <likwid-marker.h>
 #include <pthread.h>
@@ -170,6 +172,28 @@ static int wait_supervisor(void)
     return 0;
 }
 
+static void *closer(void *arg)
+{
+    (void)arg;
+    LIKWID_MARKER_CLOSE;
+    return NULL;
+}
+
+static int term_during_close(void)
+{
+    work_region("work", 3);
+    printf("sig_app: SIGTERM while another thread closes\n");
+    fflush(stdout);
+    pthread_t th;
+    pthread_create(&th, NULL, closer, NULL);
+    struct timespec ts = {0, 500000000};
+    nanosleep(&ts, NULL);
+    kill(getpid(), SIGTERM);
+    pthread_join(th, NULL);
+    pause();    /* until the SIGTERM ends the process */
+    return 9;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -184,6 +208,8 @@ int main(int argc, char **argv)
         return sigchld_count();
     if (strcmp(m, "wait-supervisor") == 0)
         return wait_supervisor();
+    if (strcmp(m, "term-during-close") == 0)
+        return term_during_close();
     if (strcmp(m, "close") == 0) {
         work_region("work", 3);
         LIKWID_MARKER_CLOSE;
