@@ -65,6 +65,12 @@ static int make_temp(const char *path, char **tmp_out, sl_diag *diag)
         snprintf(tmp + n - 7, 7, "%06lx", r & 0xFFFFFFul);
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0) {
+            /* Readable and writable by its owner whatever the umask (0777
+             * would leave a file nobody can reopen); group and others as
+             * the umask says. */
+            struct stat st;
+            if (fstat(fd, &st) == 0)
+                (void)fchmod(fd, (st.st_mode & 07777) | S_IRUSR | S_IWUSR);
             close(fd);
             free(dir);
             *tmp_out = tmp;

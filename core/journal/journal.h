@@ -5,10 +5,21 @@
  * memory (no system call, no lock); `scope-likwid recover` reads it back.
  *
  * Layout: a header (SL_JRN_HEADER_BYTES), then records allocated one after
- * the other, each an sl_jrn_rec followed by its object. Pointers inside
- * objects are addresses in the writing process: subtract header.base. A
- * record's `bytes` is set when it is allocated and its `kind` when its
- * object is complete; a reader stops at bytes == 0 and skips kind == 0. */
+ * the other, each an sl_jrn_rec followed by its object. A record's `bytes`
+ * is set when it is allocated and its `kind` when its object is complete;
+ * a reader stops at bytes == 0 and skips kind == 0 (also the unused tail of
+ * a piece).
+ *
+ * The writing process maps the file in pieces as it grows (never the whole
+ * file: mlockall would populate it): the first `first_piece` bytes at
+ * `base`, and each later piece, at a page-aligned offset, begins with a
+ * PIECE record saying at which address it is mapped. Pointers inside
+ * objects are addresses in the writing process: the piece that holds an
+ * address gives its offset in the file.
+ *
+ * A thread's samples are in chunks (ARENA records), linked from the
+ * thread's `arena`; each chunk's samples run up to the thread's `snext`
+ * when that lies in the chunk, else up to the chunk's `fill`. */
 #ifndef SL_JOURNAL_H
 #define SL_JOURNAL_H
 
@@ -18,7 +29,7 @@
 #include "diag.h"
 #include "run.h"
 
-#define SL_JRN_MAGIC "scope-likwid journal 1\n"    /* 23 bytes and a NUL */
+#define SL_JRN_MAGIC "scope-likwid journal 2\n"    /* 23 bytes and a NUL */
 #define SL_JRN_HEADER_BYTES 16384
 #define SL_JRN_ALIGN 64
 
@@ -27,13 +38,15 @@ enum sl_jrn_state {
     SL_JRN_SIGNALED = 2,        /* a terminating signal arrived (signo) */
     SL_JRN_CLOSED = 3,          /* Close or the exit hook delivered the result */
     SL_JRN_RECOVERED = 4,       /* recover wrote the result (journal about to go) */
+    SL_JRN_UNSAVED = 5,         /* Close or the exit hook ran but could save nothing */
 };
 
 enum sl_jrn_kind {
     SL_JRN_THREAD = 1,          /* a thread's table: sl_jrn_thread */
     SL_JRN_ENTRY = 2,           /* a region in a thread: sl_jrn_entry, then the tag */
-    SL_JRN_ARENA = 3,           /* a thread's samples: sl_jrn_sample[] */
+    SL_JRN_ARENA = 3,           /* a chunk of a thread's samples: sl_jrn_chunk, then samples */
     SL_JRN_TABLE = 4,           /* a thread's lookup table (not read back) */
+    SL_JRN_PIECE = 5,           /* the start of a piece: sl_jrn_piece */
 };
 
 typedef struct sl_jrn_header {
@@ -59,7 +72,25 @@ typedef struct sl_jrn_header {
     char hostname[256];
     char executable[4096];
     char command_line[4096];
+    uint64_t first_piece;       /* bytes mapped at base (0: the whole file) */
+    int64_t outside_tables;     /* threads whose tables are not in the journal (it was full) */
 } sl_jrn_header;
+_Static_assert(sizeof(sl_jrn_header) <= SL_JRN_HEADER_BYTES, "the journal header outgrew its room");
+
+/* A piece of the file mapped on its own: this record's offset in the file
+ * is the piece's first byte, mapped at addr. */
+typedef struct sl_jrn_piece {
+    uint64_t addr;
+    uint64_t bytes;
+} sl_jrn_piece;
+
+/* A chunk of samples (the object of an ARENA record); the samples follow. */
+typedef struct sl_jrn_chunk {
+    uint64_t next;              /* the thread's next chunk (0: none yet) */
+    uint64_t fill;              /* end of the samples once the thread moved on */
+    uint64_t end;               /* end of the room */
+    uint64_t bytes;             /* the chunk's bytes (header included) */
+} sl_jrn_chunk;
 
 typedef struct sl_jrn_rec {
     uint32_t kind;              /* sl_jrn_kind; 0 while the object is filled */
@@ -88,9 +119,11 @@ typedef struct sl_jrn_thread {
     uint64_t next;
     int64_t tid;
     uint64_t tbl, count, first, last;
-    int32_t tsc, arena_tried;
-    uint64_t arena;             /* address of the first sample */
+    int32_t tsc, store_full;
+    uint64_t arena;             /* address of the first chunk (0: none yet) */
     uint64_t snext;             /* address of the next free sample */
+    uint64_t cur;               /* address of the chunk snext is in */
+    int64_t outside;            /* samples in full chunks outside the journal */
 } sl_jrn_thread;
 
 typedef struct sl_jrn_sample {
@@ -107,7 +140,9 @@ typedef struct sl_jrn_info {
     char output[4096];
     size_t open_regions;        /* started, not stopped, in some thread */
     char open_tags[512];        /* the first of them, "tag (thread T), ..." */
-    size_t outside_threads;     /* threads whose samples were not in the journal */
+    size_t outside_threads;     /* threads whose samples were not all in the journal */
+    int64_t outside_calls;      /* calls whose samples were not in the journal */
+    int64_t outside_tables;     /* threads not in the journal at all */
 } sl_jrn_info;
 
 /* A (TSC, CLOCK_MONOTONIC) pair taken by the reader, for the conversion of

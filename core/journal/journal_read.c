@@ -5,81 +5,13 @@
 #include "journal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "journal_file.h"
 #include "likwid_result.h"
-
-typedef struct jfile {
-    const unsigned char *p;
-    size_t size;
-    const sl_jrn_header *h;
-} jfile;
-
-static int jcheck(const jfile *j, const char *name, sl_diag *d)
-{
-    if (j->size < SL_JRN_HEADER_BYTES || memcmp(j->h->magic, SL_JRN_MAGIC, sizeof SL_JRN_MAGIC) != 0 ||
-        j->h->header_bytes != SL_JRN_HEADER_BYTES || j->h->align != SL_JRN_ALIGN ||
-        j->h->used < SL_JRN_HEADER_BYTES || j->h->used > j->size) {
-        sl_diag_add(d, name, 0, "not a scope-likwid journal: expected '%.22s' and a valid header",
-                    SL_JRN_MAGIC);
-        return -EINVAL;
-    }
-    return 0;
-}
-
-static int jopen(const char *path, jfile *j, sl_diag *d)
-{
-    memset(j, 0, sizeof *j);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) {
-        int e = errno;
-        sl_diag_add(d, path, 0, "cannot open: %s", strerror(e));
-        return -e;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < SL_JRN_HEADER_BYTES) {
-        close(fd);
-        sl_diag_add(d, path, 0, "not a scope-likwid journal: expected a regular file of at "
-                    "least %d bytes", SL_JRN_HEADER_BYTES);
-        return -EINVAL;
-    }
-    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int e = errno;
-    close(fd);
-    if (m == MAP_FAILED) {
-        sl_diag_add(d, path, 0, "cannot map: %s", strerror(e));
-        return -e;
-    }
-    j->p = m;
-    j->size = (size_t)st.st_size;
-    j->h = m;
-    int rc = jcheck(j, path, d);
-    if (rc)
-        munmap(m, j->size);
-    return rc;
-}
-
-static void jclose(jfile *j)
-{
-    if (j->p)
-        munmap((void *)j->p, j->size);
-}
-
-/* The file offset of an address of the writing process holding n bytes,
- * or SIZE_MAX when it is not inside the file. */
-static size_t off_of(const jfile *j, uint64_t addr, size_t n)
-{
-    if (addr < j->h->base)
-        return SIZE_MAX;
-    uint64_t o = addr - j->h->base;
-    return o <= j->size && n <= j->size - o ? (size_t)o : SIZE_MAX;
-}
+#include "vec.h"
 
 static void copy_str(char *dst, size_t cap, const char *src, size_t srccap)
 {
@@ -106,6 +38,7 @@ static void fill_info(const jfile *j, sl_jrn_info *info)
     info->start_ticks = j->h->start_ticks;
     copy_str(info->boot_id, sizeof info->boot_id, j->h->boot_id, sizeof j->h->boot_id);
     info->state = j->h->state;
+    info->outside_tables = j->h->outside_tables > 0 ? j->h->outside_tables : 0;
     info->signo = j->h->signo;
     copy_str(info->output, sizeof info->output, j->h->output, sizeof j->h->output);
 }
@@ -113,11 +46,11 @@ static void fill_info(const jfile *j, sl_jrn_info *info)
 int sl_journal_read_info(const char *path, sl_jrn_info *info, sl_diag *d)
 {
     jfile j;
-    int rc = jopen(path, &j, d);
+    int rc = sl_jf_open(path, &j, d);
     if (rc)
         return rc;
     fill_info(&j, info);
-    jclose(&j);
+    sl_jf_close(&j);
     return 0;
 }
 
@@ -127,9 +60,14 @@ typedef struct jthread {
     size_t off;                 /* of the object */
     int64_t tid;
     int tsc;
-    size_t first, nsamples;     /* offset of the first sample, how many */
-    int outside;                /* its samples are not in the journal */
+    size_t seg0, nseg;          /* its chunks' samples: segs[seg0 .. seg0 + nseg) */
+    int64_t outside;            /* calls whose samples are not in the journal */
 } jthread;
+
+/* The samples of one chunk: offset of the first, how many. */
+typedef struct jseg {
+    size_t first, n;
+} jseg;
 
 typedef struct jentry {
     size_t off;                 /* of the object */
@@ -153,10 +91,14 @@ typedef struct jread {
     size_t nentries;
     jregion *regions;
     size_t nregions;
+    jseg *segs;
+    size_t nsegs, segcap;
+    size_t nrecs;               /* records walked: bounds a chunk chain */
 } jread;
 
 static void jread_free(jread *r)
 {
+    free(r->segs);
     free(r->threads);
     free(r->entries);
     free(r->regions);
@@ -190,10 +132,59 @@ static jentry *entry_at(jread *r, size_t off)
     return lo < r->nentries && r->entries[lo].off == off ? &r->entries[lo] : NULL;
 }
 
+/* Calls a chunk outside the journal holds: from its first sample to end
+ * (addresses a damaged file may hold anything in: bounded, no overflow). */
+static int64_t samples_between(uint64_t first, uint64_t end)
+{
+    if (end <= first || end - first > ((uint64_t)1 << 46))
+        return 0;
+    return (int64_t)((end - first) / sizeof(sl_jrn_sample));
+}
+
+/* A thread's chunks, in the order it filled them, as segments of samples;
+ * what lies outside the journal (the journal was full) is counted. */
+static int chunks(const jfile *j, jread *r, const sl_jrn_thread *t, jthread *x)
+{
+    x->seg0 = r->nsegs;
+    uint64_t c = t->arena;
+    /* A thread's chunks lie ever further in the file: a damaged chain
+     * cannot loop. */
+    for (size_t prev = 0, co; c; prev = co + 1) {
+        co = sl_jf_off(j, c, sizeof(sl_jrn_chunk));
+        if (co == SIZE_MAX || c % 8)
+            break;      /* outside the journal: so are the chunks after it */
+        if (co < prev)
+            break;
+        const sl_jrn_chunk *ch = (const void *)(j->p + co);
+        uint64_t b = c + sizeof *ch, e = b;
+        int last = t->snext >= b && t->snext <= ch->end;
+        if (last)
+            e = t->snext;
+        else if (ch->fill >= b && ch->fill <= ch->end)
+            e = ch->fill;
+        size_t n = (size_t)(e - b) / sizeof(sl_jrn_sample);
+        size_t bo = sl_jf_off(j, b, n * sizeof(sl_jrn_sample));
+        if (bo != SIZE_MAX && n) {
+            if (SL_VEC_RESERVE(r->segs, r->segcap, r->nsegs, 1) < 0)
+                return -ENOMEM;
+            r->segs[r->nsegs++] = (jseg){.first = bo, .n = n};
+        }
+        if (last)
+            break;
+        c = ch->next;
+    }
+    x->nseg = r->nsegs - x->seg0;
+    /* Full chunks outside the journal, and the current one if it is. */
+    x->outside = t->outside > 0 && t->outside < ((int64_t)1 << 40) ? t->outside : 0;
+    if (t->cur && sl_jf_off(j, t->cur, sizeof(sl_jrn_chunk)) == SIZE_MAX)
+        x->outside += samples_between(t->cur + sizeof(sl_jrn_chunk), t->snext);
+    return 0;
+}
+
 static int walk(const jfile *j, jread *r)
 {
     size_t cap_t = 0, cap_e = 0;
-    for (size_t o = SL_JRN_HEADER_BYTES; o + sizeof(sl_jrn_rec) <= j->h->used;) {
+    for (size_t o = SL_JRN_HEADER_BYTES; o + sizeof(sl_jrn_rec) <= j->h->used; r->nrecs++) {
         const sl_jrn_rec *rec = (const void *)(j->p + o);
         if (rec->bytes < sizeof *rec || rec->bytes > j->h->used - o || rec->bytes % SL_JRN_ALIGN)
             break;      /* allocated, never filled (or damaged): nothing after it is sure */
@@ -208,18 +199,13 @@ static int walk(const jfile *j, jread *r)
             }
             const sl_jrn_thread *t = (const void *)(j->p + obj);
             jthread x = {.off = obj, .tid = t->tid, .tsc = t->tsc};
-            size_t a = off_of(j, t->arena, 0), n = off_of(j, t->snext, 0);
-            if (t->arena && t->snext && a != SIZE_MAX && n != SIZE_MAX && n >= a && a % 8 == 0) {
-                x.first = a;
-                x.nsamples = (n - a) / sizeof(sl_jrn_sample);
-            } else if (t->arena) {
-                x.outside = 1;  /* an arena on the heap: the journal was full */
-            }
+            if (chunks(j, r, t, &x) != 0)
+                return -ENOMEM;
             r->threads[r->nthreads++] = x;
         } else if (rec->kind == SL_JRN_ENTRY && objlen >= sizeof(sl_jrn_entry)) {
             const sl_jrn_entry *e = (const void *)(j->p + obj);
-            size_t th = thread_index(r, off_of(j, rec->owner, sizeof(sl_jrn_thread)));
-            size_t tg = off_of(j, e->tag, (size_t)e->len);
+            size_t th = thread_index(r, sl_jf_off(j, rec->owner, sizeof(sl_jrn_thread)));
+            size_t tg = sl_jf_off(j, e->tag, (size_t)e->len);
             if (th == SIZE_MAX || tg == SIZE_MAX || e->len > objlen)
                 goto next;
             if (r->nentries == cap_e) {
@@ -328,19 +314,22 @@ static int build(const jfile *j, jread *r, const conv *cv, sl_timing *out, sl_jr
     }
     /* The kept calls from the samples. */
     for (size_t ti = 0; ti < r->nthreads; ti++) {
-        const sl_jrn_sample *s = (const void *)(j->p + r->threads[ti].first);
-        for (size_t k = 0; k < r->threads[ti].nsamples; k++) {
-            jentry *x = entry_at(r, off_of(j, s[k].e, sizeof(sl_jrn_entry)));
-            if (!x || x->region == SIZE_MAX)
-                continue;
-            int64_t dd = wsub(s[k].end, s[k].start);
-            r->regions[x->region].ncalls++;
-            x->kept++;
-            x->total = wadd(x->total, dd);
-            if (dd < x->min)
-                x->min = dd;
-            if (dd > x->max)
-                x->max = dd;
+        const jthread *t = &r->threads[ti];
+        for (size_t g = t->seg0; g < t->seg0 + t->nseg; g++) {
+            const sl_jrn_sample *s = (const void *)(j->p + r->segs[g].first);
+            for (size_t k = 0; k < r->segs[g].n; k++) {
+                jentry *x = entry_at(r, sl_jf_off(j, s[k].e, sizeof(sl_jrn_entry)));
+                if (!x || x->region == SIZE_MAX)
+                    continue;
+                int64_t dd = wsub(s[k].end, s[k].start);
+                r->regions[x->region].ncalls++;
+                x->kept++;
+                x->total = wadd(x->total, dd);
+                if (dd < x->min)
+                    x->min = dd;
+                if (dd > x->max)
+                    x->max = dd;
+            }
         }
     }
     size_t base = out->nregions;
@@ -376,22 +365,24 @@ static int build(const jfile *j, jread *r, const conv *cv, sl_timing *out, sl_jr
     }
     for (size_t ti = 0; ti < r->nthreads; ti++) {
         const jthread *t = &r->threads[ti];
-        const sl_jrn_sample *s = (const void *)(j->p + t->first);
-        for (size_t k = 0; k < t->nsamples; k++) {
-            jentry *x = entry_at(r, off_of(j, s[k].e, sizeof(sl_jrn_entry)));
-            if (!x || x->region == SIZE_MAX)
-                continue;
-            sl_timing_region *R = &out->regions[base + x->region];
-            size_t f = r->regions[x->region].fill++;
-            R->call_threads[f] = t->tid;
-            R->start_times[f] = t->tsc ? ctime_(cv, s[k].start) : s[k].start;
-            R->end_times[f] = t->tsc ? ctime_(cv, s[k].end) : s[k].end;
+        for (size_t g = t->seg0; g < t->seg0 + t->nseg; g++) {
+            const sl_jrn_sample *s = (const void *)(j->p + r->segs[g].first);
+            for (size_t k = 0; k < r->segs[g].n; k++) {
+                jentry *x = entry_at(r, sl_jf_off(j, s[k].e, sizeof(sl_jrn_entry)));
+                if (!x || x->region == SIZE_MAX)
+                    continue;
+                sl_timing_region *R = &out->regions[base + x->region];
+                size_t f = r->regions[x->region].fill++;
+                R->call_threads[f] = t->tid;
+                R->start_times[f] = t->tsc ? ctime_(cv, s[k].start) : s[k].start;
+                R->end_times[f] = t->tsc ? ctime_(cv, s[k].end) : s[k].end;
+            }
         }
     }
     return 0;
 }
 
-static int read_mapped(const jfile *j, const char *name, const sl_jrn_clock *clk, sl_run *run,
+static int read_mapped(jfile *j, const char *name, const sl_jrn_clock *clk, sl_run *run,
                        sl_jrn_info *info, sl_diag *d)
 {
     fill_info(j, info);
@@ -406,14 +397,20 @@ static int read_mapped(const jfile *j, const char *name, const sl_jrn_clock *clk
     run->timing.origin_unix_ns = h->origin_unix_ns;
     jread r = {0};
     conv cv = make_conv(h, clk);
-    int rc = walk(j, &r);
-    for (size_t i = 0; i < r.nthreads; i++)
-        info->outside_threads += (size_t)r.threads[i].outside;
+    int rc = sl_jf_pieces(j);
+    if (rc == 0)
+        rc = walk(j, &r);
+    for (size_t i = 0; i < r.nthreads; i++) {
+        info->outside_threads += r.threads[i].outside > 0;
+        info->outside_calls += r.threads[i].outside;
+    }
     if (rc == 0)
         rc = build(j, &r, &cv, &run->timing, info);
     if (rc)
         sl_diag_add(d, name, 0, "cannot read the journal: %s", strerror(-rc));
     jread_free(&r);
+    free(j->pieces);
+    j->pieces = NULL;
     return rc;
 }
 
@@ -421,11 +418,11 @@ int sl_journal_read(const char *path, const sl_jrn_clock *clk, sl_run *run, sl_j
                     sl_diag *d)
 {
     jfile j;
-    int rc = jopen(path, &j, d);
+    int rc = sl_jf_open(path, &j, d);
     if (rc)
         return rc;
     rc = read_mapped(&j, path, clk, run, info, d);
-    jclose(&j);
+    sl_jf_close(&j);
     return rc;
 }
 
@@ -433,6 +430,6 @@ int sl_journal_read_mem(const void *p, size_t size, const char *name, const sl_j
                         sl_run *run, sl_jrn_info *info, sl_diag *d)
 {
     jfile j = {.p = p, .size = size, .h = p};
-    int rc = jcheck(&j, name, d);
+    int rc = sl_jf_check(&j, name, d);
     return rc ? rc : read_mapped(&j, name, clk, run, info, d);
 }

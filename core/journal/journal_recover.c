@@ -44,14 +44,25 @@ char *sl_jrn_partial_status(const sl_jrn_info *info, const char *by, const char 
     else if (info->state == SL_JRN_SIGNALED)
         snprintf(end, sizeof end, "the process was ended by signal %d (%s)", info->signo,
                  strsignal(info->signo));
+    else if (info->state == SL_JRN_UNSAVED)
+        snprintf(end, sizeof end, "likwid_markerClose or the end of the process could save "
+                 "nothing (no rescue file)");
     else
         snprintf(end, sizeof end, "the process ended without likwid_markerClose (SIGKILL, "
                  "a crash or _exit)");
-    char outside[160] = "";
+    char outside[400] = "";
+    size_t n = 0;
     if (info->outside_threads)
-        snprintf(outside, sizeof outside, "; the per-call samples of %zu thread%s were not in "
-                 "the journal (full): their times are missing", info->outside_threads,
-                 info->outside_threads == 1 ? "" : "s");
+        n = (size_t)snprintf(outside, sizeof outside, "; the journal was full: %lld call%s of %zu "
+                             "thread%s kept no per-call record in it (counted, their times "
+                             "missing)", (long long)info->outside_calls,
+                             info->outside_calls == 1 ? "" : "s", info->outside_threads,
+                             info->outside_threads == 1 ? "" : "s");
+    if (info->outside_tables && n < sizeof outside)
+        snprintf(outside + n, sizeof outside - n, "; the journal was full: %lld thread%s "
+                 "started later %s not in it (their calls are missing)",
+                 (long long)info->outside_tables, info->outside_tables == 1 ? "" : "s",
+                 info->outside_tables == 1 ? "is" : "are");
     char *s = NULL;
     if (asprintf(&s, "partial: recovered from the journal by %s: %s; "
                  "in flight: %zu region%s open%s%s%s; no counter data", by, end,

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "journal_map.h"
 #include "log.h"
 #include "rescue.h"
 
@@ -81,8 +82,17 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
     char *rescue = why ? sl_rescue_write(&run, in->output, in->pid, rescue_why, RESCUE_WHY) : NULL;
     sl_run_free(&run);
     if (!rescue) {
-        sl_log_warn("could not write %s: could not save the rescue file (%s): results lost",
-                    in->output, why ? rescue_why : "out of memory");
+        /* The journal (it stays when nothing else was saved) still holds
+         * the timing of this cycle: say so, and how to get it. */
+        const char *j = sl_journal_path();
+        sl_journal_mark_unsaved();
+        if (j[0])
+            sl_log_warn("could not write %s: could not save the rescue file (%s); the timing data "
+                        "stays in the journal %s: recover it with 'scope-likwid recover %s'",
+                        in->output, why ? rescue_why : "out of memory", j, j);
+        else
+            sl_log_warn("could not write %s: could not save the rescue file (%s): results lost",
+                        in->output, why ? rescue_why : "out of memory");
         free(why);
         return -1;
     }

@@ -8,17 +8,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "journal_map.h"
 #include "name_fit.h"
 #include "wire.h"
 
 static int write_rescue_at(const char *path, const sl_run *run)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    /* Every descriptor taken: the journal's kept one is the spare. */
+    if (fd < 0 && errno == EMFILE && sl_journal_spare_fd())
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd < 0)
         return -errno;
+    /* Readable and writable by its owner whatever the umask (the writer
+     * and convert must read it); group and others as the umask says. */
+    struct stat st;
+    if (fstat(fd, &st) == 0)
+        fchmod(fd, (st.st_mode & 07777) | S_IRUSR | S_IWUSR);
     int rc = sl_wire_write_run(fd, run);
     if (close(fd) != 0 && rc == 0)
         rc = -errno;

@@ -1,13 +1,21 @@
 /* The crash-safe journal, the shim's side (see journal_map.h; the format is
  * core/journal/journal.h).
  *
- * Space in the file is handed out from one bump pointer (records and sample
- * arenas alike, never freed; arena tails of exited threads are reused) and
- * allocated on disk (fallocate) before the hot path may touch it: a page of
- * a MAP_SHARED file that the file system cannot back (disk full, quota,
- * tmpfs full) would kill the application with SIGBUS. No descriptor is kept
- * open in the application: each allocation reopens the file by its path and
- * checks it is still the same file. */
+ * The file is mapped in pieces as it is used, never as a whole: a large
+ * mapping is what mlockall(MCL_CURRENT | MCL_FUTURE) would populate and
+ * lock (the process OOM-killed inside Init), and what RLIMIT_AS would
+ * count. A piece is 1 MiB, or an eighth of what is used so far (at most
+ * 64 MiB: few mappings for a large journal). Space is handed out from one
+ * bump pointer (records and sample chunks alike, never freed) and each
+ * piece is allocated on disk (fallocate) before the hot path may touch it:
+ * a page of a MAP_SHARED file that the file system cannot back (disk full,
+ * quota, tmpfs full) would kill the application with SIGBUS.
+ *
+ * The file's descriptor is kept from Init (close-on-exec, above the low
+ * numbers) so that a full descriptor table (RLIMIT_NOFILE reached, or
+ * lowered) costs no piece; before each use it is checked to be still this
+ * file (an application may close descriptors it did not open), else the
+ * file is reopened by its path for the one use. */
 #include "journal_map.h"
 
 #include <errno.h>
@@ -30,61 +38,26 @@
 
 #define DEFAULT_BYTES ((size_t)16 << 30)    /* sparse: only what is used takes room */
 #define MIN_BYTES ((size_t)4 << 20)
-#define FREE_MAX 64
+#define PIECE_MIN ((size_t)1 << 20)
+#define PIECE_MAX ((size_t)64 << 20)
+#define FD_FLOOR 64                         /* the kept descriptor, above the low numbers */
 
 static sl_jrn_header *jh;                   /* NULL: no journal */
-static size_t jsize;
+static size_t jsize;                        /* the file's size: pieces end there */
 static char jpath[PATH_MAX];
 static dev_t jdev;
 static ino_t jino;
+static int jfd = -1;                        /* kept from Init; -1: closed */
+static _Atomic int jclosed;                 /* delivered: no more allocations */
 static pthread_mutex_t jlock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    size_t off, len;
-} freelist[FREE_MAX];
-static size_t nfree;
+/* The piece allocations come from (under jlock): file offsets and where
+ * they are mapped. */
+static size_t piece_off, piece_len;
+static char *piece_at;
 
 const char *sl_journal_path(void)
 {
-    return jh ? jpath : "";
-}
-
-int sl_journal_holds(const void *p)
-{
-    const char *c = p, *b = (const char *)jh;
-    return jh && c >= b && c < b + jsize;
-}
-
-/* Backs [off, off + len) with disk blocks; 0 or -errno. */
-static int back(size_t off, size_t len)
-{
-    int fd = open(jpath, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    struct stat st;
-    int rc = 0;
-    if (fstat(fd, &st) != 0 || st.st_dev != jdev || st.st_ino != jino)
-        rc = -ESTALE;       /* replaced or removed: not ours any more */
-    else if (fallocate(fd, 0, (off_t)off, (off_t)len) != 0) {
-        rc = -errno;
-        if (rc == -EOPNOTSUPP) {        /* e.g. older NFS: write the zeros */
-            static const char zero[4096];
-            rc = 0;
-            for (size_t o = off; o < off + len && rc == 0; o += sizeof zero)
-                if (pwrite(fd, zero, sizeof zero, (off_t)o) != (ssize_t)sizeof zero)
-                    rc = -EIO;
-        }
-    }
-    close(fd);
-    if (rc == 0) {
-        /* A recent (TSC, clock) pair: converts the ticks when the journal
-         * is read on another boot (else the reader takes its own). */
-        int64_t t0, n0, t1, n1;
-        sl_rt_clock_pairs(&t0, &n0, &t1, &n1);
-        /* From any thread (arena chunks are backed outside jlock). */
-        __atomic_store_n(&jh->tick1, t1, __ATOMIC_RELAXED);
-        __atomic_store_n(&jh->ns1, n1, __ATOMIC_RELAXED);
-    }
-    return rc;
+    return jh && !jclosed ? jpath : "";
 }
 
 static size_t page_size(void)
@@ -92,15 +65,108 @@ static size_t page_size(void)
     return (size_t)sysconf(_SC_PAGESIZE);
 }
 
-/* Bump allocation of len bytes (a multiple of the alignment); SIZE_MAX when
- * full. Under jlock. */
-static size_t bump(size_t len)
+/* A descriptor of the journal for one use: the kept one when it is still
+ * our file, else the file reopened by its path (*opened set: close it). */
+static int journal_fd(int *opened)
 {
-    size_t off = (size_t)jh->used;
-    if (len > jsize - off)
-        return SIZE_MAX;
-    jh->used = off + len;
-    return off;
+    struct stat st;
+    *opened = 0;
+    if (jfd >= 0 && fstat(jfd, &st) == 0 && st.st_dev == jdev && st.st_ino == jino)
+        return jfd;
+    jfd = -1;           /* not ours any more: never touch that number again */
+    int fd = open(jpath, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (fstat(fd, &st) != 0 || st.st_dev != jdev || st.st_ino != jino) {
+        close(fd);
+        return -ESTALE;     /* replaced or removed: not ours any more */
+    }
+    *opened = 1;
+    return fd;
+}
+
+/* Backs [off, off + len) of fd with disk blocks; 0 or -errno. */
+static int back(int fd, size_t off, size_t len)
+{
+    if (fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0)
+        return 0;
+    int rc = -errno;
+    if (rc != -EOPNOTSUPP)
+        return rc;
+    /* E.g. older NFS: write the zeros (a small buffer: any thread's stack). */
+    static const char zero[4096];
+    for (size_t o = off; o < off + len; o += sizeof zero)
+        if (pwrite(fd, zero, sizeof zero, (off_t)o) != (ssize_t)sizeof zero)
+            return -EIO;
+    return 0;
+}
+
+/* Maps len bytes of the file at off, backed on disk first; NULL on failure. */
+static void *map_piece(size_t off, size_t len)
+{
+    if (!sl_rt_reserve(len))
+        return NULL;
+    int opened, fd = journal_fd(&opened);
+    void *m = MAP_FAILED;
+    if (fd >= 0 && back(fd, off, len) == 0)
+        m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+    if (opened)
+        close(fd);
+    if (m == MAP_FAILED) {
+        sl_rt_unreserve(len);
+        return NULL;
+    }
+    /* A recent (TSC, clock) pair: converts the ticks when the journal is
+     * read on another boot (else the reader takes its own). */
+    int64_t t0, n0, t1, n1;
+    sl_rt_clock_pairs(&t0, &n0, &t1, &n1);
+    __atomic_store_n(&jh->tick1, t1, __ATOMIC_RELAXED);
+    __atomic_store_n(&jh->ns1, n1, __ATOMIC_RELAXED);
+    return m;
+}
+
+/* Room for len bytes (a multiple of the alignment) in the current piece, or
+ * in a new one; its address, NULL when the journal is full or no piece can
+ * be mapped. Under jlock. */
+static void *take(size_t len)
+{
+    size_t used = (size_t)jh->used;
+    if (jclosed)
+        return NULL;
+    if (used + len <= piece_off + piece_len)
+        return piece_at + (used - piece_off);
+    /* A new piece where the current one ends, starting with its record. */
+    size_t pg = page_size(), end = piece_off + piece_len;
+    size_t want = used / 8 < PIECE_MIN ? PIECE_MIN : used / 8 > PIECE_MAX ? PIECE_MAX : used / 8;
+    size_t need = (len + sizeof(sl_jrn_rec) + SL_JRN_ALIGN + pg - 1) / pg * pg;
+    if (want < need)
+        want = need;
+    want = want / pg * pg;
+    if (end >= jsize || jsize - end < need)
+        return NULL;
+    if (want > jsize - end)
+        want = (jsize - end) / pg * pg;
+    char *m = map_piece(end, want);
+    if (!m)
+        return NULL;
+    size_t head = (sizeof(sl_jrn_rec) + sizeof(sl_jrn_piece) + SL_JRN_ALIGN - 1) / SL_JRN_ALIGN *
+                  SL_JRN_ALIGN;
+    sl_jrn_rec *r = (sl_jrn_rec *)m;
+    sl_jrn_piece *pc = (sl_jrn_piece *)(r + 1);
+    pc->addr = (uint64_t)(uintptr_t)m;
+    pc->bytes = want;
+    __atomic_store_n(&r->bytes, head, __ATOMIC_RELEASE);
+    __atomic_store_n(&r->kind, SL_JRN_PIECE, __ATOMIC_RELEASE);
+    if (used < end) {
+        /* The old piece's tail: a record of kind 0, which readers skip. */
+        sl_jrn_rec *tail = (sl_jrn_rec *)(piece_at + (used - piece_off));
+        __atomic_store_n(&tail->bytes, end - used, __ATOMIC_RELEASE);
+    }
+    jh->used = end + head;
+    piece_off = end;
+    piece_len = want;
+    piece_at = m;
+    return m + head;
 }
 
 void *sl_journal_alloc(int kind, size_t bytes, const void *owner)
@@ -109,18 +175,13 @@ void *sl_journal_alloc(int kind, size_t bytes, const void *owner)
         return NULL;
     size_t len = (sizeof(sl_jrn_rec) + bytes + SL_JRN_ALIGN - 1) / SL_JRN_ALIGN * SL_JRN_ALIGN;
     pthread_mutex_lock(&jlock);
-    size_t off = bump(len);
-    size_t pg = page_size(), a = off / pg * pg;
-    if (off != SIZE_MAX && back(a, (off + len + pg - 1) / pg * pg - a) != 0) {
-        jh->used = off;     /* nothing was written there */
-        off = SIZE_MAX;
-    }
     void *obj = NULL;
-    if (off != SIZE_MAX) {
-        sl_jrn_rec *r = (sl_jrn_rec *)((char *)jh + off);
+    sl_jrn_rec *r = take(len);
+    if (r) {
         r->owner = (uint64_t)(uintptr_t)owner;
-        __atomic_store_n(&r->bytes, len, __ATOMIC_RELEASE);
         r->reserved = (uint32_t)kind;       /* the kind, until committed */
+        __atomic_store_n(&r->bytes, len, __ATOMIC_RELEASE);
+        jh->used += len;
         obj = r + 1;
     }
     pthread_mutex_unlock(&jlock);
@@ -133,66 +194,27 @@ void sl_journal_commit(void *obj)
     __atomic_store_n(&r->kind, r->reserved, __ATOMIC_RELEASE);
 }
 
-void *sl_journal_arena(size_t want, size_t min, size_t *got, const void *owner)
+void sl_journal_mark_unsaved(void)
 {
-    if (!jh)
-        return NULL;
-    size_t pg = page_size();
-    want = (want + pg - 1) / pg * pg;
-    pthread_mutex_lock(&jlock);
-    void *p = NULL;
-    /* A tail an exited thread gave back first: sequential threads reuse it. */
-    size_t best = SIZE_MAX;
-    for (size_t i = 0; i < nfree; i++)
-        if (freelist[i].len >= min && (best == SIZE_MAX || freelist[i].len > freelist[best].len))
-            best = i;
-    if (best != SIZE_MAX) {
-        size_t take = freelist[best].len < want ? freelist[best].len : want;
-        p = (char *)jh + freelist[best].off;
-        *got = take;
-        freelist[best].off += take;
-        freelist[best].len -= take;
-        if (freelist[best].len < min)
-            freelist[best] = freelist[--nfree];
-    } else {
-        /* A record for readers' sake, then page-aligned room. */
-        size_t off = (size_t)jh->used, start = (off + sizeof(sl_jrn_rec) + pg - 1) / pg * pg;
-        size_t room = jsize > start ? jsize - start : 0;
-        size_t take = room < want ? room / pg * pg : want;
-        if (take >= min && back(off / pg * pg, start - off / pg * pg) == 0) {
-            sl_jrn_rec *r = (sl_jrn_rec *)((char *)jh + off);
-            r->owner = (uint64_t)(uintptr_t)owner;
-            r->kind = SL_JRN_ARENA;
-            __atomic_store_n(&r->bytes, start + take - off, __ATOMIC_RELEASE);
-            jh->used = start + take;
-            p = (char *)jh + start;
-            *got = take;
-        }
-    }
-    pthread_mutex_unlock(&jlock);
-    return p;
+    if (jh && !jclosed && getpid() == (pid_t)jh->pid)
+        __atomic_store_n(&jh->state, SL_JRN_UNSAVED, __ATOMIC_RELEASE);
 }
 
-int sl_journal_back(const void *p, size_t len)
+void sl_journal_note_outside(void)
 {
-    size_t pg = page_size(), off = (size_t)((const char *)p - (const char *)jh);
-    size_t a = off / pg * pg;
-    return back(a, (off + len + pg - 1) / pg * pg - a);
+    if (jh && !jclosed)
+        __atomic_fetch_add(&jh->outside_tables, 1, __ATOMIC_RELAXED);
 }
 
-int sl_journal_give_back(void *p, size_t bytes)
+int sl_journal_spare_fd(void)
 {
-    if (!sl_journal_holds(p) || bytes == 0)
-        return 0;
     pthread_mutex_lock(&jlock);
-    int ok = nfree < FREE_MAX;
-    if (ok) {
-        freelist[nfree].off = (size_t)((char *)p - (char *)jh);
-        freelist[nfree].len = bytes;
-        nfree++;
-    }
+    struct stat st;
+    int freed = jfd >= 0 && fstat(jfd, &st) == 0 && st.st_dev == jdev && st.st_ino == jino &&
+                close(jfd) == 0;
+    jfd = -1;
     pthread_mutex_unlock(&jlock);
-    return ok;
+    return freed;
 }
 
 void sl_journal_mark_signal(int sig)
@@ -214,10 +236,13 @@ void sl_journal_end(void)
     /* Only our file: a name someone replaced is left alone. */
     if (lstat(jpath, &st) == 0 && st.st_dev == jdev && st.st_ino == jino)
         unlink(jpath);
-    /* The mapping stays: the tables live in it. No more allocations. */
+    /* The mappings stay: the tables live in them. No more allocations. */
     pthread_mutex_lock(&jlock);
-    jh->used = jsize;
-    nfree = 0;
+    jclosed = 1;
+    struct stat fst;
+    if (jfd >= 0 && fstat(jfd, &fst) == 0 && fst.st_dev == jdev && fst.st_ino == jino)
+        close(jfd);     /* only when still ours */
+    jfd = -1;
     pthread_mutex_unlock(&jlock);
 }
 
@@ -234,6 +259,7 @@ static size_t pick_size(size_t want, size_t budget)
     return want / page_size() * page_size();
 }
 
+/* The file, sized (sparse) and its first piece mapped and backed. */
 static int create_at(const char *path, size_t size)
 {
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
@@ -241,24 +267,43 @@ static int create_at(const char *path, size_t size)
         return -errno;
     struct stat st;
     void *m = MAP_FAILED;
+    size_t first = PIECE_MIN < size ? PIECE_MIN : size;
     int rc = 0;
-    if (fstat(fd, &st) != 0 || ftruncate(fd, (off_t)size) != 0 ||
-        fallocate(fd, 0, 0, SL_JRN_HEADER_BYTES) != 0)
+    /* Readable and writable by its owner whatever the umask (recover must
+     * open it); the umask still decides for group and others. */
+    if (fstat(fd, &st) != 0 || fchmod(fd, (st.st_mode & 07777) | S_IRUSR | S_IWUSR) != 0 ||
+        ftruncate(fd, (off_t)size) != 0)
         rc = -errno;
+    if (rc == 0 && !sl_rt_reserve(first))
+        rc = -ENOMEM;
+    else if (rc == 0 && (rc = back(fd, 0, first)) != 0)
+        sl_rt_unreserve(first);
     if (rc == 0) {
-        m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
-        if (m == MAP_FAILED)
+        m = mmap(NULL, first, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED) {
             rc = -errno;
+            sl_rt_unreserve(first);
+        }
     }
-    close(fd);
     if (rc != 0) {
+        close(fd);
         unlink(path);
         return rc;
     }
+    /* Kept, above the numbers an application expects to get. */
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, FD_FLOOR);
+    if (high >= 0) {
+        close(fd);
+        fd = high;
+    }
+    jfd = fd;
     jh = m;
     jsize = size;
     jdev = st.st_dev;
     jino = st.st_ino;
+    piece_off = 0;
+    piece_len = first;
+    piece_at = m;
     snprintf(jpath, sizeof jpath, "%s", path);
     return 0;
 }
@@ -298,6 +343,7 @@ static void fill_header(const sl_journal_in *in)
     h->tsc = in->tsc;
     sl_rt_clock_pairs(&h->tick0, &h->ns0, &h->tick1, &h->ns1);
     h->cycle = 1;
+    h->first_piece = piece_len;
     snprintf(h->output, sizeof h->output, "%s", in->output);
     gethostname(h->hostname, sizeof h->hostname - 1);
     char *exe = realpath("/proc/self/exe", NULL);
@@ -334,12 +380,6 @@ int sl_journal_begin(const sl_journal_in *in)
     }
     if (rc != 0)
         return rc;
-    if (!sl_rt_reserve(size)) {
-        munmap(jh, jsize);
-        unlink(jpath);
-        jh = NULL;
-        return -ENOMEM;
-    }
     fill_header(in);
     return 0;
 }

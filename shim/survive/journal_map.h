@@ -26,24 +26,24 @@ typedef struct sl_journal_in {
 /* Creates and maps the journal; 0, or -errno (then nothing is journaled and
  * everything works as before; the caller warns). */
 int sl_journal_begin(const sl_journal_in *in);
-/* The journal's path ("" when there is none). */
+/* The journal's path ("" when there is none, or after sl_journal_end). */
 const char *sl_journal_path(void);
 
-/* An object of `bytes` in a new record of `kind` (zeroed), owned by the
- * object `owner` (a thread's, or NULL); NULL when there is no journal or no
- * room. The record counts for readers once sl_journal_commit is called. */
+/* An object of `bytes` in a new record of `kind` (zeroed, backed on disk),
+ * owned by the object `owner` (a thread's, or NULL); NULL when there is no
+ * journal or no room. The record counts for readers once sl_journal_commit
+ * is called. */
 void *sl_journal_alloc(int kind, size_t bytes, const void *owner);
 void sl_journal_commit(void *obj);
 
-/* Sample space for a thread: between min and want bytes (page multiples);
- * NULL when none. Nothing of it is backed on disk yet: sl_journal_back
- * before the hot path may write there. sl_journal_give_back returns unused
- * space for reuse (1 when taken). */
-void *sl_journal_arena(size_t want, size_t min, size_t *got, const void *owner);
-int sl_journal_back(const void *p, size_t len);
-int sl_journal_give_back(void *p, size_t bytes);
-/* Whether p lies in the journal. */
-int sl_journal_holds(const void *p);
+/* Close (or the exit hook) could save nothing: the journal is what is left. */
+void sl_journal_mark_unsaved(void);
+/* A thread's table could not be put in the journal (full): counted there. */
+void sl_journal_note_outside(void);
+
+/* The descriptor table is full: gives the journal's kept descriptor up
+ * (later pieces reopen the file by its path). 1 when one was closed. */
+int sl_journal_spare_fd(void);
 
 /* A terminating signal arrived (async-signal-safe: two stores). */
 void sl_journal_mark_signal(int sig);

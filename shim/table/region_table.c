@@ -49,38 +49,13 @@ void sl_rt_configure(int64_t max_calls, size_t arena_bytes)
 }
 
 
-/* The heap objects made when the journal is full or gone (a later cycle)
- * are also kept on a list from a global: the journal's structures point to
- * them, and a leak checker does not scan a file mapping. Never freed, like
- * every table object. */
-typedef struct heap_kept {
-    struct heap_kept *next;
-    void *pad;                          /* keeps the object 16-byte aligned */
-} heap_kept;
-static _Atomic(heap_kept *) kept_list;
-
-static void *heap_obj(size_t bytes)
-{
-    heap_kept *k = calloc(1, sizeof *k + bytes);
-    if (!k)
-        return NULL;
-    heap_kept *head = atomic_load_explicit(&kept_list, RELAXED);
-    do
-        k->next = head;
-    while (!atomic_compare_exchange_weak_explicit(&kept_list, &head, k, memory_order_release,
-                                                  RELAXED));
-    return k + 1;
-}
-
-/* In the journal with the thread that points to it (a heap block reachable
- * only from the file mapping would look leaked to a leak checker); on the
- * heap without one. */
+/* In the journal when there is one, else in the pool (rt_arena.c). */
 static table *table_new(size_t cap, table *prev)
 {
     table *t = sl_journal_alloc(SL_JRN_TABLE, sizeof *t + cap * sizeof t->slots[0], NULL);
     if (t)
         sl_journal_commit(t);
-    else if (!(t = heap_obj(sizeof *t + cap * sizeof t->slots[0])))
+    else if (!(t = sl_rt_pool_alloc(sizeof *t + cap * sizeof t->slots[0])))
         return NULL;
     t->cap = cap;
     t->prev = prev;
@@ -97,15 +72,18 @@ sl_rt_thread *sl_rt_self(void)
      * what a reader of the journal needs. */
     sl_rt_thread *t = sl_journal_alloc(SL_JRN_THREAD, sizeof *t, NULL);
     int in_journal = t != NULL;
-    if (!t)
-        t = heap_obj(sizeof *t);
+    if (!t) {
+        sl_journal_note_outside();
+        t = sl_rt_pool_alloc(sizeof *t);
+    }
     table *tb = t ? table_new(INITIAL_SLOTS, NULL) : NULL;
     if (!t || !tb)
-        return NULL;    /* out of memory: what was made stays on the kept list */
+        return NULL;    /* no memory: what was made stays in the pool */
     t->tid = (int64_t)gettid();
     t->tsc = sl_rt_clock_tsc();
     atomic_init(&t->tbl, tb);
     atomic_init(&t->first, NULL);
+    atomic_init(&t->arena, NULL);
     atomic_init(&t->snext, NULL);
     /* Lock-free push; the release publishes everything above. */
     sl_rt_thread *head = atomic_load_explicit(&sl_rt_all_threads, RELAXED);
@@ -115,7 +93,6 @@ sl_rt_thread *sl_rt_self(void)
                                                   memory_order_release, RELAXED));
     if (in_journal)
         sl_journal_commit(t);
-    sl_rt_arena_attach(t);
     tls_self = t;
     if (t->tsc)
         tls_fast = t;
@@ -160,11 +137,12 @@ static int grow(sl_rt_thread *t)
 }
 
 /* In the journal when there is one (the tag right behind the entry), so
- * that the counters survive a kill; else on the heap. */
+ * that the counters survive a kill; else in the pool. */
 static sl_rt_entry *entry_new(sl_rt_thread *t, const char *tag, size_t len, uint64_t hash)
 {
     sl_rt_entry *e = sl_journal_alloc(SL_JRN_ENTRY, sizeof *e + len + 1, t);
-    if (!e && !(e = heap_obj(sizeof *e + len + 1)))
+    int in_journal = e != NULL;
+    if (!e && !(e = sl_rt_pool_alloc(sizeof *e + len + 1)))
         return NULL;
     char *copy = (char *)(e + 1);
     memcpy(copy, tag, len + 1);
@@ -178,7 +156,7 @@ static sl_rt_entry *entry_new(sl_rt_thread *t, const char *tag, size_t len, uint
     /* So that a dropped call needs no "first?" test. */
     atomic_init(&e->dropped_min, INT64_MAX);
     atomic_init(&e->dropped_max, INT64_MIN);
-    if (sl_journal_holds(e))
+    if (in_journal)
         sl_journal_commit(e);
     return e;
 }

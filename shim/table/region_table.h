@@ -83,11 +83,12 @@ void sl_rt_own(sl_rt_thread *t, const sl_rt_entry *e, int64_t *calls, double *se
  * only registered are left out. 0 or -ENOMEM. */
 int sl_rt_collect(sl_timing *out);
 
-/* Address-space budget of the arenas and the journal: a quarter of
- * RLIMIT_AS (SIZE_MAX without a limit); sl_rt_reserve takes bytes from it
- * (1) or finds no room (0). */
+/* Address-space budget of the sample chunks and the journal's pieces: a
+ * quarter of RLIMIT_AS (SIZE_MAX without a limit); sl_rt_reserve takes
+ * bytes from it (1) or finds no room (0), sl_rt_unreserve gives them back. */
 size_t sl_rt_budget(void);
 int sl_rt_reserve(size_t bytes);
+void sl_rt_unreserve(size_t bytes);
 /* For the journal: Init's (TSC, CLOCK_MONOTONIC) pair and one taken now;
  * zeros without the TSC. */
 void sl_rt_clock_pairs(int64_t *tick0, int64_t *ns0, int64_t *tick1, int64_t *ns1);

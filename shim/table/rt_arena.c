@@ -1,13 +1,16 @@
-/* The per-thread sample arena: one address-space reservation per thread
- * (MAP_NORESERVE, pages touched as samples arrive), so that keeping a
- * sample on the hot path is three stores and no allocation.
+/* The per-thread sample store: chunks that grow with use, so that keeping
+ * a sample on the hot path is three stores and no allocation, and a thread
+ * holds only about what it has used. A thread's first chunk holds about
+ * 170 samples; each next one is twice the last, up to 256 KiB. Chunks are
+ * in the journal when there is one (the samples survive a kill), else in
+ * the pool below: nothing large is ever mapped, so mlockall() locks about
+ * what is used, and 1024 threads alive at once fit.
  *
  * Address space is not free under `ulimit -v` (common on login and batch
- * nodes): all arenas together reserve at most a quarter of RLIMIT_AS, and a
- * thread that exits gives back the part of its arena it did not fill (the
- * samples stay for Close). So an application that runs many threads one
- * after the other reserves about one arena, not one per thread; calls that
- * find no room are counted as dropped, the figures stay exact. */
+ * nodes): the pool and the journal's pieces together take at most a
+ * quarter of RLIMIT_AS. A thread takes at most 256 MiB of samples; calls
+ * that find no room are counted as dropped (room_dropped says how many),
+ * the figures stay exact. */
 #include "rt_internal.h"
 
 #include "journal_map.h"
@@ -18,23 +21,19 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define DEFAULT_ARENA ((size_t)256 << 20)
-#define MIN_ARENA ((size_t)1 << 20)
-#define CHUNK ((size_t)1 << 20)         /* journal arenas: disk backed this much at a time */
+#define DEFAULT_CAP ((size_t)256 << 20)    /* sample bytes per thread at most */
+#define FIRST_CHUNK ((size_t)4 << 10)
+#define MAX_CHUNK ((size_t)256 << 10)
+#define IN_JOURNAL ((size_t)1)              /* low bit of a chunk's bytes */
 
-static _Atomic size_t cfg_arena_bytes = DEFAULT_ARENA;
+static _Atomic size_t cfg_cap = DEFAULT_CAP;
 
 void sl_rt_arena_configure(size_t bytes)
 {
-    atomic_store(&cfg_arena_bytes, bytes ? bytes : DEFAULT_ARENA);
+    atomic_store(&cfg_cap, bytes ? bytes : DEFAULT_CAP);
 }
 
-static _Atomic size_t reserved;         /* bytes of all arenas mapped now */
-static pthread_key_t exit_key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static int key_ok;                      /* set under key_once */
-
-static int reserve(size_t bytes, size_t limit);
+static _Atomic size_t reserved;         /* bytes of the pool's and the journal's mappings */
 
 size_t sl_rt_budget(void)
 {
@@ -42,11 +41,6 @@ size_t sl_rt_budget(void)
     if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
         return SIZE_MAX;
     return (size_t)(rl.rlim_cur / 4);
-}
-
-int sl_rt_reserve(size_t bytes)
-{
-    return reserve(bytes, sl_rt_budget());
 }
 
 static int reserve(size_t bytes, size_t limit)
@@ -59,96 +53,144 @@ static int reserve(size_t bytes, size_t limit)
     return 1;
 }
 
-/* First sample of the thread: reserve address space only; pages are
- * touched as samples arrive. */
-static COLD void arena_map(sl_rt_thread *t)
+int sl_rt_reserve(size_t bytes)
 {
-    t->arena_tried = 1;
-    /* In the journal (already reserved as a whole) when there is one: the
-     * samples survive a kill. Backed on disk a chunk at a time. */
-    size_t got = 0;
-    void *j = sl_journal_arena(atomic_load(&cfg_arena_bytes), MIN_ARENA, &got, t);
-    if (j && sl_journal_back(j, CHUNK) == 0) {
-        t->arena = j;
-        t->mapped = got;
-        t->end = t->arena + CHUNK / sizeof(sample);
-        atomic_store_explicit(&t->snext, t->arena, memory_order_release);
-        return;
-    }
-    if (j)
-        sl_journal_give_back(j, got);
-    size_t limit = sl_rt_budget();
-    for (size_t bytes = atomic_load(&cfg_arena_bytes); bytes >= sizeof(sample);
-         bytes = bytes > MIN_ARENA ? bytes / 2 : 0) {
-        if (reserve(bytes, limit)) {
-            void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-            if (p != MAP_FAILED) {
-                t->arena = p;
-                t->mapped = bytes;
-                t->end = t->arena + bytes / sizeof(sample);
-                atomic_store_explicit(&t->snext, t->arena, memory_order_release);
-                break;
-            }
-            atomic_fetch_sub(&reserved, bytes);
+    return reserve(bytes, sl_rt_budget());
+}
+
+void sl_rt_unreserve(size_t bytes)
+{
+    atomic_fetch_sub(&reserved, bytes);
+}
+
+/* ---- the pool: memory for the tables when there is no journal ---- */
+
+/* Bump allocation from anonymous mappings of 1 MiB (more for a larger
+ * object), never freed (Close may be reading), zeroed: the tables, entries
+ * and sample chunks of every thread when there is no journal (or it is
+ * full). Not malloc: the first malloc in a thread makes glibc reserve a
+ * 64 MiB arena for it, which mlockall() counts as locked, and a leak
+ * checker does not scan the journal that may point here. */
+#define POOL_PIECE ((size_t)1 << 20)
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *pool_next, *pool_end;
+
+void *sl_rt_pool_alloc(size_t bytes)
+{
+    bytes = (bytes + 63) / 64 * 64;
+    pthread_mutex_lock(&pool_lock);
+    void *p = NULL;
+    if (bytes <= (size_t)(pool_end - pool_next)) {
+        p = pool_next;
+        pool_next += bytes;
+    } else {
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        size_t len = bytes > POOL_PIECE ? (bytes + page - 1) / page * page : POOL_PIECE;
+        char *m = MAP_FAILED;
+        if (sl_rt_reserve(len)) {
+            m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                     -1, 0);
+            if (m == MAP_FAILED)
+                sl_rt_unreserve(len);
         }
-        if (bytes <= MIN_ARENA)
-            break;
+        if (m != MAP_FAILED) {
+            p = m;
+            if (len - bytes > (size_t)(pool_end - pool_next)) {   /* keep the roomier piece */
+                pool_next = m + bytes;
+                pool_end = m + len;
+            }
+        }
     }
+    pthread_mutex_unlock(&pool_lock);
+    return p;
 }
 
-/* The thread is exiting: keep the filled pages, unmap the rest. */
-static void arena_trim(void *arg)
+/* ---- the chunks ---- */
+
+/* A chunk for n samples at most (at least one); NULL when there is no room.
+ * In the journal unless an earlier chunk of the thread was not (a reader
+ * of the journal follows the chain as far as it is in the file). */
+static sl_rt_chunk *chunk_new(sl_rt_thread *t, size_t n)
 {
-    sl_rt_thread *t = arg;
-    if (!t->arena)
-        return;
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    sample *next = atomic_load_explicit(&t->snext, RELAXED);
-    size_t used = (size_t)((char *)next - (char *)t->arena);
-    size_t keep = (used + page - 1) / page * page;
-    if (keep >= t->mapped)
-        return;
-    /* The owner's stores stop here: later ones (another key destructor
-     * timing a region) see the smaller end and count as dropped. */
-    t->end = t->arena + keep / sizeof(sample);
-    if (sl_journal_holds(t->arena)) {
-        if (sl_journal_give_back((char *)t->arena + keep, t->mapped - keep))
-            t->mapped = keep;
-        return;
+    size_t bytes = sizeof(sl_rt_chunk) + n * sizeof(sample), flag = IN_JOURNAL;
+    int outside = t->cur && !(t->cur->bytes & IN_JOURNAL);
+    sl_rt_chunk *c = outside ? NULL : sl_journal_alloc(SL_JRN_ARENA, bytes, t);
+    if (c) {
+        sl_journal_commit(c);
+    } else {
+        if (!(c = sl_rt_pool_alloc(bytes)))
+            return NULL;
+        flag = 0;
     }
-    if (munmap((char *)t->arena + keep, t->mapped - keep) == 0) {
-        atomic_fetch_sub(&reserved, t->mapped - keep);
-        t->mapped = keep;
+    atomic_init(&c->next, NULL);
+    c->fill = NULL;
+    c->end = sl_rt_chunk_samples(c) + n;
+    c->bytes = bytes | flag;
+    t->mapped += bytes;
+    return c;
+}
+
+/* The current chunk is full (or there is none yet): the next one, reused
+ * from an earlier cycle or new. 0, or -1 when there is no room. */
+static COLD int chunk_next(sl_rt_thread *t, sample *s)
+{
+    sl_rt_chunk *c = t->cur, *n = c ? atomic_load_explicit(&c->next, RELAXED) : NULL;
+    if (!n) {
+        size_t cap = atomic_load(&cfg_cap), used = t->mapped;
+        size_t want = c ? 2 * (c->bytes & ~IN_JOURNAL) : FIRST_CHUNK;
+        if (want > MAX_CHUNK)
+            want = MAX_CHUNK;
+        size_t room = cap > used ? cap - used : 0;
+        size_t samples = (want - sizeof(sl_rt_chunk)) / sizeof(sample);
+        if (samples > room / sizeof(sample))
+            samples = room / sizeof(sample);
+        if (samples == 0 || !(n = chunk_new(t, samples)))
+            return -1;
     }
+    if (c) {
+        c->fill = s;
+        if (!(c->bytes & IN_JOURNAL))
+            atomic_store_explicit(&t->outside,
+                                  atomic_load_explicit(&t->outside, RELAXED) +
+                                      (s - sl_rt_chunk_samples(c)), RELAXED);
+        atomic_store_explicit(&c->next, n, memory_order_release);
+    } else {
+        atomic_store_explicit(&t->arena, n, memory_order_release);
+    }
+    t->cur = n;
+    t->end = n->end;
+    /* Publishes the chunk to Close and to a reader of the journal. */
+    atomic_store_explicit(&t->snext, sl_rt_chunk_samples(n), memory_order_release);
+    return 0;
 }
 
-static void key_create(void)
-{
-    key_ok = pthread_key_create(&exit_key, arena_trim) == 0;
-}
-
-void sl_rt_arena_attach(sl_rt_thread *t)
-{
-    pthread_once(&key_once, key_create);
-    if (key_ok)
-        pthread_setspecific(exit_key, t);
-}
-
-/* Under the cap, but the arena is not mapped yet, or full. */
+/* Under the cap, but there is no chunk yet, or it is full. */
 COLD void sl_rt_record_slow(sl_rt_thread *t, sl_rt_entry *e, int64_t start, int64_t end)
 {
-    if (!t->arena_tried)
-        arena_map(t);
     sample *s = atomic_load_explicit(&t->snext, RELAXED);
-    if (s && s >= t->end && sl_journal_holds(t->arena)) {
-        /* The journal's arena grows a chunk at a time, backed first. */
-        size_t have = (size_t)((char *)t->end - (char *)t->arena);
-        if (have + CHUNK <= t->mapped && sl_journal_back(t->end, CHUNK) == 0)
-            t->end = t->arena + (have + CHUNK) / sizeof(sample);
+    if (!t->store_full && (!s || s >= t->end)) {
+        if (chunk_next(t, s) == 0)
+            s = atomic_load_explicit(&t->snext, RELAXED);
+        else
+            t->store_full = 1;
     }
-    if (s && s < t->end)
+    if (s && s < t->end) {
         keep(t, s, e, start, end);
-    else
+    } else {
+        atomic_store_explicit(&t->room_dropped, atomic_load_explicit(&t->room_dropped, RELAXED) + 1,
+                              RELAXED);
         drop(e, end - start);
+    }
+}
+
+/* A new cycle: the chunks are kept and filled again from the first. */
+void sl_rt_arena_rewind(sl_rt_thread *t)
+{
+    sl_rt_chunk *c = atomic_load_explicit(&t->arena, memory_order_acquire);
+    t->cur = c;
+    t->end = c ? c->end : NULL;
+    t->store_full = 0;
+    atomic_store_explicit(&t->outside, 0, RELAXED);
+    atomic_store_explicit(&t->room_dropped, 0, RELAXED);
+    atomic_store_explicit(&t->snext, c ? sl_rt_chunk_samples(c) : NULL, memory_order_release);
 }

@@ -16,13 +16,37 @@ void sl_rt_each_started(sl_rt_thread *t, void (*fn)(void *ctx, const char *tag),
             fn(ctx, e->tag);
 }
 
+/* The chunks of a thread up to the one that holds snap, the thread's snext
+ * read once (acquire): the chunks it passed were published before. */
+typedef struct seg_it {
+    sl_rt_chunk *c;
+    sample *snap;
+} seg_it;
+
+static seg_it seg_begin(sl_rt_thread *t, sample *snap)
+{
+    return (seg_it){snap ? atomic_load_explicit(&t->arena, memory_order_acquire) : NULL, snap};
+}
+
+/* The next chunk's samples [*b, *e); 0 when there are no more. */
+static int seg_next(seg_it *it, sample **b, sample **e)
+{
+    if (!it->c)
+        return 0;
+    int last = sl_rt_chunk_range(it->c, it->snap, b, e);
+    it->c = last ? NULL : atomic_load_explicit(&it->c->next, memory_order_acquire);
+    return 1;
+}
+
 void sl_rt_own(sl_rt_thread *t, const sl_rt_entry *e, int64_t *calls, double *seconds)
 {
     int64_t ticks = atomic_load_explicit(&e->dropped_total, RELAXED);
-    sample *next = atomic_load_explicit(&t->snext, memory_order_acquire);
-    for (sample *s = next ? t->arena : NULL; s && s < next; s++)
-        if (s->e == e)
-            ticks += s->end - s->start;
+    seg_it it = seg_begin(t, atomic_load_explicit(&t->snext, memory_order_acquire));
+    sample *b, *end;
+    while (seg_next(&it, &b, &end))
+        for (sample *s = b; s < end; s++)
+            if (s->e == e)
+                ticks += s->end - s->start;
     if (t->tsc) {
         sl_rt_conv c = sl_rt_conv_now();
         ticks = sl_rt_conv_dur(&c, ticks);
@@ -49,7 +73,7 @@ typedef struct agg {
 
 typedef struct collect_ctx {
     sl_rt_thread **threads;
-    size_t *nsnap;
+    sample **snap;      /* each thread's snext, read once */
     size_t nthreads;
     rec *recs;
     size_t nrecs, rcap;
@@ -63,7 +87,7 @@ typedef struct collect_ctx {
 static void collect_free(collect_ctx *c)
 {
     free(c->threads);
-    free(c->nsnap);
+    free(c->snap);
     free(c->recs);
     free(c->aggs);
     free(c->map);
@@ -75,8 +99,8 @@ static int gather(collect_ctx *c)
     for (sl_rt_thread *t = atomic_load_explicit(&sl_rt_all_threads, memory_order_acquire); t; t = t->next)
         n++;
     c->threads = calloc(n ? n : 1, sizeof *c->threads);
-    c->nsnap = calloc(n ? n : 1, sizeof *c->nsnap);
-    if (!c->threads || !c->nsnap)
+    c->snap = calloc(n ? n : 1, sizeof *c->snap);
+    if (!c->threads || !c->snap)
         return -ENOMEM;
     /* The list is newest first: store it oldest first. */
     size_t i = n;
@@ -167,21 +191,24 @@ int sl_rt_collect(sl_timing *out)
      * and add them to their record's calls, total, min and max. */
     for (size_t ti = 0; ti < c.nthreads; ti++) {
         sl_rt_thread *t = c.threads[ti];
-        sample *next = atomic_load_explicit(&t->snext, memory_order_acquire);
-        c.nsnap[ti] = next ? (size_t)(next - t->arena) : 0;
-        for (size_t i = 0; i < c.nsnap[ti]; i++) {
-            size_t r = sample_rec(&c, &t->arena[i]);
-            if (r == SIZE_MAX)
-                continue;
-            rec *x = &c.recs[r];
-            int64_t d = t->arena[i].end - t->arena[i].start;
-            c.aggs[x->region].ncalls++;
-            x->kept++;
-            x->total += d;
-            if (d < x->min)
-                x->min = d;
-            if (d > x->max)
-                x->max = d;
+        c.snap[ti] = atomic_load_explicit(&t->snext, memory_order_acquire);
+        seg_it it = seg_begin(t, c.snap[ti]);
+        sample *b, *e;
+        while (seg_next(&it, &b, &e)) {
+            for (sample *s = b; s < e; s++) {
+                size_t r = sample_rec(&c, s);
+                if (r == SIZE_MAX)
+                    continue;
+                rec *x = &c.recs[r];
+                int64_t d = s->end - s->start;
+                c.aggs[x->region].ncalls++;
+                x->kept++;
+                x->total += d;
+                if (d < x->min)
+                    x->min = d;
+                if (d > x->max)
+                    x->max = d;
+            }
         }
     }
     for (size_t r = 0; r < c.nrecs; r++) {
@@ -222,21 +249,25 @@ int sl_rt_collect(sl_timing *out)
     }
     for (size_t ti = 0; ti < c.nthreads; ti++) {
         sl_rt_thread *t = c.threads[ti];
-        for (size_t i = 0; i < c.nsnap[ti]; i++) {
-            size_t r = sample_rec(&c, &t->arena[i]);
-            if (r == SIZE_MAX)
-                continue;
-            agg *g = &c.aggs[c.recs[r].region];
-            sl_timing_region *R = &out->regions[base + c.recs[r].region];
-            size_t k = g->fill++;
-            R->call_threads[k] = t->tid;
-            int64_t st = t->arena[i].start, en = t->arena[i].end;
-            if (t->tsc) {
-                st = sl_rt_conv_time(&c.tsc, st);
-                en = sl_rt_conv_time(&c.tsc, en);
+        seg_it it = seg_begin(t, c.snap[ti]);
+        sample *b, *e;
+        while (seg_next(&it, &b, &e)) {
+            for (sample *s = b; s < e; s++) {
+                size_t r = sample_rec(&c, s);
+                if (r == SIZE_MAX)
+                    continue;
+                agg *g = &c.aggs[c.recs[r].region];
+                sl_timing_region *R = &out->regions[base + c.recs[r].region];
+                size_t k = g->fill++;
+                R->call_threads[k] = t->tid;
+                int64_t st = s->start, en = s->end;
+                if (t->tsc) {
+                    st = sl_rt_conv_time(&c.tsc, st);
+                    en = sl_rt_conv_time(&c.tsc, en);
+                }
+                R->start_times[k] = st;
+                R->end_times[k] = en;
             }
-            R->start_times[k] = st;
-            R->end_times[k] = en;
         }
     }
     collect_free(&c);
@@ -260,7 +291,6 @@ void sl_rt_forget(void)
             atomic_store_explicit(&e->nested, 0, RELAXED);
             atomic_store_explicit(&e->unmatched, 0, RELAXED);
         }
-        if (atomic_load_explicit(&t->snext, memory_order_acquire))
-            atomic_store_explicit(&t->snext, t->arena, memory_order_release);
+        sl_rt_arena_rewind(t);
     }
 }

@@ -91,6 +91,35 @@ __attribute__((no_sanitize_address)) static inline int sl_rt_hot_same(const hot 
  * empty (it always takes the hash path). */
 void sl_rt_hot_fill(hot *h, const char *tag, sl_rt_entry *e);
 
+/* A chunk of a thread's samples (rt_arena.c): in the journal when there is
+ * one, else in the pool; the samples follow the header. A
+ * thread's chunks are linked in the order it fills them; a full chunk's
+ * samples end at `fill`, the current one's at the thread's snext. */
+typedef struct sl_rt_chunk {
+    _Atomic(struct sl_rt_chunk *) next; /* published before snext moves there */
+    sample *fill;                       /* set before the owner moves on */
+    sample *end;                        /* end of the room */
+    size_t bytes;                       /* the mapping (header included); low bit: in the journal */
+} sl_rt_chunk;
+
+static inline sample *sl_rt_chunk_samples(const sl_rt_chunk *c)
+{
+    return (sample *)(c + 1);
+}
+
+/* The samples [*b, *e) of chunk c of a thread whose snext was snap; 1 when
+ * c is the last chunk to read (it holds snap). */
+static inline int sl_rt_chunk_range(const sl_rt_chunk *c, sample *snap, sample **b, sample **e)
+{
+    *b = sl_rt_chunk_samples(c);
+    if (snap >= *b && snap <= c->end) {
+        *e = snap;
+        return 1;
+    }
+    *e = c->fill && c->fill >= *b && c->fill <= c->end ? c->fill : *b;
+    return 0;
+}
+
 typedef struct table {
     size_t cap;                         /* power of two */
     struct table *prev;                 /* retired tables stay reachable */
@@ -105,12 +134,15 @@ struct sl_rt_thread {
     _Atomic(sl_rt_entry *) first;
     sl_rt_entry *last;                  /* owner only */
     int tsc;                            /* times are TSC ticks (fixed at creation) */
-    int arena_tried;
-    sample *arena;                      /* owner maps it; Close reads below snext */
-    _Atomic(sample *) snext;            /* the next free sample (NULL: no arena yet) */
-    sample *end;                        /* end of the arena (NULL: none) */
+    int store_full;                     /* no chunk could be had: stop asking */
+    _Atomic(sl_rt_chunk *) arena;       /* the first chunk (NULL: none yet) */
+    _Atomic(sample *) snext;            /* the next free sample (NULL: no chunk yet) */
+    sl_rt_chunk *cur;                   /* the chunk snext is in (owner only) */
+    _Atomic int64_t outside;            /* samples in full chunks outside the journal */
+    sample *end;                        /* end of the current chunk (NULL: none) */
     hot cache[HOT_SLOTS];               /* owner only */
-    size_t mapped;                      /* bytes of the arena mapping (owner only) */
+    size_t mapped;                      /* bytes of all chunks (owner only) */
+    _Atomic int64_t room_dropped;       /* calls not kept for want of room */
 };
 
 /* The journal's reader (core/journal/journal_read.c) reads entries, threads and
@@ -133,6 +165,13 @@ SL_SAME_FIELD(struct sl_rt_thread, sl_jrn_thread, tid);
 SL_SAME_FIELD(struct sl_rt_thread, sl_jrn_thread, tsc);
 SL_SAME_FIELD(struct sl_rt_thread, sl_jrn_thread, arena);
 SL_SAME_FIELD(struct sl_rt_thread, sl_jrn_thread, snext);
+SL_SAME_FIELD(struct sl_rt_thread, sl_jrn_thread, cur);
+SL_SAME_FIELD(struct sl_rt_thread, sl_jrn_thread, outside);
+SL_SAME_FIELD(sl_rt_chunk, sl_jrn_chunk, next);
+SL_SAME_FIELD(sl_rt_chunk, sl_jrn_chunk, fill);
+SL_SAME_FIELD(sl_rt_chunk, sl_jrn_chunk, end);
+SL_SAME_FIELD(sl_rt_chunk, sl_jrn_chunk, bytes);
+_Static_assert(sizeof(sl_rt_chunk) == sizeof(sl_jrn_chunk), "a chunk is not a journal chunk");
 SL_SAME_FIELD(sample, sl_jrn_sample, e);
 SL_SAME_FIELD(sample, sl_jrn_sample, start);
 SL_SAME_FIELD(sample, sl_jrn_sample, end);
@@ -201,12 +240,15 @@ static inline __attribute__((always_inline)) void drop(sl_rt_entry *e, int64_t d
 /* Bytes of address space reserved per thread (0: the default). */
 void sl_rt_arena_configure(size_t bytes);
 
-/* Called once per new table: at the thread's exit, the unused part of its
- * arena is given back (Close still reads the samples). */
-void sl_rt_arena_attach(sl_rt_thread *t);
+/* Zeroed memory that is never freed, for the tables when there is no
+ * journal (or it is full); NULL when there is none. */
+void *sl_rt_pool_alloc(size_t bytes);
 
 /* A call under the cap when the arena is not mapped yet, or full: maps it
  * on first use, keeps the sample when there is room, else drops it. */
 COLD void sl_rt_record_slow(sl_rt_thread *t, sl_rt_entry *e, int64_t start, int64_t end);
+
+/* A new cycle (no thread runs regions): fill the chunks again from the first. */
+void sl_rt_arena_rewind(sl_rt_thread *t);
 
 #endif

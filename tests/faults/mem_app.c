@@ -9,6 +9,7 @@
  *
  * Modes (each calls likwid_markerInit and times "work", main thread, 3
  * calls, first):
+ *   plain         Close (main thread)
  *   small-close   Close from a thread with a 64 KiB stack
  *   small-exit    exit(0) from a thread with a 64 KiB stack, no Close
  *   mlockall      mlockall(MCL_CURRENT | MCL_FUTURE), then 64 threads time
@@ -18,9 +19,10 @@
  *                 SIGKILL (MEM_APP_THREADS overrides the number)
  *   fd-full-kill / fd-full-close
  *                 every descriptor taken after Init (RLIMIT_NOFILE
- *                 reached), then 150 calls of "many" in 50 threads (new
- *                 journal space needed), then SIGKILL / Close
- *   nofile3-close RLIMIT_NOFILE lowered to 3 before Close */
+ *                 reached), then 1200 calls of "many" in 400 threads, 50
+ *                 at a time (the journal grows by several pieces), then
+ *                 SIGKILL / Close
+ *   nofile3-close RLIMIT_NOFILE lowered to 3 (0, 1, 2 open) before Close */
 #include <errno.h>
 #include <fcntl.h>
 #include <likwid-marker.h>
@@ -170,12 +172,14 @@ static int fd_full(int then_kill)
     while (open("/dev/null", O_RDONLY) >= 0)
         n++;
     pthread_t t[50];
-    for (int i = 0; i < 50; i++)
-        if (pthread_create(&t[i], NULL, many, NULL) != 0)
-            return 4;
-    for (int i = 0; i < 50; i++)
-        pthread_join(t[i], NULL);
-    printf("mem_app: 150 calls with every descriptor taken (%s)\n", n > 0 ? "yes" : "none were free");
+    for (int round = 0; round < 8; round++) {
+        for (int i = 0; i < 50; i++)
+            if (pthread_create(&t[i], NULL, many, NULL) != 0)
+                return 4;
+        for (int i = 0; i < 50; i++)
+            pthread_join(t[i], NULL);
+    }
+    printf("mem_app: 1200 calls with every descriptor taken (%s)\n", n > 0 ? "yes" : "none were free");
     fflush(stdout);
     if (then_kill)
         raise(SIGKILL);
@@ -198,6 +202,10 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "";
     LIKWID_MARKER_INIT;
     work_region("work", 3);
+    if (strcmp(mode, "plain") == 0) {
+        LIKWID_MARKER_CLOSE;
+        return 0;
+    }
     if (strcmp(mode, "small-close") == 0)
         return spawn_small(close_small);
     if (strcmp(mode, "small-exit") == 0)
