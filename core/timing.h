@@ -29,6 +29,8 @@ typedef struct sl_timing_region {
 typedef struct sl_timing {
     char *clock;                /* e.g. "CLOCK_MONOTONIC" */
     int64_t origin_unix_ns;     /* Unix time (ns) at the clock's zero */
+    const char *recorder;       /* who timed the regions: NULL scope-likwid, else a
+                                 * static name ("scope-profiler" for its files) */
     size_t nregions;
     size_t cap;
     sl_timing_region *regions;

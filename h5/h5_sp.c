@@ -133,6 +133,7 @@ static int sp_timing(sl_h5r *r, hid_t rank_g, const char *path, sl_timing *t)
     if (sl_set_string(&t->clock, "CLOCK_MONOTONIC") < 0) /* their perf_counter_ns */
         return -ENOMEM;
     t->origin_unix_ns = 0;                               /* not recorded */
+    t->recorder = "scope-profiler";
     if (H5Lexists(rank_g, SL_H5N_regions, H5P_DEFAULT) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         return 0;

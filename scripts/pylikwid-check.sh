@@ -3,9 +3,10 @@
 # pylikwid source checkout, and counters need a node where likwid-perfctr
 # can count).
 #   sh scripts/pylikwid-check.sh PYLIKWID_SRC [BUILD_DIR] [-- PERFCTR_OPTIONS...]
-# PYLIKWID_SRC: a pylikwid checkout (copied, never written to). pylikwid
-#   0.4.1 builds against Debian's LIKWID 5.2; later versions ask liblikwid
-#   for likwid_getMajorVersion, which LIKWID 5.2 lacks.
+# PYLIKWID_SRC: a pylikwid checkout (copied, never written to). Tag v0.4.3
+#   (its setup.py says 0.4.2) is the newest that builds against Debian's
+#   LIKWID 5.2.2; later commits ask liblikwid for likwid_getMajorVersion,
+#   which LIKWID 5.2 lacks.
 # BUILD_DIR: this project's meson build directory (default: build).
 # PERFCTR_OPTIONS: for `scope-likwid run` (default: -C 0 -g FLOPS_DP).
 # Builds pylikwid with Debian's python3 into a temporary directory, then

@@ -85,9 +85,16 @@ cmp -s "$O/notsp.before.h5" "$O/notsp.h5" || fail "refused convert --into change
 # 2. read their files: show, export, diff, plot
 ok_run show "$SL_CLI" show "$SP021"
 for want in "Rank 1 (group rank1, mpi_rank 1" "| 50%  " "| .hidden  " "| solve-step |       1 |     5 |" \
-    "host node17, mpi_size 2, omp_num_threads 2"; do
+    "host node17, mpi_size 2, omp_num_threads 2" "Timing (scope-profiler, clock CLOCK_MONOTONIC)"; do
     grep -qF "$want" "$T/show.out" || fail "show of their file lacks '$want'"
 done
+# a damaged one: one line naming the file and what is wrong
+cp "$SP021" "$O/noend.h5"
+"$PY" -c 'import sys, h5py; del h5py.File(sys.argv[1], "a")["rank1/regions/init/end_times"]' "$O/noend.h5"
+run noend "$SL_CLI" show "$O/noend.h5"
+[ "$(rc_of noend)" = 1 ] || fail "show of a scope-profiler file without end_times exited $(rc_of noend): expected 1"
+[ "$(cat "$T/noend.err")" = "scope-likwid: show: $O/noend.h5: /rank1/regions/init/end_times: dataset missing: expected a dataset" ] ||
+    { fail "show of a damaged scope-profiler file: message"; show_run noend; }
 ok_run show-joined "$SL_CLI" show "$O/j-result.h5"
 grep -q "LIKWID counters (source full_api)" "$T/show-joined.out" || fail "show of the joined file: no counters"
 ok_run export "$SL_CLI" export --format csv -o "$O/sp.csv" "$O/j-marker.h5"

@@ -468,6 +468,7 @@ int sl_show_view_build(const sl_show_filter *f, const sl_run *run, sl_show_view 
     if (sl_set_string(&v->tm.clock, run->timing.clock ? run->timing.clock : ""))
         return -ENOMEM;
     v->tm.origin_unix_ns = run->timing.origin_unix_ns;
+    v->tm.recorder = run->timing.recorder;
     for (size_t i = 0; i < run->timing.nregions; i++) {
         const sl_timing_region *r = &run->timing.regions[i];
         if (filter_region(f, r->tag, r->tag_len) && view_timing(r, &v->tm))

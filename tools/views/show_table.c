@@ -108,7 +108,8 @@ static void ms_cell(sl_table *t, size_t row, size_t col, double ns)
 
 static int show_timing_table(FILE *f, const sl_timing *tm)
 {
-    fprintf(f, "Timing (scope-likwid, clock %s)\n", tm->clock && *tm->clock ? tm->clock : "unknown");
+    fprintf(f, "Timing (%s, clock %s)\n", tm->recorder ? tm->recorder : "scope-likwid",
+            tm->clock && *tm->clock ? tm->clock : "unknown");
     if (!tm->nregions) {
         fputs("no timed regions\n", f);
         return 0;
