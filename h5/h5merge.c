@@ -283,6 +283,12 @@ static int merge_one(merge *m, sl_h5w *w, hid_t dst, const char *path)
     }
     sl_h5r r = {path, m->diag, 0};
     int sp = sl_h5_sp_file(src); /* scope-profiler's: its rank groups beside ours */
+    if (!sp && H5Aexists(src, SL_H5N_format) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        H5Fclose(src);
+        sl_diag_add(m->diag, path, 0, "%s", SL_H5_NEITHER);
+        return -EINVAL;
+    }
     int rc = sp ? 0 : sl_h5r_format(&r, src);
     if (rc) {
         H5Fclose(src);

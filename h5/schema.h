@@ -21,6 +21,13 @@
 /* The version this build writes; the reader reads 1..SL_H5_FORMAT_VERSION. */
 #define SL_H5_FORMAT_VERSION 2
 
+/* What to say of an HDF5 file that is neither ours nor scope-profiler's
+ * (h5probe.h SL_H5_PROBED_OTHER): one wording for every command. */
+#define SL_H5_NEITHER                                                                    \
+    "an HDF5 file, but not a scope-likwid result file (no root attribute format = "    \
+    "\"scope-likwid\") nor a scope-profiler file (/metadata with "                     \
+    "scope_profiler_version, rank<N> groups with regions)"
+
 /* ---- names: each field name spelled once in the tree ---- */
 #define SL_H5N_format "format"
 #define SL_H5N_format_version "format_version"

@@ -81,6 +81,16 @@ run notsp "$SL_CLI" convert "$MARKER" --into "$O/notsp.h5"
 grep -q "notsp.h5: an HDF5 file, but not a scope-likwid result file" "$T/notsp.err" ||
     { fail "other HDF5: message"; show_run notsp; }
 cmp -s "$O/notsp.before.h5" "$O/notsp.h5" || fail "refused convert --into changed the other HDF5 file"
+# such a file as merge's input or convert's source: said the same way
+NEITHER='an HDF5 file, but not a scope-likwid result file (no root attribute format = "scope-likwid") nor a scope-profiler file (/metadata with scope_profiler_version, rank<N> groups with regions)'
+run merge-other "$SL_CLI" merge -o "$O/mo.h5" "$O/notsp.h5" "$O/ours.h5"
+[ "$(rc_of merge-other)" = 1 ] || fail "merge of another HDF5 file exited $(rc_of merge-other): expected 1"
+[ "$(head -1 "$T/merge-other.err")" = "scope-likwid: merge: $O/notsp.h5: $NEITHER" ] ||
+    { fail "merge of another HDF5 file: message"; show_run merge-other; }
+run convert-other "$SL_CLI" convert "$O/notsp.h5" -o "$O/co.h5"
+[ "$(rc_of convert-other)" = 1 ] || fail "convert of another HDF5 file exited $(rc_of convert-other): expected 1"
+[ "$(cat "$T/convert-other.err")" = "scope-likwid: convert: $O/notsp.h5: $NEITHER" ] ||
+    { fail "convert of another HDF5 file: message"; show_run convert-other; }
 
 # 2. read their files: show, export, diff, plot
 ok_run show "$SL_CLI" show "$SP021"

@@ -42,9 +42,7 @@ int sl_file_refuse(const char *cmd, const char *path, sl_file_kind kind)
     else if (kind == SL_FILE_NOT_HDF5)
         sl_error(cmd, "%s: not an HDF5 file: expected a scope-likwid result file", path);
     else if (kind == SL_FILE_OTHER_HDF5)
-        sl_error(cmd, "%s: an HDF5 file, but not a scope-likwid result file (no root "
-                 "attribute format = \"" SL_H5_FORMAT "\") nor a scope-profiler file (/metadata "
-                 "with scope_profiler_version, rank<N> groups with regions)", path);
+        sl_error(cmd, "%s: " SL_H5_NEITHER, path);
     else
         return 0;
     return 1;

@@ -238,6 +238,10 @@ int sl_cmd_convert(int argc, char **argv)
     int status = SL_EXIT_FAIL;
 
     sl_file_kind in_kind = sl_file_probe(o.input);
+    if (in_kind == SL_FILE_OTHER_HDF5) { /* not a marker file either */
+        sl_file_refuse("convert", o.input, in_kind);
+        goto done;
+    }
     if (in_kind == SL_FILE_RESULT || in_kind == SL_FILE_SP) {
         rc = fill_from_result(&run, &o, &diag);
         goto write;
