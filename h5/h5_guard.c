@@ -25,6 +25,9 @@
 #define MINSIZE 4096 /* the smallest collection libhdf5 writes */
 
 static _Thread_local uint64_t file_size; /* 0: unknown, ask libhdf5 */
+/* What the last image scanned says of dense attribute storage: 0 not
+ * scanned, 1 none possible, 2 maybe (sl_h5_guard_copyable walks then). */
+static _Thread_local int dense_attrs;
 
 static uint64_t le(const unsigned char *p, int n)
 {
@@ -117,6 +120,23 @@ int sl_h5_guard_image(const void *image, size_t len, const char *file, sl_diag *
     if (v > 3 || so != 8 || sl != 8 || le(buf + base, 8) != 0)
         return damaged(diag, file, "superblock of an unexpected layout", 8);
 
+    /* Dense attribute storage needs a v2 B-tree indexing attribute names
+     * (format spec III.A.2: "BTHD", version 0, type 8; creation order:
+     * type 9), which libhdf5 reads only with that signature and type.
+     * Without one in the file no object can have dense attributes. Bytes
+     * that merely look like one only cost the full walk. */
+    dense_attrs = 1;
+    static const char bthd[4] = {'B', 'T', 'H', 'D'};
+    for (const unsigned char *p = buf; dense_attrs == 1;) {
+        p = memmem(p, len - (size_t)(p - buf), bthd, sizeof bthd);
+        if (!p)
+            break;
+        size_t off = (size_t)(p - buf);
+        if (len - off < 6 || p[4] != 0 || p[5] == 8 || p[5] == 9)
+            dense_attrs = 2;
+        p++;
+    }
+
     int rc = 0;
     static const char gcol[5] = {'G', 'C', 'O', 'L', 1};
     for (const unsigned char *p = buf; !rc;) {
@@ -158,6 +178,7 @@ int sl_h5_guard_file(const char *path, sl_diag *diag)
 void sl_h5_guard_done(void)
 {
     file_size = 0;
+    dense_attrs = 0;
 }
 
 hid_t sl_h5_guard_lapl(void)
@@ -242,6 +263,8 @@ static herr_t compact_attrs(hid_t obj, const char *name, const H5O_info_t *info,
 
 int sl_h5_guard_copyable(hid_t loc, const char *name)
 {
+    if (dense_attrs == 1)
+        return 0; /* the file's bytes rule it out: no walk */
     herr_t rc = H5Ovisit_by_name2(loc, name, H5_INDEX_NAME, H5_ITER_INC, compact_attrs, NULL,
                                   H5O_INFO_META_SIZE, sl_h5_guard_lapl());
     H5Eclear2(H5E_DEFAULT);

@@ -43,7 +43,10 @@ int sl_h5_guard_attr(hid_t a, uint64_t n);
  * (compact storage, as our writer does up to 32), -EINVAL when one has
  * dense attribute storage: libhdf5 1.10.8's H5Ocopy crashes copying dense
  * variable-length string attributes (a NULL call under H5T__conv_vlen), so
- * merge refuses such an input instead of copying it. */
+ * merge refuses such an input instead of copying it. Decided from the
+ * bytes when the file guarded last (not yet done) holds no v2 B-tree of
+ * attribute names; else by walking every object under loc/name (as
+ * unreadable objects fail the walk, they are refused then too). */
 int sl_h5_guard_copyable(hid_t loc, const char *name);
 
 #endif

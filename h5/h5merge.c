@@ -269,6 +269,7 @@ static int merge_one(merge *m, sl_h5w *w, hid_t dst, const char *path)
      * `diff` check them when they read the merged file) */
     if (m->reading)
         m->reading(m->ctx, path);
+    sl_h5_guard_done(); /* nothing known of this input yet */
     int is_h5 = H5Fis_hdf5(path) > 0;
     if (is_h5 && sl_h5_guard_file(path, m->diag)) /* what libhdf5 does not check */
         return -EINVAL;
@@ -312,6 +313,7 @@ static int merge_one(merge *m, sl_h5w *w, hid_t dst, const char *path)
         free(gs.v[i].name);
     free(gs.v);
     H5Fclose(src);
+    sl_h5_guard_done();
     return rc;
 }
 

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "h5merge.h"
@@ -32,11 +34,50 @@ static const char usage[] =
     "Exit codes: 0 written, 1 an input is not a readable result file or the\n"
     "write failed (nothing written), 2 usage error.\n";
 
+/* A merge that takes more than a second says how far it is, on the
+ * terminal only (stderr a terminal), on one line it rewrites and clears
+ * at the end. */
+typedef struct progress {
+    size_t done, total;
+    int fd;             /* the terminal, -1: none */
+    double start, last; /* seconds; last: when the line was written, 0: never */
+    int width;          /* of the line written */
+} progress;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void progress_line(progress *p, double now)
+{
+    char line[96];
+    int n = snprintf(line, sizeof line, "\rscope-likwid: merge: %zu of %zu inputs", p->done,
+                     p->total);
+    if (n > 0 && (size_t)n < sizeof line && write(p->fd, line, (size_t)n) == n) {
+        p->width = n - 1;
+        p->last = now;
+    }
+}
+
+static void progress_clear(progress *p)
+{
+    if (!p->last)
+        return;
+    char line[96];
+    int n = snprintf(line, sizeof line, "\r%*s\r", p->width, "");
+    if (n > 0 && (size_t)n < sizeof line && write(p->fd, line, (size_t)n) < 0)
+        p->fd = -1;
+    p->last = 0;
+}
+
 /* A rank clash is said on stderr as it happens (usage above). */
 static void tell_clash(void *ctx, const char *input, const char *group, const char *clash_group,
                        const char *clash_input, const char *written_as)
 {
-    (void)ctx;
+    progress_clear(ctx); /* not run into the progress line (no sandbox) */
     fprintf(stderr, "scope-likwid: merge: %s: /%s clashes with /%s of %s: written as /%s\n",
             input, group, clash_group, clash_input, written_as);
 }
@@ -44,8 +85,14 @@ static void tell_clash(void *ctx, const char *input, const char *group, const ch
 /* The input being read, for the sandbox's message if libhdf5 dies on it. */
 static void reading(void *ctx, const char *input)
 {
-    (void)ctx;
+    progress *p = ctx;
     sl_sandbox_reading(input);
+    if (p->fd < 0)
+        return;
+    double now = now_s();
+    if (now - p->start > 1.0 && now - p->last >= 0.2)
+        progress_line(p, now);
+    p->done++;
 }
 
 /* -o OUT and the inputs (from argv + optind); 0 or the exit code. */
@@ -87,7 +134,9 @@ int sl_cmd_merge(int argc, char **argv)
     sl_diag diag;
     sl_diag_init(&diag);
     char *written = NULL;
-    int rc = sl_h5_merge(out, inputs, ninputs, tell_clash, reading, NULL, &written, &diag);
+    progress p = {0, ninputs, sl_sandbox_terminal(), now_s(), 0, 0};
+    int rc = sl_h5_merge(out, inputs, ninputs, tell_clash, reading, &p, &written, &diag);
+    progress_clear(&p);
     for (size_t i = 0; i < diag.kept; i++)
         sl_error("merge", "%s", diag.lines[i]);
     if (!rc)

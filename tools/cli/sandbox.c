@@ -5,6 +5,7 @@
 #include "sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +38,14 @@
 
 static char *reading;        /* shared with the child: the input being read */
 static size_t mem_limit;     /* the child's RLIMIT_AS, 0: none */
+static int terminal = -2;    /* the child's way to the terminal, -1: none, -2: not sandboxed */
+
+int sl_sandbox_terminal(void)
+{
+    if (terminal == -2)
+        return isatty(STDERR_FILENO) ? STDERR_FILENO : -1;
+    return terminal;
+}
 
 void sl_sandbox_reading(const char *path)
 {
@@ -226,12 +235,18 @@ int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv)
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, &old);
     fflush(NULL);
+    /* the terminal the process started on, for the child's progress line
+     * (its own stderr is held back until it ends) */
+    int tty = isatty(STDERR_FILENO) ? fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3) : -1;
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
         mem_limit = mem;
+        terminal = tty;
         child(fn, argc, argv, parent, &old, out, err, mem, fsize);
     }
+    if (tty >= 0)
+        close(tty);
     int status = 0, killed = 0;
     if (pid > 0)
         killed = wait_child(pid, &chld, secs, &status);

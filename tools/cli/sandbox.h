@@ -26,6 +26,11 @@ int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv);
  * reported against. No effect outside a sandbox. */
 void sl_sandbox_reading(const char *path);
 
+/* A file descriptor to the terminal the command's stderr was, for a
+ * progress line the held-back stderr would only show at the end; -1 when
+ * stderr is not a terminal. */
+int sl_sandbox_terminal(void);
+
 /* The child's address-space limit in bytes, 0 when none (for the message
  * on a failed allocation). */
 size_t sl_sandbox_mem_limit(void);

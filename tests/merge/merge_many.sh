@@ -1,0 +1,46 @@
+#!/bin/sh
+# scope-likwid merge of 1000 inputs: with fewer open files allowed than
+# inputs (ulimit -n 64), every input is merged (1000 rank groups, checked
+# with h5ls); a merge of more than a second shows a progress line on a
+# terminal (script(1) gives it one) and none when stderr is a file.
+# usage: merge_many.sh SCOPE_LIKWID SAMPLES_DIR MK_RESULT
+. "$(dirname "$0")/../cli/lib.sh"
+MK=$3
+case $MK in /*) ;; *) MK=$START/$MK ;; esac
+H5LS=$(command -v h5ls || true)
+SCRIPT=$(command -v script || true)
+[ -n "$H5LS" ] && [ -n "$SCRIPT" ] || { echo "h5ls or script(1) missing: skipped"; exit 77; }
+N=1000
+
+"$MK" one.h5 >/dev/null <<'SPEC' || fail "mk_result"
+rank 0
+t solve 1000000 1100000
+l solve 0 FLOPS_DP 1.0,2.0 MFLOP/s=1,2
+SPEC
+mkdir in
+i=0
+while [ "$i" -lt "$N" ]; do cp one.h5 "in/r$i.h5"; i=$((i + 1)); done
+
+# 1. beyond the open-file limit, stderr a file: no progress line
+_name=m
+RC=0
+(ulimit -n 64 && exec "$SL" merge -o job.h5 in/*.h5) >m.out 2>m.err || RC=$?
+check_rc 0 "merge of $N inputs with ulimit -n 64"
+CHECKS=$((CHECKS + 1))
+got=$("$H5LS" job.h5 | grep -c '^rank[0-9]* *Group' || true)
+[ "$got" = "$N" ] || fail "merged file has $got rank groups, expected $N"
+CHECKS=$((CHECKS + 1))
+grep -q "inputs" m.err && fail "progress line on stderr that is not a terminal: $(grep -m1 inputs m.err)"
+
+# 2. stderr a terminal: the progress line, then cleared, then the result
+rm -f job.h5
+_name=t
+: >t.err
+RC=0
+"$SCRIPT" -qec "\"$SL\" merge -o job.h5 in/*.h5" typescript >/dev/null 2>&1 </dev/null || RC=$?
+check_rc 0 "merge of $N inputs on a terminal"
+CHECKS=$((CHECKS + 1))
+grep -Eq "scope-likwid: merge: [0-9]+ of $N inputs" typescript ||
+    fail "no progress line on the terminal: $(head -c 400 typescript)"
+check_grep typescript "wrote job.h5" "result said after the progress line"
+finish
