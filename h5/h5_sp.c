@@ -81,9 +81,11 @@ static char *join(const char *path, const char *name)
     return asprintf(&s, "%s/%s", path, name) < 0 ? NULL : s;
 }
 
-static hid_t open_group(sl_h5r *r, hid_t parent, const char *path, const char *what)
+/* Opens group name of parent; path names it in the message. */
+static hid_t open_group(sl_h5r *r, hid_t parent, const char *name, const char *path,
+                        const char *what)
 {
-    hid_t g = H5Oopen(parent, path, sl_h5_guard_lapl());
+    hid_t g = H5Oopen(parent, name, sl_h5_guard_lapl());
     if (g >= 0 && H5Iget_type(g) != H5I_GROUP) {
         H5Oclose(g);
         g = -1;
@@ -141,13 +143,14 @@ static int sp_timing(sl_h5r *r, hid_t rank_g, const char *path, sl_timing *t)
     char *rpath = join(path, SL_H5N_regions);
     if (!rpath)
         return -ENOMEM;
-    hid_t regs = open_group(r, rank_g, SL_H5N_regions, "scope-profiler's group of regions");
+    hid_t regs = open_group(r, rank_g, SL_H5N_regions, rpath, "scope-profiler's group of regions");
     char **names = NULL;
     size_t n = 0;
     int rc = regs < 0 ? -EINVAL : sl_h5r_links(r, regs, rpath, &names, &n);
     for (size_t i = 0; !rc && i < n; i++) {
         char *gpath = join(rpath, names[i]);
-        hid_t g = gpath ? open_group(r, regs, names[i], "a region with start_times and end_times")
+        hid_t g = gpath ? open_group(r, regs, names[i], gpath,
+                                     "a region with start_times and end_times")
                         : -1;
         rc = !gpath ? -ENOMEM : g < 0 ? -EINVAL : sp_region(r, g, gpath, names[i], t);
         if (g >= 0)
@@ -312,7 +315,7 @@ int sl_h5r_likwid_any(sl_h5r *r, hid_t rank_g, const char *path, sl_run *run)
         free(lpath);
         return -ENOMEM;
     }
-    hid_t g = open_group(r, rank_g, SL_H5N_likwid, "a group of LIKWID results");
+    hid_t g = open_group(r, rank_g, SL_H5N_likwid, lpath, "a group of LIKWID results");
     int rc = g < 0 ? -EINVAL : 0;
     char *src_s = NULL;
     sl_h5_field b;
@@ -330,7 +333,7 @@ int sl_h5r_likwid_any(sl_h5r *r, hid_t rank_g, const char *path, sl_run *run)
     }
     /* regions/ may be missing: no counters */
     htri_t has_regs = rc ? 0 : H5Lexists(g, SL_H5N_regions, H5P_DEFAULT);
-    hid_t regs = has_regs > 0 ? open_group(r, g, SL_H5N_regions, "a group of LIKWID regions") : -1;
+    hid_t regs = has_regs > 0 ? open_group(r, g, SL_H5N_regions, rpath, "a group of LIKWID regions") : -1;
     if (has_regs > 0 && regs < 0)
         rc = -EINVAL;
     char **names = NULL;
@@ -339,7 +342,7 @@ int sl_h5r_likwid_any(sl_h5r *r, hid_t rank_g, const char *path, sl_run *run)
         rc = sl_h5r_links(r, regs, rpath, &names, &n);
     for (size_t i = 0; !rc && i < n; i++) {
         char *gpath = join(rpath, names[i]);
-        hid_t rg = gpath ? open_group(r, regs, names[i], "a LIKWID region") : -1;
+        hid_t rg = gpath ? open_group(r, regs, names[i], gpath, "a LIKWID region") : -1;
         rc = !gpath ? -ENOMEM : rg < 0 ? -EINVAL
                                        : sp_likwid_read_region(r, rg, gpath, names[i], &run->likwid);
         if (rg >= 0)
@@ -381,7 +384,7 @@ int sl_h5r_sp_run(sl_h5r *r, hid_t f, const char *name, int64_t number,
         free(path);
         return -ENOMEM;
     }
-    hid_t g = open_group(r, f, name, "a rank group");
+    hid_t g = open_group(r, f, name, path, "a rank group");
     rc = g < 0 ? -EINVAL : 0;
     /* a merged file of ours adds the origin and may keep the rest */
     const sl_h5_fid opt[] = {SL_H5F_RANK_HOSTNAME, SL_H5F_RANK_EXECUTABLE,

@@ -98,13 +98,43 @@ for want in "Rank 1 (group rank1, mpi_rank 1" "| 50%  " "| .hidden  " "| solve-s
     "host node17, mpi_size 2, omp_num_threads 2" "Timing (scope-profiler, clock CLOCK_MONOTONIC)"; do
     grep -qF "$want" "$T/show.out" || fail "show of their file lacks '$want'"
 done
-# a damaged one: one line naming the file and what is wrong
-cp "$SP021" "$O/noend.h5"
-"$PY" -c 'import sys, h5py; del h5py.File(sys.argv[1], "a")["rank1/regions/init/end_times"]' "$O/noend.h5"
-run noend "$SL_CLI" show "$O/noend.h5"
-[ "$(rc_of noend)" = 1 ] || fail "show of a scope-profiler file without end_times exited $(rc_of noend): expected 1"
-[ "$(cat "$T/noend.err")" = "scope-likwid: show: $O/noend.h5: /rank1/regions/init/end_times: dataset missing: expected a dataset" ] ||
-    { fail "show of a damaged scope-profiler file: message"; show_run noend; }
+# damaged ones: one line naming the file, the object and what is wrong
+"$PY" - "$SP021" "$O/j-result.h5" "$O" <<'PY' || fail "making the damaged scope-profiler files"
+import shutil, sys, h5py, numpy as np
+sp, joined, out = sys.argv[1:4]
+def damaged(name, src, how):
+    shutil.copy(src, "%s/%s.h5" % (out, name))
+    with h5py.File("%s/%s.h5" % (out, name), "a") as f:
+        how(f)
+def noend(f): del f["rank1/regions/init/end_times"]
+def notgroup(f): f["rank0/regions"].create_dataset("stray", data=[1])
+def lengths(f):
+    del f["rank0/regions/50%/end_times"]
+    f["rank0/regions/50%"].create_dataset("end_times", data=np.zeros(2, dtype=np.int64))
+def source(f): f["rank0/likwid/regions/init"].attrs["source"] = "guess"
+def notimes(f): del f["rank0/likwid/regions/init/times"]
+def counters(f):
+    g = f["rank0/likwid/regions/init"]
+    n = len(g.attrs["event_names"])
+    g.attrs.create("counter_names", ["c"] * (n + 1), dtype=h5py.string_dtype())
+damaged("noend", sp, noend)
+damaged("notgroup", sp, notgroup)
+damaged("lengths", sp, lengths)
+damaged("source", joined, source)
+damaged("notimes", joined, notimes)
+damaged("counters", joined, counters)
+PY
+bad_sp() {  # bad_sp NAME MESSAGE: show exits 1 with that one line
+    run "bad-$1" "$SL_CLI" show "$O/$1.h5"
+    [ "$(rc_of "bad-$1")" = 1 ] || fail "show of $1.h5 exited $(rc_of "bad-$1"): expected 1"
+    [ "$(cat "$T/bad-$1.err")" = "scope-likwid: show: $O/$1.h5: $2" ] || { fail "show of $1.h5: message"; show_run "bad-$1"; }
+}
+bad_sp noend "/rank1/regions/init/end_times: dataset missing: expected a dataset"
+bad_sp notgroup "/rank0/regions/stray: not a group: expected a region with start_times and end_times"
+bad_sp lengths "/rank0/regions/50%/end_times: wrong shape: expected a dataset of shape (1,)"
+bad_sp source '/rank0/likwid/regions/init/source: unknown source "guess": expected full_api, marker_file or marker_api'
+bad_sp notimes "/rank0/likwid/regions/init/times: dataset missing: expected a float64 dataset"
+bad_sp counters "/rank0/likwid/regions/init/counter_names: 7 names: expected at most 6, one per event"
 ok_run show-joined "$SL_CLI" show "$O/j-result.h5"
 grep -q "LIKWID counters (source full_api)" "$T/show-joined.out" || fail "show of the joined file: no counters"
 ok_run export "$SL_CLI" export --format csv -o "$O/sp.csv" "$O/j-marker.h5"
