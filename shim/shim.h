@@ -63,6 +63,11 @@ void sl_deliver_in_from(const sl_state *g, struct sl_deliver_in *in);
 void sl_exit_hook_arm(void);
 void sl_close_at_exit(void);
 void sl_exit_superseded(void);
+/* wrap_exec.c, before and after (it failed) the real exec: the result of
+ * the image so far is delivered (what: the program, for the status), and
+ * removed again when the exec returns. Both keep errno. */
+void sl_exec_begin(const char *what);
+void sl_exec_failed(const char *what);
 
 /* cycle.c: Init after Close starts cycle N+1 (its own result file).
  * Called by Init in the initialising process while the mode is CLOSED and

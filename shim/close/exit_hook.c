@@ -17,11 +17,14 @@
  * static destructor, or by threads still running) are not in that result. */
 #include "shim.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "deliver.h"
+#include "journal_map.h"
 #include "log.h"
 #include "status_text.h"
 #include "survive.h"
@@ -29,10 +32,12 @@
 static pthread_mutex_t early_lock = PTHREAD_MUTEX_INITIALIZER;
 static int early_done;          /* the early hook delivered: early holds what it left */
 static sl_delivered early;
+static int exec_had_journal;
 
-/* Delivers the timing with the exit path's status; 1 when something was
- * saved (then the journal goes). out: see sl_deliver_keep (NULL: print). */
-static int deliver_at_exit(sl_delivered *out)
+/* Delivers the timing with the exit path's status (the reason in `why`,
+ * NULL: exit); 1 when something was saved (then the journal goes). out:
+ * see sl_deliver_keep (NULL: print). */
+static int deliver_at_exit(sl_delivered *out, const char *why)
 {
     sl_deliver_in in;
     sl_deliver_in_from(&sl_g, &in);
@@ -42,11 +47,14 @@ static int deliver_at_exit(sl_delivered *out)
     if (sl_g.cycle > 1)
         sl_text_add(&status, "Init..Close cycle %d of process %lld", sl_g.cycle,
                     (long long)sl_g.pid);
-    sl_text_add(&status, "%s", atomic_load(&sl_in_real_init)
-                                   ? "likwid_markerInit exited the process (LIKWID could not "
-                                     "start counting); no counter data"
-                                   : "application exited without likwid_markerClose; no counter "
-                                     "data");
+    if (why)
+        sl_text_add(&status, "%s", why);
+    else
+        sl_text_add(&status, "%s", atomic_load(&sl_in_real_init)
+                                       ? "likwid_markerInit exited the process (LIKWID could "
+                                         "not start counting); no counter data"
+                                       : "application exited without likwid_markerClose; no "
+                                         "counter data");
     int saved = (out ? sl_deliver_keep(&in, &none, status.s ? status.s : "", out)
                      : sl_deliver(&in, &none, status.s ? status.s : "")) == 0;
     free(status.s);
@@ -62,7 +70,7 @@ void sl_close_at_exit(void)
     if (!sl_close_claim())
         return;
     sl_signals_finishing(1);
-    deliver_at_exit(NULL);
+    deliver_at_exit(NULL, NULL);
     sl_signals_finishing(0);
     sl_cycle_close_done();
 }
@@ -75,7 +83,7 @@ static void early_hook(void)
     if (!early_done && atomic_load(&sl_mode) == SL_MODE_ACTIVE) {
         early = (sl_delivered){0};
         sl_signals_finishing(1);
-        deliver_at_exit(&early);
+        deliver_at_exit(&early, NULL);
         sl_signals_finishing(0);
         early_done = 1;
     }
@@ -102,6 +110,52 @@ void sl_exit_superseded(void)
         early_done = 0;
     }
     pthread_mutex_unlock(&early_lock);
+}
+
+/* exec: the image before it is a run of its own (wrap_exec.c). Delivered
+ * as the early hook does, without finishing the cycle: when the exec fails
+ * the program goes on, and the result written for it is removed again, so
+ * that the one at its Close or exit holds every call once. */
+static int exec_pending;
+
+void sl_exec_begin(const char *what)
+{
+    if (atomic_load(&sl_mode) != SL_MODE_ACTIVE || getpid() != sl_g.pid)
+        return;
+    pthread_mutex_lock(&early_lock);
+    if (!early_done && atomic_load(&sl_mode) == SL_MODE_ACTIVE) {
+        sl_text why = {0};
+        sl_text_add(&why, "the program called exec (%s) before likwid_markerClose; no counter "
+                          "data", what ? what : "?");
+        early = (sl_delivered){0};
+        exec_had_journal = sl_journal_path()[0] != '\0';
+        deliver_at_exit(&early, why.s);
+        free(why.s);
+        early_done = exec_pending = 1;
+        if (early.written)
+            sl_log_info("wrote %s", early.written);     /* no hook runs after the exec */
+    }
+    pthread_mutex_unlock(&early_lock);
+}
+
+void sl_exec_failed(const char *what)
+{
+    int saved = errno;
+    pthread_mutex_lock(&early_lock);
+    if (exec_pending && getpid() == sl_g.pid) {
+        exec_pending = 0;
+        const char *left = early.written ? early.written : early.rescue;
+        if (left)
+            sl_log_warn("exec of %s failed (%s): %s removed, the timing goes on%s",
+                        what ? what : "?", strerror(saved), left,
+                        exec_had_journal ? " without a journal" : "");
+        pthread_mutex_unlock(&early_lock);
+        sl_exit_superseded();
+        errno = saved;
+        return;
+    }
+    pthread_mutex_unlock(&early_lock);
+    errno = saved;
 }
 
 /* After the application's atexit handlers and static destructors: they are

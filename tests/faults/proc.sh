@@ -79,6 +79,41 @@ detached-thread)
     ok=$(for i in 1 2 3 4 5; do [ "$(rc_of d$i.shim)" = 0 ] && echo x; done | wc -l)
     say "$ok of 5 runs with the shim ended cleanly"
     shown=d1.shim ;;
+exec-self)
+    # The program execs itself mid-run: the image before the exec is a run
+    # of its own (its result written at the exec), the new image writes its
+    # own under a new name; nothing overwritten, no journal left.
+    pair a real "$SL_PROC_APP" exec-self
+    first=$(ls "$T/a.shim"/scope-likwid-*.h5 2>/dev/null | grep -v '\.1\.h5$')
+    second=$(ls "$T/a.shim"/scope-likwid-*.1.h5 2>/dev/null)
+    [ -f "$first" ] && [ -f "$second" ] ||
+        fail "expected two result files (before and after the exec), found: $(ls "$T/a.shim")"
+    [ -f "$first" ] && check "$first" --timing "work=1x3" --timing-tags work --no-likwid \
+        --status "the program called exec ./proc/self/exe. before likwid_markerClose"
+    [ -f "$second" ] && check "$second" --timing "work=1x3" --timing "second=1x2" \
+        --timing-tags work second --no-likwid --status "not counting"
+    n=$(ls "$T/a.shim" | wc -l)
+    [ "$n" = 2 ] || fail "expected only the two result files, found: $(ls "$T/a.shim")" ;;
+exec-other)
+    # The program execs another one (/bin/echo): its timing is written at
+    # the exec; nothing else is left.
+    pair a real "$SL_PROC_APP" exec-other
+    f=$(result_file a.shim) || fail "no single result file: $(ls "$T/a.shim")"
+    [ -n "$f" ] && check "$f" --timing "work=1x3" --no-likwid \
+        --status "the program called exec ./bin/echo. before likwid_markerClose"
+    n=$(ls "$T/a.shim" | wc -l)
+    [ "$n" = 1 ] || fail "expected only the result file, found: $(ls "$T/a.shim")"
+    [ "$(shim_lines a.shim)" = "scope-likwid: wrote $f" ] ||
+        fail "a.shim: expected the one line 'scope-likwid: wrote $f', got: $(shim_lines a.shim)" ;;
+exec-fail)
+    # An exec that fails: the result written for it is removed again, the
+    # program goes on and its Close writes every call once.
+    pair a real "$SL_PROC_APP" exec-fail
+    f=$(result_file a.shim) || fail "no single result file: $(ls "$T/a.shim")"
+    [ -n "$f" ] && check "$f" --timing "work=1x3" --timing "after-exec=1x2" --no-likwid \
+        --status "not counting"
+    expect_line a.shim "exec of /nonexistent/proc_app-no-such-program failed \(No such file or directory\): .* removed, the timing goes on" \
+        "a line saying that the exec's result was removed" ;;
 *)
     echo "proc.sh: unknown case '${1:-}'" >&2
     exit 2 ;;

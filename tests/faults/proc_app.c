@@ -42,6 +42,31 @@ static int chdir_away(void)
     return 0;
 }
 
+/* exec-self: the program execs itself ("again"), which times "second" and
+ * closes. exec-other: it execs /bin/echo. exec-fail: an exec that fails,
+ * then more regions and Close. */
+static int exec_mode(const char *m, char **argv)
+{
+    if (strcmp(m, "exec-self") == 0) {
+        char *args[] = {argv[0], "again", NULL};
+        execv("/proc/self/exe", args);
+        perror("execv");
+        return 1;
+    }
+    if (strcmp(m, "exec-other") == 0) {
+        execl("/bin/echo", "echo", "proc_app: echo in the exec'd image", (char *)NULL);
+        perror("execl");
+        return 1;
+    }
+    char *args[] = {"nonexistent", NULL};
+    execvp("/nonexistent/proc_app-no-such-program", args);
+    printf("proc_app: exec failed: %s\n", strerror(errno));
+    work_region("after-exec", 2);
+    LIKWID_MARKER_CLOSE;
+    printf("proc_app: closed\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -50,6 +75,14 @@ int main(int argc, char **argv)
     work_region("work", 3);
     if (strcmp(m, "chdir") == 0)
         return chdir_away();
+    if (strncmp(m, "exec-", 5) == 0)
+        return exec_mode(m, argv);
+    if (strcmp(m, "again") == 0) {
+        work_region("second", 2);
+        LIKWID_MARKER_CLOSE;
+        printf("proc_app: the exec'd image closed\n");
+        return 0;
+    }
     if (strcmp(m, "close") == 0) {
         LIKWID_MARKER_CLOSE;
         printf("proc_app: closed\n");
