@@ -141,8 +141,13 @@ void sl_exec_begin(const char *what)
 void sl_exec_failed(const char *what)
 {
     int saved = errno;
+    /* The pid first, and no lock for another process: the shim's own
+     * helpers exec from a clone child that shares our memory, perhaps
+     * while this process holds the lock (delivering). */
+    if (getpid() != sl_g.pid)
+        return;
     pthread_mutex_lock(&early_lock);
-    if (exec_pending && getpid() == sl_g.pid) {
+    if (exec_pending) {
         exec_pending = 0;
         const char *left = early.written ? early.written : early.rescue;
         if (left)
