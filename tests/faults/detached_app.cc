@@ -3,7 +3,12 @@
 // a logger or progress thread nobody joins). Without the shim the process
 // ends microseconds after the global's destructor; the shim's end-of-process
 // work must not widen that window, or the thread finds the global destroyed
-// (a null pointer here: SIGSEGV).
+// (a null pointer here: SIGSEGV). So that a loaded machine, which may hold
+// the exiting thread back for a few milliseconds anywhere, cannot make the
+// run without the shim crash, the ticker dereferences the destroyed table
+// only once it has stayed destroyed for kGrace: a process that ends as it
+// does without the shim never lives that long after its destructors.
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -15,6 +20,16 @@ extern "C" {
 namespace {
 
 volatile double sink;
+constexpr auto kGrace = std::chrono::milliseconds(50);
+// Trivially destructible: still valid after the static destructors.
+std::atomic<long long> destroyed_at_ns{0};
+
+long long now_ns()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
 
 // Constructed before main (before Init), destroyed after main returns.
 struct Table {
@@ -22,6 +37,7 @@ struct Table {
     Table() : data(new int[64]()) {}
     ~Table()
     {
+        destroyed_at_ns = now_ns();
         delete[] data;
         data = nullptr;
     }
@@ -32,6 +48,11 @@ Table table;
 void ticker()
 {
     for (;;) {
+        long long gone = destroyed_at_ns;
+        if (gone && now_ns() - gone < std::chrono::nanoseconds(kGrace).count()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            continue;
+        }
         int *d = table.data;
         for (int i = 0; i < 64; i++)
             d[i]++;
