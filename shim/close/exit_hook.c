@@ -129,7 +129,9 @@ void sl_exec_begin(const char *what)
                           "data", what ? what : "?");
         early = (sl_delivered){0};
         exec_had_journal = sl_journal_path()[0] != '\0';
+        sl_signals_finishing(1);
         deliver_at_exit(&early, why.s);
+        sl_signals_finishing(0);
         free(why.s);
         early_done = exec_pending = 1;
         if (early.written)
