@@ -74,6 +74,7 @@ typedef struct sl_jrn_header {
     char command_line[4096];
     uint64_t first_piece;       /* bytes mapped at base (0: the whole file) */
     int64_t outside_tables;     /* threads whose tables are not in the journal (it was full) */
+    int64_t outside_entries;    /* regions of threads in it whose entries are not (full) */
 } sl_jrn_header;
 _Static_assert(sizeof(sl_jrn_header) <= SL_JRN_HEADER_BYTES, "the journal header outgrew its room");
 
@@ -143,6 +144,7 @@ typedef struct sl_jrn_info {
     size_t outside_threads;     /* threads whose samples were not all in the journal */
     int64_t outside_calls;      /* calls whose samples were not in the journal */
     int64_t outside_tables;     /* threads not in the journal at all */
+    int64_t outside_entries;    /* regions of threads in it not in it */
 } sl_jrn_info;
 
 /* A (TSC, CLOCK_MONOTONIC) pair taken by the reader, for the conversion of

@@ -39,6 +39,7 @@ static void fill_info(const jfile *j, sl_jrn_info *info)
     copy_str(info->boot_id, sizeof info->boot_id, j->h->boot_id, sizeof j->h->boot_id);
     info->state = j->h->state;
     info->outside_tables = j->h->outside_tables > 0 ? j->h->outside_tables : 0;
+    info->outside_entries = j->h->outside_entries > 0 ? j->h->outside_entries : 0;
     info->signo = j->h->signo;
     copy_str(info->output, sizeof info->output, j->h->output, sizeof j->h->output);
 }

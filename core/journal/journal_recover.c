@@ -59,10 +59,16 @@ char *sl_jrn_partial_status(const sl_jrn_info *info, const char *by, const char 
                              info->outside_calls == 1 ? "" : "s", info->outside_threads,
                              info->outside_threads == 1 ? "" : "s");
     if (info->outside_tables && n < sizeof outside)
-        snprintf(outside + n, sizeof outside - n, "; the journal was full: %lld thread%s "
-                 "started later %s not in it (their calls are missing)",
-                 (long long)info->outside_tables, info->outside_tables == 1 ? "" : "s",
-                 info->outside_tables == 1 ? "is" : "are");
+        n += (size_t)snprintf(outside + n, sizeof outside - n, "; the journal was full: %lld "
+                              "thread%s started later %s not in it (their calls are missing)",
+                              (long long)info->outside_tables,
+                              info->outside_tables == 1 ? "" : "s",
+                              info->outside_tables == 1 ? "is" : "are");
+    if (info->outside_entries && n < sizeof outside)
+        snprintf(outside + n, sizeof outside - n, "; the journal was full: %lld region%s of "
+                 "threads in it %s not (%s calls are missing)", (long long)info->outside_entries,
+                 info->outside_entries == 1 ? "" : "s", info->outside_entries == 1 ? "is" : "are",
+                 info->outside_entries == 1 ? "its" : "their");
     char *s = NULL;
     if (asprintf(&s, "partial: recovered from the journal by %s: %s; "
                  "in flight: %zu region%s open%s%s%s; no counter data", by, end,

@@ -9,6 +9,7 @@
 
 #include "helpers.h"
 #include "journal_map.h"
+#include "region_table.h"
 #include "log.h"
 #include "rescue.h"
 
@@ -74,8 +75,23 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
         sl_log_warn("could not write %s (out of memory): results lost", in->output);
         return -1;
     }
+    /* Calls that found no room for their per-call record are counted (and
+     * timed) all the same: the status says how many, and of how many
+     * threads. */
+    size_t nthreads = 0;
+    int64_t ncalls = sl_rt_room_dropped(&nthreads);
+    char *full = NULL;
+    if (ncalls > 0 &&
+        asprintf(&full, "%s%s%lld call%s of %zu thread%s kept no per-call record (no room for "
+                 "samples: counted in dropped_calls, their times in the totals)", status,
+                 status[0] ? "; " : "", (long long)ncalls, ncalls == 1 ? "" : "s", nthreads,
+                 nthreads == 1 ? "" : "s") < 0)
+        full = NULL;
+    if (full)
+        status = full;
     sl_run_record_fill(&run, in, lw, status);
     sl_log_debug("likwid_status: %s", status);
+    free(full);
     /* The reasons on the heap: Close may run on a thread with a small stack. */
     enum { WHY = 1024, RESCUE_WHY = PATH_MAX + 256 };
     char *why = calloc(1, WHY + RESCUE_WHY), *rescue_why = why ? why + WHY : NULL;
@@ -111,6 +127,7 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
         out->rescue = written ? NULL : rescue;
         if (written)
             free(rescue);
+        free(why);
         return 0;
     }
     free(written);

@@ -127,11 +127,14 @@ static void *map_piece(size_t off, size_t len)
 
 /* Room for len bytes (a multiple of the alignment) in the current piece, or
  * in a new one; its address, NULL when the journal is full or no piece can
- * be mapped. Under jlock. */
-static void *take(size_t len)
+ * be mapped. Sample chunks leave the last eighth of the journal to the
+ * tables and entries: when it fills, a thread's later samples go to the
+ * pool (counted per thread in the journal) before any thread or region is
+ * left out of it. Under jlock. */
+static void *take(size_t len, int kind)
 {
     size_t used = (size_t)jh->used;
-    if (jclosed)
+    if (jclosed || (kind == SL_JRN_ARENA && used + len > jsize - jsize / 8))
         return NULL;
     if (used + len <= piece_off + piece_len)
         return piece_at + (used - piece_off);
@@ -176,7 +179,7 @@ void *sl_journal_alloc(int kind, size_t bytes, const void *owner)
     size_t len = (sizeof(sl_jrn_rec) + bytes + SL_JRN_ALIGN - 1) / SL_JRN_ALIGN * SL_JRN_ALIGN;
     pthread_mutex_lock(&jlock);
     void *obj = NULL;
-    sl_jrn_rec *r = take(len);
+    sl_jrn_rec *r = take(len, kind);
     if (r) {
         r->owner = (uint64_t)(uintptr_t)owner;
         r->reserved = (uint32_t)kind;       /* the kind, until committed */
@@ -200,10 +203,11 @@ void sl_journal_mark_unsaved(void)
         __atomic_store_n(&jh->state, SL_JRN_UNSAVED, __ATOMIC_RELEASE);
 }
 
-void sl_journal_note_outside(void)
+void sl_journal_note_outside(int entry)
 {
     if (jh && !jclosed)
-        __atomic_fetch_add(&jh->outside_tables, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(entry ? &jh->outside_entries : &jh->outside_tables, 1,
+                           __ATOMIC_RELAXED);
 }
 
 int sl_journal_spare_fd(void)

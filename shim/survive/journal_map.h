@@ -38,8 +38,9 @@ void sl_journal_commit(void *obj);
 
 /* Close (or the exit hook) could save nothing: the journal is what is left. */
 void sl_journal_mark_unsaved(void);
-/* A thread's table could not be put in the journal (full): counted there. */
-void sl_journal_note_outside(void);
+/* A thread's table (entry 0) or a region's entry of a thread in the
+ * journal (entry 1) could not be put in the journal (full): counted there. */
+void sl_journal_note_outside(int entry);
 
 /* The descriptor table is full: gives the journal's kept descriptor up
  * (later pieces reopen the file by its path). 1 when one was closed. */

@@ -73,13 +73,14 @@ sl_rt_thread *sl_rt_self(void)
     sl_rt_thread *t = sl_journal_alloc(SL_JRN_THREAD, sizeof *t, NULL);
     int in_journal = t != NULL;
     if (!t) {
-        sl_journal_note_outside();
+        sl_journal_note_outside(0);
         t = sl_rt_pool_alloc(sizeof *t);
     }
     table *tb = t ? table_new(INITIAL_SLOTS, NULL) : NULL;
     if (!t || !tb)
         return NULL;    /* no memory: what was made stays in the pool */
     t->tid = (int64_t)gettid();
+    t->in_journal = in_journal;
     t->tsc = sl_rt_clock_tsc();
     atomic_init(&t->tbl, tb);
     atomic_init(&t->first, NULL);
@@ -142,6 +143,8 @@ static sl_rt_entry *entry_new(sl_rt_thread *t, const char *tag, size_t len, uint
 {
     sl_rt_entry *e = sl_journal_alloc(SL_JRN_ENTRY, sizeof *e + len + 1, t);
     int in_journal = e != NULL;
+    if (!e && t->in_journal)
+        sl_journal_note_outside(1);
     if (!e && !(e = sl_rt_pool_alloc(sizeof *e + len + 1)))
         return NULL;
     char *copy = (char *)(e + 1);

@@ -83,6 +83,11 @@ void sl_rt_own(sl_rt_thread *t, const sl_rt_entry *e, int64_t *calls, double *se
  * only registered are left out. 0 or -ENOMEM. */
 int sl_rt_collect(sl_timing *out);
 
+/* Calls not kept as samples for want of room (the sample store full: the
+ * per-thread cap, the journal and the pool both exhausted), and in how
+ * many threads. */
+int64_t sl_rt_room_dropped(size_t *threads);
+
 /* Address-space budget of the sample chunks and the journal's pieces: a
  * quarter of RLIMIT_AS (SIZE_MAX without a limit); sl_rt_reserve takes
  * bytes from it (1) or finds no room (0), sl_rt_unreserve gives them back. */

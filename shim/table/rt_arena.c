@@ -183,6 +183,19 @@ COLD void sl_rt_record_slow(sl_rt_thread *t, sl_rt_entry *e, int64_t start, int6
     }
 }
 
+int64_t sl_rt_room_dropped(size_t *threads)
+{
+    int64_t calls = 0;
+    *threads = 0;
+    for (sl_rt_thread *t = atomic_load_explicit(&sl_rt_all_threads, memory_order_acquire); t;
+         t = t->next) {
+        int64_t n = atomic_load_explicit(&t->room_dropped, RELAXED);
+        calls += n;
+        *threads += n > 0;
+    }
+    return calls;
+}
+
 /* A new cycle: the chunks are kept and filled again from the first. */
 void sl_rt_arena_rewind(sl_rt_thread *t)
 {

@@ -143,6 +143,7 @@ struct sl_rt_thread {
     hot cache[HOT_SLOTS];               /* owner only */
     size_t mapped;                      /* bytes of all chunks (owner only) */
     _Atomic int64_t room_dropped;       /* calls not kept for want of room */
+    int in_journal;                     /* this object lies in the journal */
 };
 
 /* The journal's reader (core/journal/journal_read.c) reads entries, threads and

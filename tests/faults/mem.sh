@@ -7,6 +7,9 @@
 #       threads: locked memory stays under 64 MiB (VmLck), journal on / off
 #   mem.sh threads-kill           1024 threads alive, 15 calls each, SIGKILL:
 #       recover gives every call
+#   mem.sh threads-full           the same with a 4 MiB journal (ulimit -f):
+#       every call counted; the status says exactly how many calls of how
+#       many threads kept no per-call record
 #   mem.sh fd-full-kill|fd-full-close   every descriptor taken after Init,
 #       1200 calls: recover / Close's rescue file give every call
 #   mem.sh nofile3                RLIMIT_NOFILE 3 at Close: the message says
@@ -28,6 +31,7 @@ export SIMLIKWID_STYLE
 
 # recover_check RUN CHECKER-ARGS...: the run left a journal; recover turns
 # it into the result file (every call), and removes the journal.
+rf=""
 recover_check() {
     rrun=$1
     shift
@@ -73,6 +77,29 @@ threads-kill)
     [ "$(rc_of a.shim)" = 137 ] || fail "a.shim: exit status $(rc_of a.shim): expected 137 (SIGKILL)"
     recover_check a.shim --timing "work=1x3" --timing "thr=1024x15" --timing-tags work thr \
         --status "ended without likwid_markerClose" --status-not "journal was full" ;;
+threads-full)
+    # ulimit -f 8192 (blocks of 512 bytes): the journal is 4 MiB; the 1024
+    # threads need about 6 MiB. The application writes no file.
+    run a.base sh -c 'ulimit -f 8192 && exec "$@"' sh "$SL_MEM_APP" threads-kill
+    run a.shim sh -c 'ulimit -f 8192 && exec "$@"' sh env LD_PRELOAD="$SL_SHIM" "$SL_MEM_APP" threads-kill
+    same_behaviour a.base a.shim
+    recover_check a.shim --timing "work=1x3" --timing "thr=1024x15" \
+        --status "the journal was full: [0-9]+ calls of [0-9]+ threads kept no per-call record" \
+        --status-not "not in it"
+    if [ -n "$rf" ]; then
+        # The figures of the status are the file's: calls = 15 x threads =
+        # the region's dropped_calls, and the per-call records the rest.
+        v=$("$PY" -c 'import h5py, re, sys
+g = h5py.File(sys.argv[1], "r")["rank0"]
+st = g.attrs["likwid_status"]
+st = st if isinstance(st, str) else st.decode()
+m = re.search(r"full: (\d+) calls of (\d+) threads", st)
+r = [g["timing/regions"][k] for k in g["timing/regions"] if g["timing/regions"][k].attrs["tag"] in ("thr", b"thr")][0]
+calls, threads = int(m.group(1)), int(m.group(2))
+ok = calls == 15 * threads == int(r.attrs["dropped_calls"]) and len(r["start_times"]) == 15360 - calls
+print("ok" if ok else "status %d calls of %d threads, dropped_calls %d, %d records" % (calls, threads, r.attrs["dropped_calls"], len(r["start_times"])))' "$rf" 2>&1)
+        [ "$v" = ok ] || fail "the status's figures are not the file's: $v"
+    fi ;;
 fd-full-kill|fd-full-close)
     run a.base sh -c 'ulimit -n 256 && exec "$@"' sh "$SL_MEM_APP" "$mode"
     run a.shim sh -c 'ulimit -n 256 && exec "$@"' sh env LD_PRELOAD="$SL_SHIM" "$SL_MEM_APP" "$mode"

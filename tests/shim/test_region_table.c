@@ -175,6 +175,9 @@ Test(region_table, arena_exhausted_counts_as_dropped)
     cr_assert_eq(p->dropped_calls, 1);
     cr_assert_eq(q->dropped_calls, 2);
     cr_assert_eq(q->call_counts[0], 2);
+    size_t threads = 0;
+    cr_assert_eq(sl_rt_room_dropped(&threads), 3, "the calls that found no room, for the status");
+    cr_assert_eq(threads, 1);
     sl_timing_free(&t);
 }
 
