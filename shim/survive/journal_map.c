@@ -263,6 +263,20 @@ static size_t pick_size(size_t want, size_t budget)
     return want / page_size() * page_size();
 }
 
+/* A forked child does not keep the parent's descriptor (it is no
+ * descriptor the child opened; its number only, the mapping stays). */
+static void atfork_child(void)
+{
+    if (jfd >= 0)
+        close(jfd);
+    jfd = -1;
+}
+
+static void register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, atfork_child);
+}
+
 /* The file, sized (sparse) and its first piece mapped and backed. */
 static int create_at(const char *path, size_t size)
 {
@@ -301,6 +315,8 @@ static int create_at(const char *path, size_t size)
         fd = high;
     }
     jfd = fd;
+    static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+    pthread_once(&atfork_once, register_atfork);
     jh = m;
     jsize = size;
     jdev = st.st_dev;

@@ -12,6 +12,8 @@
 #       many threads kept no per-call record
 #   mem.sh fd-full-kill|fd-full-close   every descriptor taken after Init,
 #       1200 calls: recover / Close's rescue file give every call
+#   mem.sh fork-fds               a forked child holds no descriptor of the
+#       shim's (the journal's kept one is closed in it)
 #   mem.sh nofile3                RLIMIT_NOFILE 3 at Close: the message says
 #       the journal holds the timing, and recover gives it
 #   mem.sh umask 0777|0377        every file the shim and its helpers create
@@ -114,6 +116,11 @@ fd-full-kill|fd-full-close)
         check_rescue a.shim --timing "work=1x3" --timing "many=400x3" --no-likwid
         ls "$T/a.shim"/*.journal >/dev/null 2>&1 && fail "the journal stayed next to the rescue file"
     fi ;;
+fork-fds)
+    pair a real "$SL_MEM_APP" fork-fds
+    grep -q 'the child has 0 descriptors above 2' "$T/a.shim.out" || fail "a.shim: $(cat "$T/a.shim.out")"
+    f=$(result_file a.shim) || fail "no result file: $(shim_lines a.shim)"
+    [ -n "$f" ] && check "$f" --timing "work=1x3" --no-likwid ;;
 nofile3)
     pair a real "$SL_MEM_APP" nofile3-close
     expect_line a.shim 'could not save the rescue file .*Too many open files.*stays in the journal .*scope-likwid recover ' \

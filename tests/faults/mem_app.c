@@ -22,7 +22,9 @@
  *                 reached), then 1200 calls of "many" in 400 threads, 50
  *                 at a time (the journal grows by several pieces), then
  *                 SIGKILL / Close
- *   nofile3-close RLIMIT_NOFILE lowered to 3 (0, 1, 2 open) before Close */
+ *   nofile3-close RLIMIT_NOFILE lowered to 3 (0, 1, 2 open) before Close
+ *   fork-fds      a forked child lists its descriptors above 2 (it has
+ *                 none of its own), then the parent closes */
 #include <errno.h>
 #include <fcntl.h>
 #include <likwid-marker.h>
@@ -32,7 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <dirent.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static volatile double sink;
@@ -197,6 +201,29 @@ static int nofile3(void)
     return 0;
 }
 
+static int fork_fds(void)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        DIR *d = opendir("/proc/self/fd");
+        int n = 0;
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            if (atoi(e->d_name) > 2 && atoi(e->d_name) != dirfd(d))
+                n++;
+        if (d)
+            closedir(d);
+        printf("mem_app: the child has %d descriptors above 2\n", n);
+        fflush(stdout);
+        _exit(0);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    LIKWID_MARKER_CLOSE;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -222,6 +249,8 @@ int main(int argc, char **argv)
         return fd_full(0);
     if (strcmp(mode, "nofile3-close") == 0)
         return nofile3();
+    if (strcmp(mode, "fork-fds") == 0)
+        return fork_fds();
     fprintf(stderr, "mem_app: unknown mode '%s'\n", mode);
     return 2;
 }
