@@ -61,6 +61,18 @@ verify check-rank1 $CHECK "$SP021" "$O/j-rank1.h5" rank1 --like "$O/ours.h5" --l
 cp "$O/j-result.h5" "$O/j-again.h5"
 ok_run j-again "$SL_CLI" convert "$MARKER" --into "$O/j-again.h5"
 verify check-again $CHECK "$SP021" "$O/j-again.h5" rank0 --like "$O/ours.h5"
+# a rescue file (the writer missing) of a counting run joins the same way
+(SCOPE_LIKWID_WRITER=$T/nonexistent SCOPE_LIKWID_OUTPUT=$O/r.h5
+ export SCOPE_LIKWID_WRITER SCOPE_LIKWID_OUTPUT
+ sim simresc env LD_PRELOAD="$SL_SHIM" "$SL_SOLVER")
+if [ -f "$O/r.h5.rescue" ]; then
+    cp "$SP021" "$O/j-rescue.h5"
+    ok_run j-rescue "$SL_CLI" convert "$O/r.h5.rescue" --into "$O/j-rescue.h5"
+    verify check-rescue $CHECK "$SP021" "$O/j-rescue.h5" rank0
+else
+    fail "no rescue file $O/r.h5.rescue"
+    show_run simresc
+fi
 # scope-profiler's readers take the joined file
 verify load-joined $SP "$O/j-result.h5" --ranks 2 --calls $SPCALLS
 verify load-rank1 $SP "$O/j-rank1.h5" --ranks 2 --calls $SPCALLS
