@@ -19,9 +19,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -124,10 +126,37 @@ static int keeper_main(void *p)
     return 0;
 }
 
+/* Valgrind runs a clone child that shares our memory only as a thread
+ * (CLONE_THREAD and the rest); a bare CLONE_VM makes it stop the whole
+ * process ("Valgrind does not support general clone()"). Under valgrind the
+ * keeper is therefore a copy of the process (clone without CLONE_VM, still
+ * without exit signal), and the job lives in a shared mapping so that the
+ * copy's answers reach us. Seen once, at load: valgrind's preload objects
+ * are loaded before the shim's constructors run. */
+static int under_valgrind;
+
+static int find_valgrind(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    const char *n = info->dlpi_name;
+    for (; n && *n; n++)
+        if (*n == 'v' && strncmp(n, "vgpreload_core", 14) == 0)
+            return 1;
+    return 0;
+}
+
+__attribute__((constructor)) static void valgrind_at_load(void)
+{
+    under_valgrind = dl_iterate_phdr(find_valgrind, NULL) == 1;
+}
+
 void *sl_child_map(void)
 {
+    /* Shared, not private: the same to a keeper that shares our memory,
+     * and what a keeper that is a copy (valgrind) writes its answers to. */
     void *p = mmap(NULL, SL_CHILD_MAP, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+                   MAP_SHARED | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
@@ -162,7 +191,7 @@ int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
     sigprocmask(SIG_SETMASK, &all, &old);
     char *keeper_stack_top = (char *)map + SL_CHILD_MAP;
     /* Exit signal 0: no SIGCHLD, invisible to wait() without __WALL. */
-    pid_t k = clone(keeper_main, keeper_stack_top, CLONE_VM, j);
+    pid_t k = clone(keeper_main, keeper_stack_top, under_valgrind ? 0 : CLONE_VM, j);
     int clone_err = errno;
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (k < 0) {

@@ -4,8 +4,11 @@
 #   valgrind.sh convert INPUT      scope-likwid convert INPUT -o out.h5
 #   valgrind.sh show INPUT [OPT]   convert (plain), then show out.h5 [--csv|--json] under memcheck
 #   valgrind.sh write RESCUE       scope-likwid-write RESCUE out.h5
+#   valgrind.sh app STATUS         the solver (exit status STATUS) under memcheck,
+#                                  without and with the shim preloaded: the same
+#                                  stdout and exit status, the result read by h5py
 # meson passes SL_VALGRIND (empty: not installed), SL_SANITIZE (b_sanitize),
-# SL_CLI, SL_WRITE. Exit 0 clean, 1 memcheck error or tool failure, 77 SKIP.
+# SL_CLI, SL_WRITE (app: SL_SHIM, SL_SOLVER, SL_PYTHON). Exit 0 clean, 1 memcheck error or tool failure, 77 SKIP.
 set -u
 kind=${1:?usage: valgrind.sh convert|show|write INPUT}
 input=${2:?usage: valgrind.sh convert|show|write INPUT}
@@ -35,7 +38,27 @@ show)
     "$SL_CLI" convert "$input" -o out.h5 >/dev/null || { echo "FAIL: convert $input"; exit 1; }
     vg "$SL_CLI" show out.h5 ${3:-} >show.txt ;;
 write) vg "$SL_WRITE" "$input" out.h5 >/dev/null ;;
-*) echo "valgrind.sh: KIND '$kind': expected convert, show or write" >&2; exit 2 ;;
+app)
+    # No leak check: the OpenMP runtime keeps its threads' memory at exit.
+    run_app() {
+        OMP_NUM_THREADS=2 "$SL_VALGRIND" -q --error-exitcode=99 "$SL_SOLVER" --exit-status "$input"
+    }
+    run_app >plain.out 2>plain.err
+    plain=$?
+    SCOPE_LIKWID_OUTPUT="$T/out.h5" LD_PRELOAD="$SL_SHIM" run_app >shim.out 2>shim.err
+    shim=$?
+    [ "$plain" = "$input" ] || { echo "FAIL: without the shim exit $plain (expected $input)"; cat plain.err; exit 1; }
+    [ "$shim" = "$plain" ] || { echo "FAIL: with the shim exit $shim, without $plain"; cat shim.err; exit 1; }
+    cmp -s plain.out shim.out || { echo "FAIL: stdout differs with the shim"; exit 1; }
+    [ -s out.h5 ] || { echo "FAIL: no result file"; cat shim.err; exit 1; }
+    "$SL_PYTHON" -c '
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    calls = {r.attrs["tag"]: int(r["call_counts"][:].sum()) for r in f["rank0/timing/regions"].values()}
+want = {"init": 1, "solve-step": 40, "io phase": 1}
+sys.exit(0 if calls == want else "calls %r, expected %r" % (calls, want))' out.h5 || { echo "FAIL: result file"; exit 1; }
+    input=solver ;;
+*) echo "valgrind.sh: KIND '$kind': expected convert, show, write or app" >&2; exit 2 ;;
 esac
 [ -s out.h5 ] || { echo "FAIL: no out.h5"; exit 1; }
 echo "memcheck clean: $kind $(basename "$input")"
