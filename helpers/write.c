@@ -1,7 +1,10 @@
 /* scope-likwid-write RESCUEFILE OUTPUT.h5: turns the shim's rescue file (a
  * wire-encoded run, docs/WIRE.md) into the HDF5 result file. It runs as a
- * separate process so HDF5 never enters the application. It leaves the
- * rescue file in place: the shim deletes it after checking our answer.
+ * separate process so HDF5 never enters the application. It holds a lock
+ * (flock) on the rescue file while it works and removes the file once the
+ * result is in place and named on stdout: a writer left running by a shim
+ * killed meanwhile still delivers, and `scope-likwid recover` (which waits
+ * for the lock) finds no rescue file and makes no second result.
  *
  * scope-likwid-write --journal JOURNAL: what the shim's signal handler runs
  * while the process it belongs to waits to die of a terminating signal:
@@ -9,10 +12,12 @@
  * `scope-likwid recover` would make it, and is removed. Either way the
  * path written is printed on stdout. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -101,6 +106,10 @@ int main(int argc, char **argv)
     if (argc != 3)
         return fail(&diag, "usage: scope-likwid-write RESCUEFILE OUTPUT.h5 | --journal JOURNAL");
     const char *in = argv[1], *out = argv[2];
+    /* Held until we exit (no CLOEXEC needed: we start nothing). */
+    int lock_fd = open(in, O_RDONLY | O_CLOEXEC);
+    if (lock_fd >= 0)
+        flock(lock_fd, LOCK_EX);
 
     char *buf;
     size_t len;
@@ -133,6 +142,8 @@ int main(int argc, char **argv)
     }
     /* the name actually used ("out.1.h5" when "out.h5" existed) */
     rc = report(&diag, written ? written : out);
+    if (rc == 0)
+        unlink(in);     /* delivered: the rescue file has done its work */
     free(written);
     return rc;
 }

@@ -39,6 +39,7 @@ enum sl_jrn_state {
     SL_JRN_CLOSED = 3,          /* Close or the exit hook delivered the result */
     SL_JRN_RECOVERED = 4,       /* recover wrote the result (journal about to go) */
     SL_JRN_UNSAVED = 5,         /* Close or the exit hook ran but could save nothing */
+    SL_JRN_DELIVERING = 6,      /* the rescue file (header.rescue) exists, the writer runs */
 };
 
 enum sl_jrn_kind {
@@ -75,6 +76,7 @@ typedef struct sl_jrn_header {
     uint64_t first_piece;       /* bytes mapped at base (0: the whole file) */
     int64_t outside_tables;     /* threads whose tables are not in the journal (it was full) */
     int64_t outside_entries;    /* regions of threads in it whose entries are not (full) */
+    char rescue[3072];          /* SL_JRN_DELIVERING: the rescue file the writer works on */
 } sl_jrn_header;
 _Static_assert(sizeof(sl_jrn_header) <= SL_JRN_HEADER_BYTES, "the journal header outgrew its room");
 
@@ -139,6 +141,7 @@ typedef struct sl_jrn_info {
     char boot_id[48];
     int state, signo;
     char output[4096];
+    char rescue[3072];          /* SL_JRN_DELIVERING: the rescue file */
     size_t open_regions;        /* started, not stopped, in some thread */
     char open_tags[512];        /* the first of them, "tag (thread T), ..." */
     size_t outside_threads;     /* threads whose samples were not all in the journal */

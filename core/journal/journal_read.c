@@ -42,6 +42,7 @@ static void fill_info(const jfile *j, sl_jrn_info *info)
     info->outside_entries = j->h->outside_entries > 0 ? j->h->outside_entries : 0;
     info->signo = j->h->signo;
     copy_str(info->output, sizeof info->output, j->h->output, sizeof j->h->output);
+    copy_str(info->rescue, sizeof info->rescue, j->h->rescue, sizeof j->h->rescue);
 }
 
 int sl_journal_read_info(const char *path, sl_jrn_info *info, sl_diag *d)

@@ -112,9 +112,10 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
         free(why);
         return -1;
     }
+    sl_journal_mark_delivering(rescue);
     char *written = run_writer(in, rescue, why, WHY);
     if (written) {
-        unlink(rescue);
+        unlink(rescue);     /* the writer removed it already; an older writer did not */
         if (!out)
             sl_log_info("wrote %s", written);
     } else {

@@ -203,6 +203,15 @@ void sl_journal_mark_unsaved(void)
         __atomic_store_n(&jh->state, SL_JRN_UNSAVED, __ATOMIC_RELEASE);
 }
 
+void sl_journal_mark_delivering(const char *rescue)
+{
+    size_t n = strlen(rescue);
+    if (!jh || jclosed || getpid() != (pid_t)jh->pid || n >= sizeof jh->rescue)
+        return;     /* a name too long to note: recover reads the journal as before */
+    memcpy(jh->rescue, rescue, n + 1);
+    __atomic_store_n(&jh->state, SL_JRN_DELIVERING, __ATOMIC_RELEASE);
+}
+
 void sl_journal_note_outside(int entry)
 {
     if (jh && !jclosed)

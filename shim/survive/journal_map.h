@@ -38,6 +38,10 @@ void sl_journal_commit(void *obj);
 
 /* Close (or the exit hook) could save nothing: the journal is what is left. */
 void sl_journal_mark_unsaved(void);
+/* The rescue file exists and the writer is about to run on it: when the
+ * process dies now, an orphaned writer may still deliver the result, and
+ * recover must not make a second one (it checks the rescue file). */
+void sl_journal_mark_delivering(const char *rescue);
 /* A thread's table (entry 0) or a region's entry of a thread in the
  * journal (entry 1) could not be put in the journal (full): counted there. */
 void sl_journal_note_outside(int entry);

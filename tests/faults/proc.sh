@@ -114,6 +114,50 @@ exec-fail)
         --status "not counting"
     expect_line a.shim "exec of /nonexistent/proc_app-no-such-program failed \(No such file or directory\): .* removed, the timing goes on" \
         "a line saying that the exec's result was removed" ;;
+kill-writer|kill-writer-dies)
+    # SIGKILL while the writer runs (the wrapper kills the application, then
+    # runs the real writer, or dies itself): the orphaned writer delivers
+    # and removes the rescue file, so recover removes the journal and makes
+    # no second result; when the writer died too, recover turns the rescue
+    # file into the result. One result file for the process either way.
+    need SL_WRITE
+    if [ "$1" = kill-writer ]; then then_do='exec "$SL_WRITE" "$@"'; else then_do='exit 1'; fi
+    cat >"$T/writer" <<EOS
+#!/bin/sh
+pid=\$(basename "\$2" | sed -n 's/^scope-likwid-\([0-9]*\)\.h5\$/\1/p')
+kill -KILL "\$pid"
+while kill -0 "\$pid" 2>/dev/null; do sleep 0.05; done
+SL_WRITE=$SL_WRITE
+$then_do
+EOS
+    chmod +x "$T/writer"
+    run k env SCOPE_LIKWID_WRITER="$T/writer" LD_PRELOAD="$SL_SHIM" "$SL_PROC_APP" close
+    [ "$(rc_of k)" = 137 ] || fail "k: exit status $(rc_of k): expected 137 (killed while the writer ran)"
+    if [ "$1" = kill-writer ]; then
+        for i in $(seq 300); do
+            [ -e "$T/k"/scope-likwid-*.h5.rescue ] || [ ! -e "$T/k"/scope-likwid-*[0-9].h5 ] || break
+            sleep 0.1
+        done
+        ls "$T/k"/*.rescue >/dev/null 2>&1 && fail "the orphaned writer left its rescue file: $(ls "$T/k")"
+    else
+        ls "$T/k"/*.rescue >/dev/null 2>&1 || fail "expected the rescue file when the writer died: $(ls "$T/k")"
+    fi
+    ls "$T/k"/*.journal >/dev/null 2>&1 || fail "expected the journal of the killed process: $(ls "$T/k")"
+    (cd "$T/k" && exec "$SL_CLI" recover .) >"$T/rec.out" 2>"$T/rec.err" || fail "recover failed: $(cat "$T/rec.err")"
+    if [ "$1" = kill-writer ]; then
+        grep -q 'result already delivered (its writer finished): journal removed' "$T/rec.err" ||
+            fail "recover did not say the result was delivered: $(cat "$T/rec.err")"
+    else
+        grep -q 'its writer had not finished: wrote .* from the rescue file' "$T/rec.err" ||
+            fail "recover did not say it used the rescue file: $(cat "$T/rec.err")"
+    fi
+    n=$(ls "$T/k" | wc -l)
+    f=$(result_file k) || fail "expected one result file, found: $(ls "$T/k")"
+    [ "$n" = 1 ] || fail "expected only the result file after recover, found: $(ls "$T/k")"
+    [ -n "$f" ] && check "$f" --timing "work=1x3" --no-likwid --status "not counting"
+    (cd "$T/k" && exec "$SL_CLI" recover .) >"$T/rec2.out" 2>"$T/rec2.err"
+    grep -q 'no journal' "$T/rec2.err" || fail "a second recover: $(cat "$T/rec2.err"): expected 'no journal'"
+    shown=k ;;
 *)
     echo "proc.sh: unknown case '${1:-}'" >&2
     exit 2 ;;

@@ -9,13 +9,16 @@
 #include <dirent.h>
 #include <getopt.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -24,6 +27,8 @@
 #include "journal_recover.h"
 #include "name_fit.h"
 #include "run.h"
+#include "wire.h"
+#include "fileio.h"
 
 static const char usage[] =
     "usage: scope-likwid recover [DIR|JOURNAL...]\n"
@@ -40,6 +45,82 @@ static void print_diag(const sl_diag *d)
 {
     for (size_t i = 0; i < d->kept; i++)
         sl_error("recover", "%s", d->lines[i]);
+}
+
+/* How long recover waits for a writer still turning the rescue file into
+ * the result (it holds a lock on the file while it works). */
+#define WRITER_WAIT_S 60
+
+static int already_delivered(const char *path)
+{
+    sl_jrn_set_state(path, SL_JRN_RECOVERED);
+    unlink(path);
+    sl_error("recover", "%s: result already delivered (its writer finished): journal removed",
+             path);
+    return 0;
+}
+
+/* A process that died while its writer ran (SL_JRN_DELIVERING): the writer
+ * removes the rescue file once the result is in place, so a rescue file
+ * that is gone means delivered; one that stays (the writer failed or was
+ * killed too) is the whole result, counters included, and becomes the
+ * result file. 0 or 1 when done (the status of recover), -1 to read the
+ * journal instead (the rescue file cannot be read). */
+static int from_rescue(const char *path, const sl_jrn_info *info)
+{
+    const char *rescue = info->rescue;
+    int fd = open(rescue, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? already_delivered(path) : -1;
+    int locked = flock(fd, LOCK_EX | LOCK_NB) == 0;
+    if (!locked)
+        sl_error("recover", "%s: a writer is still at work on %s: waiting for it", path, rescue);
+    for (int i = 0; !locked && i < WRITER_WAIT_S * 10; i++) {
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+        locked = flock(fd, LOCK_EX | LOCK_NB) == 0;
+    }
+    if (!locked) {
+        close(fd);
+        sl_error("recover", "%s: the writer still works on %s after %d s: left alone", path,
+                 rescue, WRITER_WAIT_S);
+        return 1;
+    }
+    struct stat now, ours;
+    if (stat(rescue, &now) != 0 || fstat(fd, &ours) != 0 || now.st_dev != ours.st_dev ||
+        now.st_ino != ours.st_ino) {
+        close(fd);
+        return already_delivered(path);    /* removed while we waited */
+    }
+    close(fd);
+    sl_diag d;
+    sl_diag_init(&d);
+    char *buf = NULL;
+    size_t len = 0;
+    sl_run run;
+    int rc = sl_run_init(&run);
+    if (rc == 0 && (rc = sl_read_file(rescue, (size_t)4 << 30, &buf, &len)) == 0)
+        rc = sl_wire_read_run(buf, len, rescue, &run, &d);
+    free(buf);
+    char *written = NULL;
+    if (rc == 0)
+        rc = sl_h5_write(info->output, &run, 1, &written, &d);
+    sl_run_free(&run);
+    print_diag(&d);
+    sl_diag_free(&d);
+    if (rc != 0) {
+        free(written);
+        sl_error("recover", "%s: the rescue file %s could not be turned into the result (%s): "
+                 "reading the journal instead", path, rescue, strerror(-rc));
+        return -1;
+    }
+    unlink(rescue);
+    sl_jrn_set_state(path, SL_JRN_RECOVERED);
+    unlink(path);
+    sl_error("recover", "recovered %s: its writer had not finished: wrote %s from the rescue "
+             "file %s (removed)", path, written ? written : info->output, rescue);
+    free(written);
+    return 0;
 }
 
 int sl_recover_journal(const char *path, const char *why)
@@ -64,6 +145,13 @@ int sl_recover_journal(const char *path, const char *why)
         sl_error("recover", "%s: result already delivered: journal removed", path);
         sl_diag_free(&d);
         return 0;
+    }
+    if (info.state == SL_JRN_DELIVERING && info.rescue[0]) {
+        int done = from_rescue(path, &info);
+        if (done >= 0) {
+            sl_diag_free(&d);
+            return done;
+        }
     }
     char boot[48];
     sl_jrn_clock clk = sl_jrn_reader_clock(boot, sizeof boot);
