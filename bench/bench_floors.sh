@@ -44,22 +44,27 @@ trap 'exit 130' INT TERM
 
 row() {
     case $4 in 1) v=pass ;; 0) v=FAIL ;; *) v=$4 ;; esac
+    case $2 in *"runs failed"*) v=FAIL ;; esac
     printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$v"
 }
 # pair ratios: column $3 of file $1 over column $3 of file $2, line by line:
 # "median [min..max]" of the ratios
 ratios() {
+    failed "$(basename "$1")" "$(basename "$2")" && { echo "runs failed (see log)"; return; }
     paste -d' ' "$1" "$2" | awk -v c="$3" '{ print $c / $(c + 2) }' | sort -g |
         awk '{ v[NR] = $1 } END { printf "%.2f [%.2f..%.2f]", v[int((NR + 1) / 2)], v[1], v[NR] }'
 }
 med() { awk -v c="$2" '{ print $c }' "$1" | sort -g | awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] }'; }
 le() { awk -v a="${1%% *}" -v b="$2" 'BEGIN { print (a <= b) ? 1 : 0 }'; }
 # timed NAME CMD...: one run appended to $TMP/NAME ("wall_ms cpu_ms")
-timed() { n=$1; shift; "$RT" "$TMP/$n" "$@" 2>>"$TMP/err" || echo "bench_floors: $n failed: $*" >&2; }
+# a run that fails makes every figure from NAME fail (failed NAME...)
+timed() { n=$1; shift; "$RT" "$TMP/$n" "$@" 2>>"$TMP/err" || { echo "bench_floors: $n failed: $*" >&2; : >"$TMP/$n.failed"; }; }
+failed() { for n in "$@"; do [ ! -e "$TMP/$n.failed" ] || return 0; done; return 1; }
 
 # ---- reading: show and export against the plain reader and the previous build ----
+# the file made by the previous build when there is one: both read it
 "$GEN" 8 1000 8 "$TMP/se.txt" >/dev/null
-"$CLI" convert "$TMP/se.txt" -o "$TMP/se.h5" >/dev/null
+"${PREV:-$BUILD}/tools/scope-likwid" convert "$TMP/se.txt" -o "$TMP/se.h5" >/dev/null
 for n in floor show csv json pshow pcsv pjson; do : >"$TMP/$n"; done
 i=0
 while [ "$i" -lt "$RUNS" ]; do

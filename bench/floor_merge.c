@@ -4,14 +4,17 @@
  * (copy<N>), and the first input's /metadata once. The file-access
  * settings are merge's own (inputs read whole into memory, a fixed 128 KiB
  * metadata cache on both sides, the output's library-version bounds), so
- * the difference to merge is what merge does besides the copy.
+ * the difference to merge is what merge does besides the copy. The output
+ * is fsynced at the end, as merge places every file it writes.
  * bench/bench_floors.sh times it interleaved with merge.
  * usage: floor_merge OUT.h5 IN.h5...
  * Prints "floor_merge_ms MS" (the whole loop, files opened and closed). */
+#include <fcntl.h>
 #include <hdf5.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct loop {
     hid_t dst;
@@ -81,6 +84,10 @@ int main(int argc, char **argv)
     }
     if (H5Fclose(l.dst) < 0 || l.failed)
         return 1;
+    int fd = open(argv[1], O_RDONLY);
+    if (fd < 0 || fsync(fd) < 0)
+        return 1;
+    close(fd);
     printf("floor_merge_ms %.1f\n", now_ms() - t0);
     return 0;
 }

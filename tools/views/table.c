@@ -66,12 +66,25 @@ static size_t text_width(const char *s)
     return w;
 }
 
+/* n copies of ch, in runs (a table has tens of thousands of cells: one
+ * fprintf or fputc per pad byte cost more than the numbers). */
+static void fill(FILE *f, char ch, size_t n)
+{
+    static const char spaces[] = "                                                                ";
+    static const char dashes[] = "----------------------------------------------------------------";
+    const char *run = ch == ' ' ? spaces : dashes;
+    while (n) {
+        size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+        fwrite(run, 1, k, f);
+        n -= k;
+    }
+}
+
 static void rule(FILE *f, const size_t *width, size_t ncols)
 {
     for (size_t c = 0; c < ncols; c++) {
         fputc('+', f);
-        for (size_t i = 0; i < width[c] + 2; i++)
-            fputc('-', f);
+        fill(f, '-', width[c] + 2);
     }
     fputs("+\n", f);
 }
@@ -100,9 +113,9 @@ void sl_table_print(FILE *f, const sl_table *t, size_t header_rows)
             fputs("| ", f);
             if (c == 0) {
                 fputs(s, f);
-                fprintf(f, "%*s", (int)pad, "");
+                fill(f, ' ', pad);
             } else {
-                fprintf(f, "%*s", (int)pad, "");
+                fill(f, ' ', pad);
                 fputs(s, f);
             }
             fputc(' ', f);
@@ -125,6 +138,26 @@ static const char *non_finite(double v)
     return NULL;
 }
 
+/* "%lld" of a whole double below 2^53, without snprintf (the tables
+ * print one per cell). -0.0 gives "0", as "%lld" does. */
+static void fmt_whole(double v, char buf[SL_NUM_BUF])
+{
+    long long x = (long long)v;
+    unsigned long long u = x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x;
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    size_t k = 0;
+    if (x < 0)
+        buf[k++] = '-';
+    while (n)
+        buf[k++] = tmp[--n];
+    buf[k] = '\0';
+}
+
 const char *sl_fmt_value(double v, char buf[SL_NUM_BUF])
 {
     const char *nf = non_finite(v);
@@ -132,7 +165,7 @@ const char *sl_fmt_value(double v, char buf[SL_NUM_BUF])
         return nf;
     /* counters are accumulated doubles: whole numbers read best as integers */
     if (fabs(v) < 9007199254740992.0 && v == floor(v))
-        snprintf(buf, SL_NUM_BUF, "%lld", (long long)v);
+        fmt_whole(v, buf);
     else
         snprintf(buf, SL_NUM_BUF, "%.6g", v);
     return buf;
@@ -144,7 +177,7 @@ const char *sl_fmt_exact(double v, char buf[SL_NUM_BUF])
     if (nf)
         return nf;
     if (fabs(v) < 9007199254740992.0 && v == floor(v)) {
-        snprintf(buf, SL_NUM_BUF, "%lld", (long long)v);
+        fmt_whole(v, buf);
         return buf;
     }
     for (int prec = 1; prec < 17; prec++) {
