@@ -13,6 +13,9 @@
 #   children.sh term-close   SIGTERM (default action) arrives in one thread
 #       while another is in Close (its collector slow): the handler waits
 #       for Close, whose full result is kept; the process dies of SIGTERM
+#   children.sh valgrind    the application under valgrind (which ends a
+#       process that clones with CLONE_VM alone): Close and a SIGTERM both
+#       still give the result (the helper then started as a vfork child)
 # sigchld and wait are repeated (SL_REPEAT, default 5): each run must pass.
 . "$(dirname "$0")/flib.sh"
 need SL_SHIM SL_SIG_APP SL_CHECKER SL_SIM_DIR SL_SIM_PERFCTR SL_COLLECT
@@ -95,6 +98,21 @@ term-close)
         fail "no result file: $(shim_lines t.shim)"
     fi
     ls "$T/t.shim"/*.journal "$T/t.shim"/*.rescue >/dev/null 2>&1 && fail "a journal or rescue file is left" ;;
+valgrind)
+    [ -n "${SL_VALGRIND:-}" ] || skip "no valgrind"
+    [ "${SL_SANITIZE:-none}" = none ] || skip "b_sanitize=$SL_SANITIZE: no valgrind on a sanitized build"
+    # (--leak-check=no: memcheck's leak scan reads every writable mapping,
+    # the journal's whole reservation included, which takes minutes)
+    for m in close raise-TERM; do
+        run "v$m.base" "$SL_VALGRIND" -q --leak-check=no "$SL_SIG_APP" "$m"
+        run "v$m.shim" env LD_PRELOAD="$SL_SHIM" "$SL_VALGRIND" -q --leak-check=no "$SL_SIG_APP" "$m"
+        same_behaviour "v$m.base" "v$m.shim"
+        if f=$(result_file "v$m.shim"); then
+            check "$f" --timing "work=1x3" --no-likwid >/dev/null
+        else
+            fail "$m under valgrind: no result file: $(tail -n 3 "$T/v$m.shim.err")"
+        fi
+    done ;;
 *) echo "children.sh: unknown case '${1:-}'" >&2; exit 2 ;;
 esac
 finish
