@@ -230,7 +230,7 @@ void sl_shim_thread_init(void)
         r->thread_init();
 }
 
-int sl_shim_register(const char *tag)
+int sl_shim_register_region(const char *tag)
 {
     const sl_real_api *r = sl_cycle_api();
     int m = mode();

@@ -13,11 +13,9 @@
 
 #include "one_copy.h"
 
-static const char *const names[] = {
-    "likwid_markerInit",          "likwid_markerThreadInit", "likwid_markerRegisterRegion",
-    "likwid_markerStartRegion",   "likwid_markerStopRegion", "likwid_markerResetRegion",
-    "likwid_markerGetRegion",     "likwid_markerNextGroup",  "likwid_markerClose",
-};
+#define SL_REAL_NAME(cname, member, ret, params, args, fname, fshape) #cname,
+static const char *const names[] = {SL_MARKER_FNS(SL_REAL_NAME)};
+#undef SL_REAL_NAME
 #define NNAMES (sizeof names / sizeof names[0])
 
 /* Filled before being published, never changed after. */
@@ -36,11 +34,9 @@ static unsigned long long probed_adds = ~0ULL, probed_subs = ~0ULL;
 /* The slots of an sl_real_api in the order of names[]. */
 static void **slot(sl_real_api *a, size_t i)
 {
-    void **s[NNAMES] = {
-        (void **)&a->init,  (void **)&a->thread_init, (void **)&a->register_region,
-        (void **)&a->start, (void **)&a->stop,        (void **)&a->reset,
-        (void **)&a->get,   (void **)&a->next_group,  (void **)&a->close,
-    };
+#define SL_REAL_SLOT_ADDR(cname, member, ret, params, args, fname, fshape) (void **)&a->member,
+    void **s[NNAMES] = {SL_MARKER_FNS(SL_REAL_SLOT_ADDR)};
+#undef SL_REAL_SLOT_ADDR
     return s[i];
 }
 

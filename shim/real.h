@@ -7,17 +7,14 @@
 #ifndef SL_SHIM_REAL_H
 #define SL_SHIM_REAL_H
 
+#include "marker_fns.h"
+
+/* One pointer per row of SL_MARKER_FNS, named by its member column. */
+#define SL_REAL_SLOT(cname, member, ret, params, args, fname, fshape) ret(*member) params;
 typedef struct sl_real_api {
-    void (*init)(void);
-    void (*thread_init)(void);
-    int (*register_region)(const char *);
-    int (*start)(const char *);
-    int (*stop)(const char *);
-    int (*reset)(const char *);
-    void (*get)(const char *, int *, double *, double *, int *);
-    void (*next_group)(void);
-    void (*close)(void);
+    SL_MARKER_FNS(SL_REAL_SLOT)
 } sl_real_api;
+#undef SL_REAL_SLOT
 
 /* Thread-safe; never NULL itself. Once LIKWID is found the answer never
  * changes; until then it is the all-NULL table. */

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "marker_fns.h"
 
 enum sl_mode {
     SL_MODE_IDLE = 0,   /* before likwid_markerInit: pass-through */
@@ -35,15 +36,11 @@ extern _Atomic int sl_mode;
 extern _Atomic int sl_in_real_init;     /* LIKWID's Init running (it may exit()) */
 extern _Atomic int sl_next_group_calls;
 
-void sl_shim_init(void);
-void sl_shim_thread_init(void);
-int sl_shim_register(const char *tag);
-int sl_shim_start(const char *tag);
-int sl_shim_stop(const char *tag);
-int sl_shim_reset(const char *tag);
-void sl_shim_get(const char *tag, int *nr_events, double *events, double *time, int *count);
-void sl_shim_next_group(void);
-void sl_shim_close(void);
+/* The internal path behind each entry point (marker.c): sl_shim_<member>
+ * for every row of SL_MARKER_FNS. */
+#define SL_SHIM_DECL(cname, member, ret, params, args, fname, fshape) ret sl_shim_##member params;
+SL_MARKER_FNS(SL_SHIM_DECL)
+#undef SL_SHIM_DECL
 
 /* close.c: the Close sequence. sl_close_claim: 1 for the one caller (Close
  * or the exit hook) that finishes the cycle, which it marks CLOSED; 0 for

@@ -14,14 +14,6 @@
 #define SL_EXPORT __attribute__((visibility("default")))
 #define STACK_TAG 256
 
-SL_EXPORT void likwid_markerinit_(void);
-SL_EXPORT void likwid_markerthreadinit_(void);
-SL_EXPORT void likwid_markerclose_(void);
-SL_EXPORT void likwid_markernextgroup_(void);
-SL_EXPORT void likwid_markerregisterregion_(const char *tag, size_t len);
-SL_EXPORT void likwid_markerstartregion_(const char *tag, size_t len);
-SL_EXPORT void likwid_markerstopregion_(const char *tag, size_t len);
-SL_EXPORT void likwid_markerresetregion_(const char *tag, size_t len);
 SL_EXPORT void likwid_markergetregion_(const char *tag, int *nr_events, double *events,
                                        double *time, int *count, size_t len);
 
@@ -45,53 +37,26 @@ static const char *ctag(const char *tag, size_t len, char *buf, char **heap)
     return dst;
 }
 
-void likwid_markerinit_(void)
-{
-    sl_shim_init();
-}
-
-void likwid_markerthreadinit_(void)
-{
-    sl_shim_thread_init();
-}
-
-void likwid_markerclose_(void)
-{
-    sl_shim_close();
-}
-
-void likwid_markernextgroup_(void)
-{
-    sl_shim_next_group();
-}
-
-void likwid_markerregisterregion_(const char *tag, size_t len)
-{
-    char buf[STACK_TAG], *heap;
-    sl_shim_register(ctag(tag, len, buf, &heap));
-    free(heap);
-}
-
-void likwid_markerstartregion_(const char *tag, size_t len)
-{
-    char buf[STACK_TAG], *heap;
-    sl_shim_start(ctag(tag, len, buf, &heap));
-    free(heap);
-}
-
-void likwid_markerstopregion_(const char *tag, size_t len)
-{
-    char buf[STACK_TAG], *heap;
-    sl_shim_stop(ctag(tag, len, buf, &heap));
-    free(heap);
-}
-
-void likwid_markerresetregion_(const char *tag, size_t len)
-{
-    char buf[STACK_TAG], *heap;
-    sl_shim_reset(ctag(tag, len, buf, &heap));
-    free(heap);
-}
+/* The rows of SL_MARKER_FNS (marker_fns.h) by gfortran shape: NONE calls
+ * the internal path as it is, TAG with the tag made a C string; OWN is
+ * written below. */
+#define SL_F_ENTRY_NONE(fname, member) \
+    SL_EXPORT void fname(void);        \
+    void fname(void)                   \
+    {                                  \
+        sl_shim_##member();            \
+    }
+#define SL_F_ENTRY_TAG(fname, member)                \
+    SL_EXPORT void fname(const char *tag, size_t len); \
+    void fname(const char *tag, size_t len)          \
+    {                                                \
+        char buf[STACK_TAG], *heap;                  \
+        sl_shim_##member(ctag(tag, len, buf, &heap)); \
+        free(heap);                                  \
+    }
+#define SL_F_ENTRY_OWN(fname, member)
+#define SL_F_ENTRY(cname, member, ret, params, args, fname, fshape) SL_F_ENTRY_##fshape(fname, member)
+SL_MARKER_FNS(SL_F_ENTRY)
 
 void likwid_markergetregion_(const char *tag, int *nr_events, double *events, double *time,
                              int *count, size_t len)
