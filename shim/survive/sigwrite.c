@@ -277,7 +277,15 @@ void sl_sigwrite_run(int sig)
     if (ended != 1) {
         sl_child_kill(&c);
         sl_child_poll(&c, &st, 1);
-        say_not_written(sig, "writer timed out after ", (long)prep.timeout_s, " s", "");
+        /* the timeout as given, to a tenth ("2.5 s", "10 s") */
+        long tenths = (long)(prep.timeout_s * 10 + 0.5);
+        char frac[8] = " s";
+        if (tenths % 10) {
+            frac[0] = '.';
+            frac[1] = (char)('0' + tenths % 10);
+            memcpy(frac + 2, " s", 3);
+        }
+        say_not_written(sig, "writer timed out after ", tenths / 10, frac, "");
         return;
     }
     if (WIFSIGNALED(st)) {

@@ -134,13 +134,13 @@ writer-hang)
     # SCOPE_LIKWID_TIMEOUT, and the writer is killed (no process left).
     printf '#!/bin/sh\necho $$ >>"%s/writer.pids"\nexec sleep 60\n' "$T" >"$T/hang-writer"
     chmod +x "$T/hang-writer"
-    SCOPE_LIKWID_WRITER=$T/hang-writer SCOPE_LIKWID_TIMEOUT=2
+    SCOPE_LIKWID_WRITER=$T/hang-writer SCOPE_LIKWID_TIMEOUT=2.5
     export SCOPE_LIKWID_WRITER SCOPE_LIKWID_TIMEOUT
     t0=$(date +%s)
     pair a real "$SL_FAULT_APP" term-in-region
     took=$(( $(date +%s) - t0 ))
     [ "$took" -lt 40 ] || fail "the runs took $took s: the writer's deadline did not hold"
-    expect_line a.shim "could not write the result at signal 15 \(Terminated\) \(writer timed out after 2 s\)" "the deadline"
+    expect_line a.shim "could not write the result at signal 15 \(Terminated\) \(writer timed out after 2.5 s\)" "the deadline"
     for p in $(cat "$T/writer.pids" 2>/dev/null); do
         kill -0 "$p" 2>/dev/null && fail "the hanging writer (pid $p) was not killed"
     done
