@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "sat.h"
+
 int sl_cost_key_cmp(const void *a, const void *b)
 {
     const struct sl_cost_key *x = a, *y = b;
@@ -46,8 +48,7 @@ int64_t sl_timing_total(const sl_timing_region *r)
 {
     int64_t s = 0;
     for (size_t t = 0; t < r->nthreads; t++)
-        if (__builtin_add_overflow(s, r->total_ns[t], &s))
-            s = r->total_ns[t] < 0 ? INT64_MIN : INT64_MAX;
+        s = sl_add_sat(s, r->total_ns[t]);
     return s;
 }
 

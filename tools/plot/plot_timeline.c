@@ -18,7 +18,7 @@
 
 static int64_t duration(const sl_timing_region *r, size_t c)
 {
-    int64_t d = sl_sat_sub(r->end_times[c], r->start_times[c]);
+    int64_t d = sl_sub_sat(r->end_times[c], r->start_times[c]);
     return d > 0 ? d : 0;
 }
 
@@ -202,7 +202,7 @@ double sl_plot_timeline(sl_buf *b, const sl_run *run, sl_tl_select *sel,
     size_t n = 0;
     for (size_t i = 0; i < tm->nregions; i++) {
         n += tm->regions[i].ncalls;
-        st->shim_dropped = sl_sat_add(st->shim_dropped, tm->regions[i].dropped_calls);
+        st->shim_dropped = sl_add_sat(st->shim_dropped, tm->regions[i].dropped_calls);
     }
     st->recorded = n;
     if (!n)
@@ -245,7 +245,7 @@ double sl_plot_timeline(sl_buf *b, const sl_run *run, sl_tl_select *sel,
             if (d == sel->threshold)
                 sel->ties--;
             const int64_t *row = bsearch(&r->call_threads[c], tids, nrows, sizeof *tids, cmp_i64);
-            calls[m++] = (struct call){r->start_times[c], sl_sat_add(r->start_times[c], d),
+            calls[m++] = (struct call){r->start_times[c], sl_add_sat(r->start_times[c], d),
                                        (size_t)(row - tids), i, colour, 0};
             per_region[i]++;
         }

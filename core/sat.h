@@ -1,6 +1,7 @@
-/* Internal header: not installed. Sums of int64 values read from a file:
- * any value is possible, so they saturate at the limits instead of
- * overflowing (undefined behaviour). */
+/* Internal header: not installed. The one saturating int64 add and
+ * subtract: sums and differences of values read from a file (any value is
+ * possible) stop at the limits instead of overflowing (undefined
+ * behaviour). */
 #ifndef SL_SAT_H
 #define SL_SAT_H
 
