@@ -1,6 +1,6 @@
 #!/bin/sh
-# The marker file the simulation writes parses strictly with the project's
-# reader in each LIKWID style, and all styles hold the same data.
+# The marker file the simulation writes parses strictly with an independent
+# reader (check_marker.py) in each LIKWID style, and all styles hold the same data.
 . "$(dirname "$0")/common.sh"
 
 want_normal="header 2 3 1
