@@ -1,4 +1,5 @@
-/* scope-likwid show: reads the options, then the views print (show.h). */
+/* scope-likwid show: reads the options, then prints each rank by its
+ * renderer (show.h). */
 #include "cmds.h"
 
 #include <errno.h>
@@ -8,7 +9,10 @@
 
 #include "cli_args.h"
 #include "cli_files.h"
+#include "csv_json.h"
 #include "h5read.h"
+#include "run_info.h"
+#include "schema.h"
 #include "show.h"
 #include "show_filter.h"
 
@@ -160,6 +164,79 @@ static int parse_args(int argc, char **argv, sl_show_format *fmt, sl_show_filter
     return -1;
 }
 
+static int show_run(FILE *f, sl_show_format fmt, size_t i, const sl_run *run,
+                    const sl_show_filter *flt, const sl_infos *meta)
+{
+    sl_show_view v;
+    int rc = sl_show_view_build(flt, run, &v);
+    if (rc == 0 && fmt == SL_SHOW_TABLE) {
+        if (i)
+            fputc('\n', f);
+        rc = sl_show_run_table(f, run, flt, &v);
+    } else if (rc == 0 && fmt == SL_SHOW_CSV) {
+        rc = sl_show_run_csv(f, run, flt, &v, meta);
+    } else if (rc == 0) {
+        fputs(i ? ",\n" : "\n", f);
+        rc = sl_show_run_json(f, run, flt, &v);
+    }
+    sl_show_view_free(&v);
+    return rc;
+}
+
+/* The file's /metadata before the ranks: a line of the table, the JSON's
+ * "metadata" object (null without /metadata). */
+static int show_meta(FILE *f, const sl_runset *set, sl_show_format fmt, const sl_infos *meta)
+{
+    if (fmt == SL_SHOW_JSON) {
+        fputs(",\"" SL_H5N_metadata "\":", f);
+        if (!set->meta.present) {
+            fputs("null", f);
+            return 0;
+        }
+        fputc('{', f);
+        sl_show_json_infos(f, meta);
+        fputc('}', f);
+    } else if (fmt == SL_SHOW_TABLE) {
+        int none;
+        char *title = sl_info_run_title(&set->meta, &none);
+        if (!title)
+            return none ? 0 : -ENOMEM;
+        fprintf(f, "%s\n\n", title);
+        free(title);
+    }
+    return 0;
+}
+
+/* The whole output: the runs of set that flt selects, each by its
+ * renderer (show.h); path is the file's name as the JSON output quotes it.
+ * 0 or negative errno (-ENOMEM, -EIO when f could not be written). */
+static int show_write(FILE *f, const sl_runset *set, const char *path, sl_show_format fmt,
+                      const sl_show_filter *flt)
+{
+    sl_infos meta;
+    if (sl_info_meta(&set->meta, &meta))
+        return -ENOMEM;
+    if (fmt == SL_SHOW_CSV)
+        fputs("rank,section,group_id,group_name,tag,thread,cpu,row,value\n", f);
+    if (fmt == SL_SHOW_JSON) {
+        fputs("{\"file\":", f);
+        sl_json_bytes(f, path);
+    }
+    int rc = show_meta(f, set, fmt, &meta);
+    if (fmt == SL_SHOW_JSON)
+        fputs(",\"ranks\":[", f);
+    size_t shown = 0;
+    for (size_t i = 0; i < set->nruns && rc == 0; i++)
+        if (sl_filter_rank(flt, set->runs[i].rank))
+            rc = show_run(f, fmt, shown++, &set->runs[i], flt, &meta);
+    if (fmt == SL_SHOW_JSON)
+        fputs("]}\n", f);
+    if (rc == 0 && (fflush(f) || ferror(f)))
+        rc = -EIO;
+    sl_infos_free(&meta);
+    return rc;
+}
+
 int sl_cmd_show(int argc, char **argv)
 {
     const char *path = NULL;
@@ -185,7 +262,7 @@ int sl_cmd_show(int argc, char **argv)
         sl_show_filter_free(&flt);
         return SL_EXIT_FAIL;
     }
-    rc = sl_show_write(stdout, &set, path, fmt, &flt);
+    rc = show_write(stdout, &set, path, fmt, &flt);
     if (rc < 0)
         sl_error("show", "%s: %s", path, strerror(-rc));
     sl_runset_free(&set);

@@ -1,5 +1,6 @@
 /* `scope-likwid show --csv`: one line per value,
  * rank,section,group_id,group_name,tag,thread,cpu,row,value. */
+#include "show.h"
 #include "show_rows.h"
 
 #include <errno.h>

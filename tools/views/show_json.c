@@ -1,5 +1,6 @@
 /* `scope-likwid show --json`: per rank the run's attributes, the LIKWID
  * groups with their regions, and the timing regions. */
+#include "show.h"
 #include "show_rows.h"
 
 #include <errno.h>

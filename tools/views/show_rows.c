@@ -1,18 +1,15 @@
-/* The order and the rows show's renderers share, and the whole output of
- * `scope-likwid show` (show.h, show_rows.h). */
-#include "show.h"
+/* The order and the rows show's renderers share (show_rows.h): the model
+ * the table, CSV and JSON renderers read; it calls none of them. */
 #include "show_rows.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_json.h"
 #include "labels.h"
 #include "names.h"
 #include "region_order.h"
 #include "sat.h"
-#include "schema.h"
 
 /* ---- ordering shared by the three formats ---- */
 
@@ -156,77 +153,4 @@ char *sl_show_tag(const char *tag, size_t len, int for_table)
             if ((unsigned char)*p < 0x20 || *p == 0x7f)
                 *p = '?';
     return s;
-}
-
-/* show escapes \n \r \t short (csv_json.h) */
-#define SHOW_ESC "\n\r\t"
-
-static int show_run(FILE *f, sl_show_format fmt, size_t i, const sl_run *run,
-                    const sl_show_filter *flt, const sl_infos *meta)
-{
-    sl_show_view v;
-    int rc = sl_show_view_build(flt, run, &v);
-    if (rc == 0 && fmt == SL_SHOW_TABLE) {
-        if (i)
-            fputc('\n', f);
-        rc = sl_show_run_table(f, run, flt, &v);
-    } else if (rc == 0 && fmt == SL_SHOW_CSV) {
-        rc = sl_show_run_csv(f, run, flt, &v, meta);
-    } else if (rc == 0) {
-        fputs(i ? ",\n" : "\n", f);
-        rc = sl_show_run_json(f, run, flt, &v);
-    }
-    sl_show_view_free(&v);
-    return rc;
-}
-
-/* The file's /metadata before the ranks: a line of the table, the JSON's
- * "metadata" object (null without /metadata). */
-static int show_meta(FILE *f, const sl_runset *set, sl_show_format fmt, const sl_infos *meta)
-{
-    if (fmt == SL_SHOW_JSON) {
-        fputs(",\"" SL_H5N_metadata "\":", f);
-        if (!set->meta.present) {
-            fputs("null", f);
-            return 0;
-        }
-        fputc('{', f);
-        sl_show_json_infos(f, meta);
-        fputc('}', f);
-    } else if (fmt == SL_SHOW_TABLE) {
-        int none;
-        char *title = sl_info_run_title(&set->meta, &none);
-        if (!title)
-            return none ? 0 : -ENOMEM;
-        fprintf(f, "%s\n\n", title);
-        free(title);
-    }
-    return 0;
-}
-
-int sl_show_write(FILE *f, const sl_runset *set, const char *path, sl_show_format fmt,
-                  const sl_show_filter *flt)
-{
-    sl_infos meta;
-    if (sl_info_meta(&set->meta, &meta))
-        return -ENOMEM;
-    if (fmt == SL_SHOW_CSV)
-        fputs("rank,section,group_id,group_name,tag,thread,cpu,row,value\n", f);
-    if (fmt == SL_SHOW_JSON) {
-        fputs("{\"file\":", f);
-        sl_json_bytes(f, path);
-    }
-    int rc = show_meta(f, set, fmt, &meta);
-    if (fmt == SL_SHOW_JSON)
-        fputs(",\"ranks\":[", f);
-    size_t shown = 0;
-    for (size_t i = 0; i < set->nruns && rc == 0; i++)
-        if (sl_filter_rank(flt, set->runs[i].rank))
-            rc = show_run(f, fmt, shown++, &set->runs[i], flt, &meta);
-    if (fmt == SL_SHOW_JSON)
-        fputs("]}\n", f);
-    if (rc == 0 && (fflush(f) || ferror(f)))
-        rc = -EIO;
-    sl_infos_free(&meta);
-    return rc;
 }

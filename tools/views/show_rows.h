@@ -1,6 +1,7 @@
 /* Internal to the show views (show_rows.c, show_table.c, show_csv.c,
  * show_json.c): the order and the rows the three renderers share, so a
- * table, its CSV and its JSON cannot disagree. Not a contract. */
+ * table, its CSV and its JSON cannot disagree. Not a contract. The
+ * renderers are declared in show.h. */
 #ifndef SL_SHOW_ROWS_H
 #define SL_SHOW_ROWS_H
 
@@ -50,16 +51,5 @@ size_t sl_show_group_end(const sl_likwid *lw, const size_t *order, size_t k);
 const char *sl_show_metric_name(const sl_region *r, size_t m);
 /* Displayable tag (malloc'd); for tables, control bytes become '?'. */
 char *sl_show_tag(const char *tag, size_t len, int for_table);
-
-/* The renderers of one run. 0 or -ENOMEM. */
-int sl_show_run_table(FILE *f, const sl_run *run, const sl_show_filter *flt,
-                      const sl_show_view *v);
-/* meta: the file's /metadata (run_info.h), written on every rank's rows */
-int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt,
-                    const sl_show_view *v, const sl_infos *meta);
-int sl_show_run_json(FILE *f, const sl_run *run, const sl_show_filter *flt,
-                     const sl_show_view *v);
-/* "name":value,... of infos (unknown values null), without braces */
-void sl_show_json_infos(FILE *f, const sl_infos *in);
 
 #endif

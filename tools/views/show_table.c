@@ -1,5 +1,6 @@
 /* `scope-likwid show` as likwid-perfctr-like tables: per event group one
  * column per region and thread, then the shim's timing table. */
+#include "show.h"
 #include "show_rows.h"
 
 #include <errno.h>
