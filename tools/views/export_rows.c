@@ -14,7 +14,7 @@
 #include "csv_json.h"
 #include "labels.h"
 #include "names.h"
-#include "sat.h"
+#include "show_rows.h"
 #include "table.h"
 #include "schema.h"
 
@@ -45,18 +45,10 @@ struct cols {
     char **v;
 };
 
-static long cols_find(const struct cols *c, const char *s)
-{
-    for (size_t i = 0; i < c->n; i++)
-        if (!strcmp(c->v[i], s))
-            return (long)i;
-    return -1;
-}
-
 /* Index of s, added when new; -ENOMEM. */
 static long cols_add(struct cols *c, const char *s)
 {
-    long i = cols_find(c, s);
+    long i = sl_show_find_name(c->v, c->n, s, c->n);
     if (i >= 0)
         return i;
     char **grown = realloc(c->v, (c->n + 1) * sizeof *grown);
@@ -224,32 +216,21 @@ static int has_likwid(const sl_run *run, const char *tag, size_t len)
 
 /* The timing columns: per region, over its threads (OS thread ids cannot be
  * matched to LIKWID's CPUs): threads, summed calls and total, min and max
- * over the threads that completed a call. */
+ * over the threads that completed a call, as show's timing rows
+ * (show_rows.h). */
 static void timing_cells(cell *c, const sl_timing_region *t)
 {
     for (size_t i = 0; i < NTIMING; i++)
         c[i] = (cell){.kind = C_EMPTY};
     if (!t)
         return;
-    int64_t calls = 0, total = 0, mn = 0, mx = 0;
-    int have = 0;
-    for (size_t i = 0; i < t->nthreads; i++) {
-        calls = sl_add_sat(calls, t->call_counts[i]);
-        total = sl_add_sat(total, t->total_ns[i]);
-        if (t->call_counts[i] <= 0)
-            continue;
-        if (!have || t->min_ns[i] < mn)
-            mn = t->min_ns[i];
-        if (!have || t->max_ns[i] > mx)
-            mx = t->max_ns[i];
-        have = 1;
-    }
+    struct tm_sum sum = sl_show_timing_sum(t);
     c[0] = (cell){.kind = C_INT, .i = (long long)t->nthreads};
-    c[1] = (cell){.kind = C_INT, .i = calls};
-    c[2] = (cell){.kind = C_INT, .i = total};
-    if (have) {
-        c[3] = (cell){.kind = C_INT, .i = mn};
-        c[4] = (cell){.kind = C_INT, .i = mx};
+    c[1] = (cell){.kind = C_INT, .i = sum.calls};
+    c[2] = (cell){.kind = C_INT, .i = sum.total};
+    if (sum.have_minmax) {
+        c[3] = (cell){.kind = C_INT, .i = sum.min};
+        c[4] = (cell){.kind = C_INT, .i = sum.max};
     }
     c[5] = (cell){.kind = C_INT, .i = t->dropped_calls};
 }

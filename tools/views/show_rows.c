@@ -1,5 +1,5 @@
-/* The order and the rows show's renderers share (show_rows.h): the model
- * the table, CSV and JSON renderers read; it calls none of them. */
+/* The order and the rows the views share (show_rows.h): the model show's
+ * table, CSV and JSON renderers and export read; it calls none of them. */
 #include "show_rows.h"
 
 #include <errno.h>
@@ -13,10 +13,9 @@
 
 /* ---- ordering shared by the three formats ---- */
 
-static struct tm_sum timing_sum(const sl_timing *tm, size_t i)
+struct tm_sum sl_show_timing_sum(const sl_timing_region *r)
 {
-    const sl_timing_region *r = &tm->regions[i];
-    struct tm_sum s = {.idx = i};
+    struct tm_sum s = {0};
     for (size_t t = 0; t < r->nthreads; t++) {
         s.calls = sl_add_sat(s.calls, r->call_counts[t]);
         s.total = sl_add_sat(s.total, r->total_ns[t]);
@@ -41,7 +40,10 @@ struct tm_sum *sl_show_timing_order(const sl_timing *tm)
         return NULL;
     }
     for (size_t i = 0; i < tm->nregions; i++)
-        s[i] = timing_sum(tm, order[i]);
+{
+        s[i] = sl_show_timing_sum(&tm->regions[order[i]]);
+        s[i].idx = order[i];
+    }
     free(order);
     return s;
 }

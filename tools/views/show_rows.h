@@ -1,7 +1,7 @@
-/* Internal to the show views (show_rows.c, show_table.c, show_csv.c,
- * show_json.c): the order and the rows the three renderers share, so a
- * table, its CSV and its JSON cannot disagree. Not a contract. The
- * renderers are declared in show.h. */
+/* Internal to the views (show_rows.c, show_table.c, show_csv.c,
+ * show_json.c, export_rows.c): the order and the rows the renderers share,
+ * so a table, its CSV, its JSON and the export cannot disagree. Not a
+ * contract. show's renderers are declared in show.h. */
 #ifndef SL_SHOW_ROWS_H
 #define SL_SHOW_ROWS_H
 
@@ -15,12 +15,16 @@
 #include "show_filter.h"
 
 /* One timing region summed over its threads (sums saturate at the int64
- * limits rather than overflow). */
+ * limits rather than overflow): the figures of show's timing rows and of
+ * export's timing columns. */
 struct tm_sum {
-    size_t idx;
+    size_t idx;                         /* in the run's timing regions */
     int64_t calls, total, min, max;     /* min/max over threads that ran it */
     int have_minmax;
 };
+
+/* r's sums (idx left 0). */
+struct tm_sum sl_show_timing_sum(const sl_timing_region *r);
 
 /* The timing regions, costliest first; NULL when out of memory. */
 struct tm_sum *sl_show_timing_order(const sl_timing *tm);
