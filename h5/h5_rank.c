@@ -52,6 +52,8 @@ static int cmp_number(const void *a, const void *b)
 
 void sl_h5_rank_number(sl_h5_rankref *refs, size_t n)
 {
+    if (n == 0)     /* refs may be NULL then: qsort(NULL, 0) is undefined */
+        return;
     qsort(refs, n, sizeof *refs, cmp_rank);
     int64_t next = 0;
     for (size_t i = 0; i < n; i++)

@@ -301,7 +301,8 @@ static int merge_one(merge *m, sl_h5w *w, hid_t dst, const char *path)
         sl_diag_add(m->diag, path, 0, "cannot list the rank groups");
         rc = -EIO;
     }
-    qsort(gs.v, gs.n, sizeof *gs.v, cmp_gref);
+    if (gs.n > 1) /* qsort(NULL, 0) is undefined: a damaged file may list none */
+        qsort(gs.v, gs.n, sizeof *gs.v, cmp_gref);
     int holds_rank0 = 0;
     for (size_t i = 0; !rc && i < gs.n; i++) {
         rc = copy_group(m, w, src, dst, path, &gs.v[i], sp);
