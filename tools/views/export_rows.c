@@ -31,6 +31,10 @@ static const char *const timing_cols[] = {
     "timing_dropped_calls",
 };
 #define NTIMING (sizeof timing_cols / sizeof timing_cols[0])
+/* the figure of show's timing rows (show_rows.h) in each timing column */
+static const enum sl_timing_fig_id timing_figs[NTIMING] = {
+    SL_TF_THREADS, SL_TF_CALLS, SL_TF_TOTAL, SL_TF_MIN, SL_TF_MAX, SL_TF_DROPPED,
+};
 
 enum cell_kind { C_EMPTY, C_INT, C_DBL, C_STR };
 typedef struct cell {
@@ -225,14 +229,11 @@ static void timing_cells(cell *c, const sl_timing_region *t)
     if (!t)
         return;
     struct tm_sum sum = sl_show_timing_sum(t);
-    c[0] = (cell){.kind = C_INT, .i = (long long)t->nthreads};
-    c[1] = (cell){.kind = C_INT, .i = sum.calls};
-    c[2] = (cell){.kind = C_INT, .i = sum.total};
-    if (sum.have_minmax) {
-        c[3] = (cell){.kind = C_INT, .i = sum.min};
-        c[4] = (cell){.kind = C_INT, .i = sum.max};
-    }
-    c[5] = (cell){.kind = C_INT, .i = t->dropped_calls};
+    struct sl_fig fig[SL_TF_N];
+    sl_show_timing_figs(t, &sum, fig);
+    for (size_t i = 0; i < NTIMING; i++)
+        if (fig[timing_figs[i]].kind == SL_FIG_INT)
+            c[i] = (cell){.kind = C_INT, .i = fig[timing_figs[i]].i};
 }
 
 /* rank ... hostname (host: displayable), tag, region: the cells every row

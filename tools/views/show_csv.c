@@ -118,28 +118,17 @@ int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const
         char *tag = sl_tag_display(r->tag, r->tag_len);
         if (!tag)
             continue;
-#define TLINE(rowname, ...) do { snprintf(b, sizeof b, __VA_ARGS__); \
-        csv_line(f, rank, SL_H5N_timing, "", "", tag, "", "", rowname, b); } while (0)
-        TLINE(SL_H5N_threads, "%zu", r->nthreads);
-        TLINE("calls", "%lld", (long long)s[i].calls);
-        TLINE(SL_H5N_total_ns, "%lld", (long long)s[i].total);
-        if (s[i].calls > 0)
-            csv_line(f, rank, SL_H5N_timing, "", "", tag, "", "", "mean_ns",
-                     sl_fmt_exact((double)s[i].total / (double)s[i].calls, b));
-        else
-            csv_line(f, rank, SL_H5N_timing, "", "", tag, "", "", "mean_ns", "");
-        if (s[i].have_minmax) {
-            TLINE(SL_H5N_min_ns, "%lld", (long long)s[i].min);
-            TLINE(SL_H5N_max_ns, "%lld", (long long)s[i].max);
-        } else {
-            csv_line(f, rank, SL_H5N_timing, "", "", tag, "", "", SL_H5N_min_ns, "");
-            csv_line(f, rank, SL_H5N_timing, "", "", tag, "", "", SL_H5N_max_ns, "");
+        struct sl_fig fig[SL_TF_N];
+        sl_show_timing_figs(r, &s[i], fig);
+        for (size_t k = 0; k < SL_TF_N; k++) {
+            if (fig[k].kind == SL_FIG_INT)
+                snprintf(b, sizeof b, "%lld", fig[k].i);
+            else if (fig[k].kind == SL_FIG_DBL)
+                sl_fmt_exact(fig[k].d, b);
+            else
+                b[0] = '\0';
+            csv_line(f, rank, SL_H5N_timing, "", "", tag, "", "", fig[k].name, b);
         }
-        TLINE(SL_H5N_dropped_calls, "%lld", (long long)r->dropped_calls);
-        TLINE(SL_H5N_open_at_close, "%lld", (long long)r->open_at_close);
-        TLINE(SL_H5N_unmatched_stops, "%lld", (long long)r->unmatched_stops);
-        TLINE(SL_H5N_nested_starts, "%lld", (long long)r->nested_starts);
-#undef TLINE
         for (size_t t = 0; t < r->nthreads; t++) {
             snprintf(th, sizeof th, "%lld", (long long)r->threads[t]);
 #define PLINE(rowname, v) do { snprintf(b, sizeof b, "%lld", (long long)(v)); \

@@ -146,17 +146,18 @@ int sl_show_run_json(FILE *f, const sl_run *run, const sl_show_filter *flt, cons
         char *tag = sl_tag_display(r->tag, r->tag_len);
         sl_json_string(f, tag ? tag : "");
         free(tag);
-        fprintf(f, ",\"" SL_H5N_threads "\":%zu,\"calls\":%lld,\"" SL_H5N_total_ns "\":%lld,\"mean_ns\":", r->nthreads,
-                (long long)s[i].calls, (long long)s[i].total);
-        sl_json_double(f, s[i].calls > 0 ? (double)s[i].total / (double)s[i].calls : NAN);
-        if (s[i].have_minmax)
-            fprintf(f, ",\"" SL_H5N_min_ns "\":%lld,\"" SL_H5N_max_ns "\":%lld", (long long)s[i].min, (long long)s[i].max);
-        else
-            fputs(",\"" SL_H5N_min_ns "\":null,\"" SL_H5N_max_ns "\":null", f);
-        fprintf(f, ",\"" SL_H5N_dropped_calls "\":%lld,\"" SL_H5N_open_at_close "\":%lld,\"" SL_H5N_unmatched_stops "\":%lld,"
-                   "\"" SL_H5N_nested_starts "\":%lld,\"per_thread\":{\"" SL_H5N_threads "\":",
-                (long long)r->dropped_calls, (long long)r->open_at_close,
-                (long long)r->unmatched_stops, (long long)r->nested_starts);
+        struct sl_fig fig[SL_TF_N];
+        sl_show_timing_figs(r, &s[i], fig);
+        for (size_t k = 0; k < SL_TF_N; k++) {
+            fprintf(f, ",\"%s\":", fig[k].name);
+            if (fig[k].kind == SL_FIG_INT)
+                fprintf(f, "%lld", fig[k].i);
+            else if (fig[k].kind == SL_FIG_DBL)
+                sl_json_double(f, fig[k].d);
+            else
+                fputs("null", f);
+        }
+        fputs(",\"per_thread\":{\"" SL_H5N_threads "\":", f);
         sl_json_i64_array(f, r->threads, r->nthreads);
         fputs(",\"" SL_H5N_call_counts "\":", f);
         sl_json_i64_array(f, r->call_counts, r->nthreads);

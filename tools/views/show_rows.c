@@ -30,6 +30,29 @@ struct tm_sum sl_show_timing_sum(const sl_timing_region *r)
     return s;
 }
 
+#define SL_TF_NAME(id, name) name,
+const char *const sl_timing_fig_names[SL_TF_N] = {SL_TIMING_FIGS(SL_TF_NAME)};
+#undef SL_TF_NAME
+
+void sl_show_timing_figs(const sl_timing_region *r, const struct tm_sum *s,
+                         struct sl_fig fig[SL_TF_N])
+{
+    long long ints[SL_TF_N] = {
+        [SL_TF_THREADS] = (long long)r->nthreads, [SL_TF_CALLS] = s->calls,
+        [SL_TF_TOTAL] = s->total, [SL_TF_MIN] = s->min, [SL_TF_MAX] = s->max,
+        [SL_TF_DROPPED] = r->dropped_calls, [SL_TF_OPEN] = r->open_at_close,
+        [SL_TF_UNMATCHED] = r->unmatched_stops, [SL_TF_NESTED] = r->nested_starts,
+    };
+    for (size_t k = 0; k < SL_TF_N; k++)
+        fig[k] = (struct sl_fig){.name = sl_timing_fig_names[k], .kind = SL_FIG_INT, .i = ints[k]};
+    fig[SL_TF_MEAN].kind = SL_FIG_NONE;
+    if (s->calls > 0)
+        fig[SL_TF_MEAN] = (struct sl_fig){.name = sl_timing_fig_names[SL_TF_MEAN], .kind = SL_FIG_DBL,
+                                          .d = (double)s->total / (double)s->calls};
+    if (!s->have_minmax)
+        fig[SL_TF_MIN].kind = fig[SL_TF_MAX].kind = SL_FIG_NONE;
+}
+
 struct tm_sum *sl_show_timing_order(const sl_timing *tm)
 {
     struct tm_sum *s = calloc(tm->nregions ? tm->nregions : 1, sizeof *s);

@@ -12,6 +12,7 @@
 #include "h5read.h"
 #include "run.h"
 #include "run_info.h"
+#include "schema.h"
 #include "show_filter.h"
 
 /* One timing region summed over its threads (sums saturate at the int64
@@ -25,6 +26,31 @@ struct tm_sum {
 
 /* r's sums (idx left 0). */
 struct tm_sum sl_show_timing_sum(const sl_timing_region *r);
+
+/* The figures of one timing region, in the order show's table, CSV and
+ * JSON give them; export's timing columns are a subset. X(id, name). */
+#define SL_TIMING_FIGS(X)                                                        \
+    X(THREADS, SL_H5N_threads) X(CALLS, "calls") X(TOTAL, SL_H5N_total_ns)        \
+    X(MEAN, "mean_ns") X(MIN, SL_H5N_min_ns) X(MAX, SL_H5N_max_ns)                \
+    X(DROPPED, SL_H5N_dropped_calls) X(OPEN, SL_H5N_open_at_close)                \
+    X(UNMATCHED, SL_H5N_unmatched_stops) X(NESTED, SL_H5N_nested_starts)
+#define SL_TF_ID(id, name) SL_TF_##id,
+enum sl_timing_fig_id { SL_TIMING_FIGS(SL_TF_ID) SL_TF_N };
+#undef SL_TF_ID
+extern const char *const sl_timing_fig_names[SL_TF_N];
+
+/* One figure: an integer, a double (the mean) or no value (min/max of a
+ * region no thread completed, the mean of 0 calls). */
+struct sl_fig {
+    const char *name;
+    enum { SL_FIG_NONE, SL_FIG_INT, SL_FIG_DBL } kind;
+    long long i;
+    double d;
+};
+
+/* r's figures, from its sums s. */
+void sl_show_timing_figs(const sl_timing_region *r, const struct tm_sum *s,
+                         struct sl_fig fig[SL_TF_N]);
 
 /* The timing regions, costliest first; NULL when out of memory. */
 struct tm_sum *sl_show_timing_order(const sl_timing *tm);

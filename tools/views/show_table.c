@@ -118,15 +118,18 @@ static int show_timing_table(FILE *f, const sl_timing *tm)
     struct tm_sum *s = sl_show_timing_order(tm);
     if (!s)
         return -ENOMEM;
-    int dropped = 0, open = 0, unmatched = 0, nested = 0;
+    /* the problem counters (SL_TF_DROPPED on) get a column when any region
+     * has one; its heading is the figure's name with blanks */
+    int shown[SL_TF_N] = {0};
+    size_t ncols = 7;
     for (size_t i = 0; i < tm->nregions; i++) {
-        const sl_timing_region *r = &tm->regions[i];
-        dropped |= r->dropped_calls != 0;
-        open |= r->open_at_close != 0;
-        unmatched |= r->unmatched_stops != 0;
-        nested |= r->nested_starts != 0;
+        struct sl_fig fig[SL_TF_N];
+        sl_show_timing_figs(&tm->regions[s[i].idx], &s[i], fig);
+        for (size_t k = SL_TF_DROPPED; k < SL_TF_N; k++)
+            shown[k] |= fig[k].i != 0;
     }
-    size_t ncols = 7 + (size_t)(dropped + open + unmatched + nested);
+    for (size_t k = SL_TF_DROPPED; k < SL_TF_N; k++)
+        ncols += (size_t)shown[k];
     sl_table t;
     sl_table_init(&t, ncols);
     int rc = 0;
@@ -139,14 +142,16 @@ static int show_timing_table(FILE *f, const sl_timing *tm)
     for (size_t c = 0; c < 7; c++)
         sl_table_set(&t, 0, c, head[c]);
     size_t c = 7;
-    if (dropped)
-        sl_table_set(&t, 0, c++, "dropped calls");
-    if (open)
-        sl_table_set(&t, 0, c++, "open at close");
-    if (unmatched)
-        sl_table_set(&t, 0, c++, "unmatched stops");
-    if (nested)
-        sl_table_set(&t, 0, c++, "nested starts");
+    for (size_t k = SL_TF_DROPPED; k < SL_TF_N; k++) {
+        if (!shown[k])
+            continue;
+        char name[32];
+        snprintf(name, sizeof name, "%s", sl_timing_fig_names[k]);
+        for (char *p = name; *p; p++)
+            if (*p == '_')
+                *p = ' ';
+        sl_table_set(&t, 0, c++, name);
+    }
     for (size_t i = 0; i < tm->nregions; i++) {
         const sl_timing_region *r = &tm->regions[s[i].idx];
         long row = sl_table_add_row(&t);
@@ -159,24 +164,20 @@ static int show_timing_table(FILE *f, const sl_timing *tm)
         size_t ro = (size_t)row;
         sl_table_set(&t, ro, 0, tag);
         free(tag);
-        sl_table_setf(&t, ro, 1, "%zu", r->nthreads);
-        sl_table_setf(&t, ro, 2, "%lld", (long long)s[i].calls);
-        ms_cell(&t, ro, 3, (double)s[i].total);
-        if (s[i].calls > 0)
-            ms_cell(&t, ro, 4, (double)s[i].total / (double)s[i].calls);
-        if (s[i].have_minmax) {
-            ms_cell(&t, ro, 5, (double)s[i].min);
-            ms_cell(&t, ro, 6, (double)s[i].max);
-        }
+        struct sl_fig fig[SL_TF_N];
+        sl_show_timing_figs(r, &s[i], fig);
+        sl_table_setf(&t, ro, 1, "%lld", fig[SL_TF_THREADS].i);
+        sl_table_setf(&t, ro, 2, "%lld", fig[SL_TF_CALLS].i);
+        ms_cell(&t, ro, 3, (double)fig[SL_TF_TOTAL].i);
+        if (fig[SL_TF_MEAN].kind == SL_FIG_DBL)
+            ms_cell(&t, ro, 4, fig[SL_TF_MEAN].d);
+        for (size_t k = SL_TF_MIN; k <= SL_TF_MAX; k++)
+            if (fig[k].kind == SL_FIG_INT)
+                ms_cell(&t, ro, 5 + k - SL_TF_MIN, (double)fig[k].i);
         c = 7;
-        if (dropped)
-            sl_table_setf(&t, ro, c++, "%lld", (long long)r->dropped_calls);
-        if (open)
-            sl_table_setf(&t, ro, c++, "%lld", (long long)r->open_at_close);
-        if (unmatched)
-            sl_table_setf(&t, ro, c++, "%lld", (long long)r->unmatched_stops);
-        if (nested)
-            sl_table_setf(&t, ro, c++, "%lld", (long long)r->nested_starts);
+        for (size_t k = SL_TF_DROPPED; k < SL_TF_N; k++)
+            if (shown[k])
+                sl_table_setf(&t, ro, c++, "%lld", fig[k].i);
     }
     sl_table_print(f, &t, 1);
 out:
