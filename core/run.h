@@ -30,6 +30,7 @@ typedef struct sl_run {
     int64_t rank;               /* group rank<R>: MPI rank, 0 outside MPI */
     int64_t mpi_rank;           /* -1 outside MPI */
     int64_t pid;                /* -1 when unknown (convert) */
+    int64_t parent_pid;         /* a forked child: its parent's pid; 0: none or unknown */
     char *hostname;             /* "" when unknown */
     char *executable;
     char *command_line;

@@ -87,6 +87,15 @@ int sl_h5w_rank_attrs(sl_h5w *w, hid_t g, const sl_run *run)
         if (rc)
             return rc;
     }
+    /* Only a forked child's group has it (an optional field: files without
+     * it read as 0, so format 2 stays as it was). */
+    if (run->parent_pid > 0) {
+        htri_t has = H5Aexists(g, SL_H5N_parent_pid);
+        if (has < 0)
+            return sl_h5w_fail(w, -EIO, "look up attribute", SL_H5N_parent_pid);
+        if (!has)
+            return sl_h5w_i64(w, g, SL_H5N_parent_pid, run->parent_pid);
+    }
     return 0;
 }
 

@@ -389,6 +389,8 @@ int sl_h5r_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *run)
     if (!rc)
         rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(RANK_PID), &run->pid);
     if (!rc)
+        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(RANK_PARENT_PID), &run->parent_pid);
+    if (!rc)
         rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(RANK_MPI_RANK), &run->mpi_rank);
     if (!rc)
         rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_LIKWID_STATUS), &run->likwid_status);

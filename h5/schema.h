@@ -49,6 +49,7 @@
 #define SL_H5N_executable "executable"
 #define SL_H5N_command_line "command_line"
 #define SL_H5N_pid "pid"
+#define SL_H5N_parent_pid "parent_pid"
 #define SL_H5N_mpi_rank "mpi_rank"
 #define SL_H5N_likwid_status "likwid_status"
 #define SL_H5N_timing "timing"
@@ -139,6 +140,7 @@ typedef enum sl_h5_need { SL_H5_REQ, SL_H5_OPT, SL_H5_PAT } sl_h5_need;
     X(RANK_EXECUTABLE, RANK, executable, ATTR, STR, 0, "", REQ, 1)                  \
     X(RANK_COMMAND_LINE, RANK, command_line, ATTR, STR, 0, "", REQ, 1)              \
     X(RANK_PID, RANK, pid, ATTR, I64, 0, "", REQ, 1)                                \
+    X(RANK_PARENT_PID, RANK, parent_pid, ATTR, I64, 0, "", OPT, 2)                  \
     X(RANK_MPI_RANK, RANK, mpi_rank, ATTR, I64, 0, "", REQ, 1)                      \
     X(RANK_LIKWID_STATUS, RANK, likwid_status, ATTR, STR, 0, "", REQ, 1)            \
     X(RANK_MERGED_FROM, RANK, merged_from, ATTR, STR, 0, "", OPT, 2)                \

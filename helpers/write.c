@@ -9,8 +9,15 @@
  * scope-likwid-write --journal JOURNAL: what the shim's signal handler runs
  * while the process it belongs to waits to die of a terminating signal:
  * the journal (marked with the signal) becomes the result file, as
- * `scope-likwid recover` would make it, and is removed. Either way the
- * path written is printed on stdout. */
+ * `scope-likwid recover` would make it, and is removed.
+ *
+ * scope-likwid-write --orphan JOURNAL PARENT_PID: what the shim in a
+ * forked child runs at its Close once its parent (PARENT_PID, the
+ * journal's process) has ended without delivering (the daemon pattern:
+ * fork, then _exit in the parent): the journal, still marked running,
+ * becomes the parent's result file and is removed. The journal is locked
+ * (flock) while it is read, so of several children only one writes it.
+ * Either way the path written is printed on stdout. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -55,23 +62,43 @@ static int report(sl_diag *d, const char *written)
     return 0;
 }
 
-static int from_journal(const char *path, sl_diag *d)
+/* orphan_of: 0 for --journal, else the parent's pid (--orphan). */
+static int from_journal(const char *path, long long orphan_of, sl_diag *d)
 {
     sl_jrn_info info;
+    /* Held until we exit: a second child's writer waits, then finds the
+     * journal recovered (or gone) and writes nothing. */
+    int lock_fd = orphan_of ? open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    if (orphan_of && (lock_fd < 0 || flock(lock_fd, LOCK_EX) != 0))
+        return fail(d, "--orphan: the journal is gone (delivered): nothing written");
     if (sl_journal_read_info(path, &info, d) != 0)
         return fail(d, "journal not read, nothing written");
-    /* Only the shim's handler runs us this way, after marking the signal;
-     * the process is alive (it waits for us), so no liveness check. */
-    if (info.state != SL_JRN_SIGNALED)
+    if (orphan_of) {
+        /* The child saw its parent end (it was reparented); a journal still
+         * running is what that parent left. Any other state: its own Close,
+         * exit hook, signal handler or a recover took care of it. */
+        if (info.state != SL_JRN_RUNNING || info.pid != orphan_of)
+            return fail(d, "--orphan: the journal is not the running journal of that "
+                           "process: nothing written");
+    } else if (info.state != SL_JRN_SIGNALED) {
+        /* Only the shim's handler runs us this way, after marking the
+         * signal; the process is alive (it waits for us), so no liveness
+         * check. */
         return fail(d, "--journal: the journal is not marked with a signal: use scope-likwid "
                        "recover");
+    }
     char boot[48];
     sl_jrn_clock clk = sl_jrn_reader_clock(boot, sizeof boot);
     sl_run run;
     int rc = sl_run_init(&run);
     if (rc == 0)
         rc = sl_journal_read(path, &clk, &run, &info, d);
-    char *status = rc == 0 ? sl_jrn_partial_status(&info, "the shim's signal handler", NULL)
+    char *status = rc == 0 ? sl_jrn_partial_status(&info, orphan_of ? "the shim in a forked child"
+                                                                    : "the shim's signal handler",
+                                                   orphan_of ? "ended after fork without "
+                                                               "likwid_markerClose (_exit, a crash "
+                                                               "or SIGKILL)"
+                                                             : NULL)
                            : NULL;
     if (rc == 0 && (!status || sl_set_string(&run.likwid_status, status) != 0))
         rc = -ENOMEM;
@@ -102,9 +129,12 @@ int main(int argc, char **argv)
     sl_diag diag;
     sl_diag_init(&diag);
     if (argc == 3 && strcmp(argv[1], "--journal") == 0)
-        return from_journal(argv[2], &diag);
+        return from_journal(argv[2], 0, &diag);
+    if (argc == 4 && strcmp(argv[1], "--orphan") == 0 && atoll(argv[3]) > 0)
+        return from_journal(argv[2], atoll(argv[3]), &diag);
     if (argc != 3)
-        return fail(&diag, "usage: scope-likwid-write RESCUEFILE OUTPUT.h5 | --journal JOURNAL");
+        return fail(&diag, "usage: scope-likwid-write RESCUEFILE OUTPUT.h5 | --journal JOURNAL | "
+                           "--orphan JOURNAL PARENT_PID");
     const char *in = argv[1], *out = argv[2];
     /* Held until we exit (no CLOEXEC needed: we start nothing). */
     int lock_fd = open(in, O_RDONLY | O_CLOEXEC);

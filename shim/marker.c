@@ -56,11 +56,13 @@ static int mode(void)
     return atomic_load_explicit(&sl_mode, RELAXED);
 }
 
-/* A forked child never writes and never times: it is the application's copy,
- * not the process that called Init. */
-static void atfork_child(void)
+/* The mode for an entry point that times: a forked child becomes a
+ * process of its own here (fork.c). The others pass a FORKED child's calls
+ * through, as for one that never called Init. */
+static int mode_timing(void)
 {
-    atomic_store(&sl_mode, SL_MODE_PASS);
+    int m = mode();
+    return m == SL_MODE_FORKED || m == SL_MODE_ADOPTING ? sl_fork_adopt() : m;
 }
 
 static int64_t ts_ns(clockid_t c)
@@ -165,7 +167,8 @@ static void do_init(void)
      * outside bench/README.md). */
     const char *tsc = getenv("SCOPE_LIKWID_TSC");
     int on_tsc = sl_rt_clock_init(!(tsc && strcmp(tsc, "0") == 0));
-    pthread_atfork(NULL, NULL, atfork_child);
+    sl_g.tsc = on_tsc;
+    sl_fork_arm();
     /* The exit path (LIKWID's Init may exit() the process, the application
      * may never Close): exit_hook.c. */
     sl_exit_hook_arm();
@@ -187,7 +190,7 @@ void sl_shim_init(void)
     const sl_real_api *r = sl_real();
     if (mode() == SL_MODE_IDLE)
         pthread_once(&init_once, do_init);
-    int m = mode();
+    int m = mode_timing();
     if (m == SL_MODE_ACTIVE && getpid() != sl_g.pid) {
         atomic_store(&sl_mode, SL_MODE_PASS);
         m = SL_MODE_PASS;
@@ -221,7 +224,7 @@ void sl_shim_init(void)
 void sl_shim_thread_init(void)
 {
     const sl_real_api *r = sl_cycle_api();
-    int m = mode();
+    int m = mode_timing();
     if (m == SL_MODE_CLOSED)
         return;
     if (m == SL_MODE_ACTIVE)
@@ -233,7 +236,7 @@ void sl_shim_thread_init(void)
 int sl_shim_register_region(const char *tag)
 {
     const sl_real_api *r = sl_cycle_api();
-    int m = mode();
+    int m = mode_timing();
     if (m == SL_MODE_CLOSED || !tag)
         return -EFAULT;
     if (m == SL_MODE_ACTIVE) {
@@ -251,7 +254,10 @@ int sl_shim_register_region(const char *tag)
 static __attribute__((cold, noinline)) int start_rare(const char *tag)
 {
     const sl_real_api *r = sl_cycle_api();
-    if (mode() == SL_MODE_CLOSED || !tag)
+    int m = tag ? mode_timing() : mode();
+    if (m == SL_MODE_ACTIVE && tag)     /* a forked child's first Start */
+        return sl_rt_start_fwd(tag, atomic_load_explicit(&real_start, RELAXED));
+    if (m == SL_MODE_CLOSED || !tag)
         return -EFAULT;
     return r->start ? r->start(tag) : -EFAULT;
 }

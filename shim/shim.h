@@ -14,12 +14,17 @@ enum sl_mode {
     SL_MODE_IDLE = 0,   /* before likwid_markerInit: pass-through */
     SL_MODE_ACTIVE,     /* timing, hazards answered */
     SL_MODE_CLOSED,     /* after Close (or exit): everything answered by the shim */
-    SL_MODE_PASS,       /* SCOPE_LIKWID_DISABLE=1, or a forked child: pass-through */
+    SL_MODE_PASS,       /* SCOPE_LIKWID_DISABLE=1, or forked after Close: pass-through */
+    SL_MODE_FORKED,     /* a child forked while ACTIVE, not timing yet (fork.c) */
+    SL_MODE_ADOPTING,   /* that child becoming ACTIVE with its own file and journal */
 };
 
 typedef struct sl_state {
     sl_config cfg;
-    pid_t pid;                  /* the initialising process: the only one that writes */
+    pid_t pid;                  /* the process that times: the only one that writes */
+    pid_t parent_pid;           /* a forked child: the process it was forked from; else 0 */
+    char *parent_journal;       /* a forked child: the journal its parent had at the fork */
+    int tsc;                    /* the hot path's clock is the TSC */
     int mpi;                    /* a rank variable was set */
     int64_t rank;               /* 0 outside MPI */
     char *output;               /* absolute path of the result file */
@@ -66,6 +71,14 @@ void sl_exit_superseded(void);
 void sl_exec_begin(const char *what);
 void sl_exec_failed(const char *what);
 
+/* fork.c: the atfork handler (registered at Init); the child's adoption,
+ * at its first Init, ThreadInit, Register or Start while FORKED (returns
+ * the mode now); after a child's own result was delivered, its parent's
+ * journal when the parent ended without delivering it. */
+void sl_fork_arm(void);
+int sl_fork_adopt(void);
+void sl_fork_deliver_parent(void);
+
 /* cycle.c: Init after Close starts cycle N+1 (its own result file).
  * Called by Init in the initialising process while the mode is CLOSED and
  * the previous Close has finished; returns 1 when the new cycle may become
@@ -76,5 +89,7 @@ int sl_cycle_begin(void);
 const struct sl_real_api *sl_cycle_api(void);
 /* Close and the exit hook, when their cycle's result is delivered. */
 void sl_cycle_close_done(void);
+/* A forked child begins its cycle 1. */
+void sl_cycle_fork_child(void);
 
 #endif

@@ -13,8 +13,10 @@
 #include "diag.h"
 #include "run.h"
 
-/* The version written; the decoder also reads version 1 (no metadata lines). */
-#define SL_WIRE_MAGIC "scope-likwid-wire 2"
+/* The version written; the decoder also reads version 2 (no parent_pid line)
+ * and version 1 (no metadata lines either). */
+#define SL_WIRE_MAGIC "scope-likwid-wire 3"
+#define SL_WIRE_MAGIC_V2 "scope-likwid-wire 2"
 #define SL_WIRE_MAGIC_V1 "scope-likwid-wire 1"
 
 /* Encodes the whole run to fd. 0 or negative errno (write failures, ENOSPC). */
@@ -30,7 +32,7 @@ int sl_wire_read_run(const char *buf, size_t len, const char *name,
 int sl_wire_read_likwid(const char *buf, size_t len, const char *name,
                         sl_likwid *lw, sl_diag *diag);
 
-/* True when buf starts with SL_WIRE_MAGIC or SL_WIRE_MAGIC_V1 (to tell a rescue file from a
+/* True when buf starts with one of the three magic lines (to tell a rescue file from a
  * marker file). */
 int sl_wire_is_wire(const char *buf, size_t len);
 

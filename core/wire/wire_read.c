@@ -161,12 +161,14 @@ static int is_line(const sl_wc *c, const char *s)
     return c->ln == strlen(s) && memcmp(c->lp, s, c->ln) == 0;
 }
 
-/* The magic line (either version; *version says which) and the kind. */
+/* The magic line (any version; *version says which) and the kind. */
 static int head(sl_wc *c, const char *kind, int *version)
 {
     if (sl_wc_next_line(c, "'" SL_WIRE_MAGIC "'"))
         return c->err;
     if (is_line(c, SL_WIRE_MAGIC))
+        *version = 3;
+    else if (is_line(c, SL_WIRE_MAGIC_V2))
         *version = 2;
     else if (is_line(c, SL_WIRE_MAGIC_V1))
         *version = 1;
@@ -249,6 +251,7 @@ int sl_wire_read_run(const char *buf, size_t len, const char *name, sl_run *run,
     sl_wc_start(&c, buf, len, name, diag);
     if (head(&c, "run", &version) || sl_wc_named_i64(&c, "rank", &run->rank) ||
         sl_wc_named_i64(&c, "mpi_rank", &run->mpi_rank) || sl_wc_named_i64(&c, "pid", &run->pid) ||
+        (version >= 3 && sl_wc_named_i64(&c, "parent_pid", &run->parent_pid)) ||
         sl_wc_named_str(&c, "hostname", &run->hostname) ||
         sl_wc_named_str(&c, "executable", &run->executable) ||
         sl_wc_named_str(&c, "command_line", &run->command_line) ||
@@ -284,5 +287,6 @@ static int starts_line(const char *buf, size_t len, const char *magic)
 
 int sl_wire_is_wire(const char *buf, size_t len)
 {
-    return starts_line(buf, len, SL_WIRE_MAGIC) || starts_line(buf, len, SL_WIRE_MAGIC_V1);
+    return starts_line(buf, len, SL_WIRE_MAGIC) || starts_line(buf, len, SL_WIRE_MAGIC_V2) ||
+           starts_line(buf, len, SL_WIRE_MAGIC_V1);
 }

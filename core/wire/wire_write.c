@@ -276,6 +276,7 @@ int sl_wire_write_run(int fd, const sl_run *run)
     named_i64(&w, "rank", run->rank);
     named_i64(&w, "mpi_rank", run->mpi_rank);
     named_i64(&w, "pid", run->pid);
+    named_i64(&w, "parent_pid", run->parent_pid);
     named_str(&w, "hostname", run->hostname);
     named_str(&w, "executable", run->executable);
     named_str(&w, "command_line", run->command_line);

@@ -29,7 +29,8 @@ void sl_close_rearm(void)
 
 void sl_deliver_in_from(const sl_state *g, sl_deliver_in *in)
 {
-    *in = (sl_deliver_in){.output = g->output, .pid = g->pid, .mpi = g->mpi, .rank = g->rank,
+    *in = (sl_deliver_in){.output = g->output, .pid = g->pid, .parent_pid = g->parent_pid,
+                          .mpi = g->mpi, .rank = g->rank,
                           .origin_unix_ns = g->origin_unix_ns, .writer = g->cfg.writer,
                           .timeout_s = g->cfg.timeout_s};
 }
@@ -81,6 +82,7 @@ void sl_close_run(void)
     sl_likwid_free(&lw);
     if (saved)
         sl_survive_end();   /* else the journal is the last copy: it stays */
+    sl_fork_deliver_parent();
     sl_signals_finishing(0);
     sl_cycle_close_done();
 }

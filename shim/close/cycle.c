@@ -28,6 +28,12 @@ void sl_cycle_close_done(void)
     atomic_fetch_add(&closes_done, 1);
 }
 
+void sl_cycle_fork_child(void)
+{
+    pthread_mutex_init(&cycle_lock, NULL);
+    atomic_store(&closes_done, 0);
+}
+
 /* Every cycle reaches LIKWID as without the shim. LIKWID 5.2 to 5.4 free
  * their state at Close and clear likwid_init, so the next Init starts
  * afresh and counts (pylikwid's own tests run three cycles); LIKWID 5.5

@@ -14,6 +14,7 @@
 typedef struct sl_deliver_in {
     const char *output;         /* absolute path of the result file */
     pid_t pid;
+    pid_t parent_pid;           /* a forked child's parent, else 0 */
     int mpi;                    /* a rank variable was set */
     int64_t rank;               /* 0 outside MPI */
     int64_t origin_unix_ns;     /* CLOCK_REALTIME - CLOCK_MONOTONIC at Init */

@@ -60,6 +60,7 @@ static int deliver_at_exit(sl_delivered *out, const char *why)
     free(status.s);
     if (saved)
         sl_survive_end();   /* else the journal is the last copy: it stays */
+    sl_fork_deliver_parent();
     return saved;
 }
 

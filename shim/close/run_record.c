@@ -59,6 +59,7 @@ void sl_run_record_fill(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
     run->rank = in->rank;
     run->mpi_rank = in->mpi ? in->rank : -1;
     run->pid = in->pid;
+    run->parent_pid = in->parent_pid;
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) == 0)
         sl_set_string(&run->hostname, host);

@@ -273,12 +273,27 @@ static size_t pick_size(size_t want, size_t budget)
 }
 
 /* A forked child does not keep the parent's descriptor (it is no
- * descriptor the child opened; its number only, the mapping stays). */
+ * descriptor the child opened; its number only, the mapping stays), and
+ * the lock may have been held by a thread that does not exist in it. */
 static void atfork_child(void)
 {
     if (jfd >= 0)
         close(jfd);
     jfd = -1;
+    pthread_mutex_init(&jlock, NULL);
+}
+
+void sl_journal_fork_forget(void)
+{
+    /* The parent's pieces stay mapped (nothing points into them any more:
+     * the region table forgot its threads); nothing is written to them. */
+    jh = NULL;
+    jsize = 0;
+    jpath[0] = '\0';
+    jfd = -1;
+    atomic_store(&jclosed, 0);
+    piece_off = piece_len = 0;
+    piece_at = NULL;
 }
 
 static void register_atfork(void)

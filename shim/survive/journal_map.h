@@ -50,6 +50,11 @@ void sl_journal_note_outside(int entry);
  * (later pieces reopen the file by its path). 1 when one was closed. */
 int sl_journal_spare_fd(void);
 
+/* In a forked child that times regions of its own: the parent's journal
+ * (shared with the parent, MAP_SHARED) is never touched again; the child
+ * begins its own with sl_journal_begin. */
+void sl_journal_fork_forget(void);
+
 /* A terminating signal arrived (async-signal-safe: two stores). */
 void sl_journal_mark_signal(int sig);
 /* The result was delivered: mark it and remove the file. */

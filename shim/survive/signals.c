@@ -107,7 +107,12 @@ static void on_signal(int sig)
 
 void sl_signals_install(pid_t pid, double timeout_s)
 {
+    /* Also in a forked child that times regions of its own: the handlers
+     * it inherited become its own, for its journal. */
     owner = pid;
+    atomic_store(&journal_done, 0);
+    atomic_store(&handling, 0);
+    atomic_store(&finisher, 0);
     /* A second signal, in another thread, waits as long as the writer may
      * take, plus a little. */
     wait_s = timeout_s + 2;
@@ -116,7 +121,7 @@ void sl_signals_install(pid_t pid, double timeout_s)
         if (sigaction(handled[i], NULL, &old) != 0)
             continue;
         if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
-            continue;       /* the application's own: left alone */
+            continue;       /* the application's own (or ours, inherited): left alone */
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;

@@ -100,6 +100,18 @@ sl_rt_thread *sl_rt_self(void)
     return t;
 }
 
+/* In a forked child (its one thread, from the atfork handler): the
+ * parent's tables are not the child's. They stay where they are (in the
+ * parent's journal, shared with it, or in the child's copy of the pool)
+ * and are never reached again; the child's threads make new ones. */
+void sl_rt_fork_child(void)
+{
+    atomic_store_explicit(&sl_rt_all_threads, NULL, RELAXED);
+    tls_self = NULL;
+    tls_fast = NULL;
+    sl_rt_pool_fork_child();
+}
+
 /* FNV-1a over the tag; also gives its length. */
 static uint64_t hash_tag(const char *tag, size_t *len)
 {

@@ -98,6 +98,11 @@ void sl_rt_unreserve(size_t bytes);
  * zeros without the TSC. */
 void sl_rt_clock_pairs(int64_t *tick0, int64_t *ns0, int64_t *tick1, int64_t *ns1);
 
+/* In a forked child, from the atfork handler: no thread has a table (the
+ * calling thread's included), so the child starts with empty tables; the
+ * parent's are never touched again. */
+void sl_rt_fork_child(void);
+
 /* Zeroes every counter of every thread and empties every arena, for a new
  * Init..Close cycle; only while no region is being timed. */
 void sl_rt_forget(void);

@@ -75,6 +75,11 @@ void sl_rt_unreserve(size_t bytes)
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *pool_next, *pool_end;
 
+void sl_rt_pool_fork_child(void)
+{
+    pthread_mutex_init(&pool_lock, NULL);  /* maybe held by a thread the child has not */
+}
+
 void *sl_rt_pool_alloc(size_t bytes)
 {
     bytes = (bytes + 63) / 64 * 64;

@@ -244,6 +244,7 @@ void sl_rt_arena_configure(size_t bytes);
 /* Zeroed memory that is never freed, for the tables when there is no
  * journal (or it is full); NULL when there is none. */
 void *sl_rt_pool_alloc(size_t bytes);
+void sl_rt_pool_fork_child(void);     /* the pool's lock, new in a forked child */
 
 /* A call under the cap when the arena is not mapped yet, or full: maps it
  * on first use, keeps the sample when there is room, else drops it. */

@@ -134,6 +134,30 @@ st = g.attrs["likwid_status"]
 print(len(tags), len(lw), g["likwid"].attrs["source"], "used full_api" in (st if isinstance(st, str) else st.decode()))' "$f" 2>&1)
     [ "$n" = "10000 10000 full_api True" ] ||
         fail "$f: timing tags, likwid tags, source, status ok: '$n': expected '10000 10000 full_api True'" ;;
+fork-markers)
+    # Children forked after Init call markers: each process that timed has
+    # its own file. The parent's holds its own regions only; the first
+    # child's (it Closed) its 4 calls, marked with the parent's pid; the
+    # second child, inside its region while the parent Closes, ends it and
+    # _exits: its journal stays, and recover makes its result (1 call).
+    pair a "$kind" "$SL_FAULT_APP" fork-markers
+    p=$(ls "$T/a.shim"/scope-likwid-*.h5 2>/dev/null | grep -v '\.pid[0-9]*\.h5$')
+    c=$(ls "$T/a.shim"/scope-likwid-*.pid*.h5 2>/dev/null)
+    j=$(ls "$T/a.shim"/scope-likwid-*.pid*.h5.journal 2>/dev/null)
+    [ -f "$p" ] && [ -f "$c" ] && [ -f "$j" ] && [ "$(ls "$T/a.shim" | wc -l)" = 3 ] ||
+        fail "expected the parent's and a child's result file and a child's journal, found: $(ls "$T/a.shim")"
+    [ -f "$p" ] && counted "$p" --timing "work=1x3" --timing "parent=1x2" --timing-tags work parent
+    [ -f "$c" ] && check "$c" --timing "child=1x4" --timing-tags child
+    pp=$("$PY" -c 'import h5py, sys
+print(int(h5py.File(sys.argv[1], "r")["rank0"].attrs["pid"]))' "$p")
+    cp=$("$PY" -c 'import h5py, sys
+print(int(h5py.File(sys.argv[1], "r")["rank0"].attrs.get("parent_pid", 0)))' "$c")
+    [ "$cp" = "$pp" ] || fail "$c: parent_pid '$cp': expected the parent's pid $pp"
+    if [ -f "$j" ]; then
+        "$SL_CLI" recover "$j" >"$T/recover.log" 2>&1 || fail "scope-likwid recover $j failed: $(cat "$T/recover.log")"
+        check "${j%.journal}" --timing "child2=1x1" --timing-tags child2 \
+            --status "ended without likwid_markerClose"
+    fi ;;
 *)
     pair a "$kind" "$SL_FAULT_APP" "$mode"
     if ! f=$(result_file a.shim); then
@@ -145,7 +169,6 @@ print(len(tags), len(lw), g["likwid"].attrs["source"], "used full_api" in (st if
         close-twice) work_timing "$f" --no-likwid --timing-tags work --status "not counting" ;;
         unknown-tags) work_timing "$f" --no-likwid --status "not counting" ;;
         close-threads-inside) counted "$f" --timing "busy=3x0" --open "busy=3" --timing-tags busy ;;
-        fork-markers) counted "$f" --timing "work=1x3" --timing "parent=1x2" --timing-tags work parent ;;
         sigchld-ignore|sigchld-reap|block-signals) counted "$f" --timing "work=1x3" --likwid-region work=1x3 ;;
         close-atexit) counted "$f" --timing "work=1x3" --likwid-region work=1x3 ;;
         long-tags)

@@ -87,6 +87,7 @@ void build_rich_run(sl_run *run)
     run->rank = 3;
     run->mpi_rank = 3;
     run->pid = INT64_MAX;
+    run->parent_pid = INT64_MAX - 1;
     cr_assert(sl_set_string(&run->hostname, "node 1%") == 0);
     cr_assert(sl_set_string(&run->executable, "/a b/\xc3\xa9x\xfe") == 0);
     cr_assert(sl_set_string(&run->command_line, "./x --tag='a b'\t\n\r=%=") == 0);
@@ -216,6 +217,7 @@ void expect_run_equal(const sl_run *a, const sl_run *b)
     cr_expect_eq(a->rank, b->rank);
     cr_expect_eq(a->mpi_rank, b->mpi_rank);
     cr_expect_eq(a->pid, b->pid);
+    cr_expect_eq(a->parent_pid, b->parent_pid);
     same_str(a->hostname, b->hostname, "hostname");
     same_str(a->executable, b->executable, "executable");
     same_str(a->command_line, b->command_line, "command_line");
