@@ -189,6 +189,18 @@ static void no_such(FILE *m, const char *path, const char *what, const char *x,
 
 /* found: frees have and returns 0; else says what the file has (no_such),
  * frees have and returns -ENOENT. */
+/* Whether pattern i matches the tag; its display form joins have (the
+ * names the message lists when nothing matches). */
+static int pattern_tag(const sl_show_filter *f, size_t i, const char *tag, size_t len,
+                       struct names *have)
+{
+    char *d = sl_tag_display(tag, len);
+    if (d)
+        names_add(have, d);
+    free(d);
+    return match_pattern(f, i, tag, len);
+}
+
 static int found_or_say(FILE *m, const char *path, const char *what, const char *x, int found,
                         struct names *have)
 {
@@ -227,22 +239,12 @@ static int check_regions(FILE *m, const sl_show_filter *f, const sl_runset *set,
         int found = 0;
         for (size_t r = 0; r < set->nruns; r++) {
             const sl_run *run = &set->runs[r];
-            for (size_t k = 0; k < run->likwid.nregions; k++) {
-                const sl_region *g = &run->likwid.regions[k];
-                found |= match_pattern(f, i, g->tag, g->tag_len);
-                char *d = sl_tag_display(g->tag, g->tag_len);
-                if (d)
-                    names_add(&have, d);
-                free(d);
-            }
-            for (size_t k = 0; k < run->timing.nregions; k++) {
-                const sl_timing_region *t = &run->timing.regions[k];
-                found |= match_pattern(f, i, t->tag, t->tag_len);
-                char *d = sl_tag_display(t->tag, t->tag_len);
-                if (d)
-                    names_add(&have, d);
-                free(d);
-            }
+            for (size_t k = 0; k < run->likwid.nregions; k++)
+                found |= pattern_tag(f, i, run->likwid.regions[k].tag,
+                                     run->likwid.regions[k].tag_len, &have);
+            for (size_t k = 0; k < run->timing.nregions; k++)
+                found |= pattern_tag(f, i, run->timing.regions[k].tag,
+                                     run->timing.regions[k].tag_len, &have);
         }
         if (found_or_say(m, path, "region matching", f->regions[i], found, &have))
             return -ENOENT;
