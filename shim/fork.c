@@ -99,7 +99,7 @@ int sl_fork_adopt(void)
     sl_close_rearm();
     atomic_store(&sl_next_group_calls, 0);
     sl_run_meta_start();
-    sl_survive_begin(out, self, sl_g.mpi, sl_g.rank, sl_g.origin_unix_ns, sl_g.tsc,
+    sl_survive_begin(out, self, sl_g.parent_pid, sl_g.mpi, sl_g.rank, sl_g.origin_unix_ns, sl_g.tsc,
                      sl_g.cfg.writer, sl_g.cfg.timeout_s);
     sl_log_debug("forked child of process %lld: output %s", (long long)sl_g.parent_pid, out);
     atomic_store(&sl_mode, SL_MODE_ACTIVE);

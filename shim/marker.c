@@ -174,7 +174,7 @@ static void do_init(void)
     sl_exit_hook_arm();
     sl_g.cycle = 1;
     sl_g.first_output = sl_g.output;
-    sl_survive_begin(sl_g.output, sl_g.pid, sl_g.mpi, sl_g.rank, sl_g.origin_unix_ns, on_tsc,
+    sl_survive_begin(sl_g.output, sl_g.pid, 0, sl_g.mpi, sl_g.rank, sl_g.origin_unix_ns, on_tsc,
                      sl_g.cfg.writer, sl_g.cfg.timeout_s);
     atomic_store_explicit(&real_start, no_likwid_start, RELAXED);
     atomic_store_explicit(&real_stop, no_likwid_stop, RELAXED);

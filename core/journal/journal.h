@@ -77,6 +77,7 @@ typedef struct sl_jrn_header {
     int64_t outside_tables;     /* threads whose tables are not in the journal (it was full) */
     int64_t outside_entries;    /* regions of threads in it whose entries are not (full) */
     char rescue[3072];          /* SL_JRN_DELIVERING: the rescue file the writer works on */
+    int64_t parent_pid;         /* a forked child's parent (0: none; an older journal's 0) */
 } sl_jrn_header;
 _Static_assert(sizeof(sl_jrn_header) <= SL_JRN_HEADER_BYTES, "the journal header outgrew its room");
 

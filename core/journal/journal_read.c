@@ -392,6 +392,7 @@ static int read_mapped(jfile *j, const char *name, const sl_jrn_clock *clk, sl_r
     run->rank = h->rank;
     run->mpi_rank = h->mpi ? h->rank : -1;
     run->pid = h->pid;
+    run->parent_pid = h->parent_pid > 0 ? h->parent_pid : 0;
     set_field(&run->hostname, h->hostname, sizeof h->hostname);
     set_field(&run->executable, h->executable, sizeof h->executable);
     set_field(&run->command_line, h->command_line, sizeof h->command_line);

@@ -379,6 +379,7 @@ static void fill_header(const sl_journal_in *in)
     h->base = (uint64_t)(uintptr_t)jh;
     h->used = SL_JRN_HEADER_BYTES;
     h->pid = in->pid;
+    h->parent_pid = in->parent_pid;
     h->start_ticks = sl_jrn_start_ticks(in->pid);
     read_text("/proc/sys/kernel/random/boot_id", h->boot_id, sizeof h->boot_id, 0);
     h->rank = in->rank;

@@ -16,6 +16,7 @@
 typedef struct sl_journal_in {
     const char *output;         /* the result file: the journal is "<output>.journal" */
     pid_t pid;
+    pid_t parent_pid;           /* a forked child's parent, else 0 */
     int mpi;
     int64_t rank;
     int64_t origin_unix_ns;

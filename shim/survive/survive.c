@@ -8,7 +8,7 @@
 #include "journal_map.h"
 #include "log.h"
 
-void sl_survive_begin(const char *output, pid_t pid, int mpi, int64_t rank,
+void sl_survive_begin(const char *output, pid_t pid, pid_t parent_pid, int mpi, int64_t rank,
                       int64_t origin_unix_ns, int tsc, const char *writer, double timeout_s)
 {
     int on = 1;
@@ -19,7 +19,8 @@ void sl_survive_begin(const char *output, pid_t pid, int mpi, int64_t rank,
     }
     if (!on)
         return;
-    sl_journal_in in = {.output = output, .pid = pid, .mpi = mpi, .rank = rank,
+    sl_journal_in in = {.output = output, .pid = pid, .parent_pid = parent_pid, .mpi = mpi,
+                        .rank = rank,
                         .origin_unix_ns = origin_unix_ns, .tsc = tsc};
     int rc = sl_journal_begin(&in);
     if (rc != 0) {

@@ -9,9 +9,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* At Init, before the mode becomes ACTIVE. SCOPE_LIKWID_JOURNAL=0: neither.
+/* At Init, before the mode becomes ACTIVE (parent_pid 0), and in a forked
+ * child that begins to time (its parent's pid, kept in its journal for the
+ * result recovered from it). SCOPE_LIKWID_JOURNAL=0: neither.
  * A journal that cannot be created: one warning, everything else as before. */
-void sl_survive_begin(const char *output, pid_t pid, int mpi, int64_t rank,
+void sl_survive_begin(const char *output, pid_t pid, pid_t parent_pid, int mpi, int64_t rank,
                       int64_t origin_unix_ns, int tsc, const char *writer, double timeout_s);
 
 /* After the result was delivered (Close, the exit hook): the journal goes. */

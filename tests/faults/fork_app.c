@@ -13,10 +13,14 @@
  *                          "child" 5 times while the parent times "parent"
  *                          once more and _exits without Close; the child
  *                          then waits to be reparented, Closes and creates
- *                          DONE */
+ *                          DONE
+ *   fork_app killed        times "main" once, forks a child that times
+ *                          "child" twice and is killed (SIGKILL); the
+ *                          parent waits for it and Closes */
 #include <errno.h>
 #include <fcntl.h>
 #include <likwid-marker.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,10 +146,32 @@ static int keep_mode(const char *done_path)
     _exit(0);
 }
 
+static int killed_mode(void)
+{
+    work_region("main", 1);
+    fflush(stdout);
+    pid_t kid = fork();
+    if (kid < 0) {
+        perror("fork");
+        return 1;
+    }
+    if (kid == 0) {
+        work_region("child", 2);
+        kill(getpid(), SIGKILL);
+        _exit(1);
+    }
+    int st;
+    while (waitpid(kid, &st, 0) < 0 && errno == EINTR)
+        ;
+    printf("fork_app: child killed by signal %d\n", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    LIKWID_MARKER_CLOSE;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: fork_app daemon DONE | workers | keep DONE\n");
+        fprintf(stderr, "usage: fork_app daemon DONE | workers | keep DONE | killed\n");
         return 2;
     }
     char cwd[2048];
@@ -158,6 +184,8 @@ int main(int argc, char **argv)
         return workers_mode();
     if (strcmp(argv[1], "keep") == 0 && argc == 3)
         return keep_mode(argv[2]);
+    if (strcmp(argv[1], "killed") == 0)
+        return killed_mode();
     fprintf(stderr, "fork_app: unknown mode %s\n", argv[1]);
     return 2;
 }
