@@ -78,8 +78,10 @@ int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const
         const sl_region *r = &lw->regions[order[k]];
         char *tag = sl_tag_display(r->tag, r->tag_len);
         char *gname = sl_tag_display(r->group_name, strlen(r->group_name));
+        struct sl_value_row *rows;
+        long nrows = sl_show_value_rows(r, labels[order[k]], flt, &rows);
         snprintf(gid, sizeof gid, "%lld", (long long)r->group_id);
-        for (size_t t = 0; t < r->nthreads && tag && gname; t++) {
+        for (size_t t = 0; t < r->nthreads && tag && gname && nrows >= 0; t++) {
             /* aggregated: thread = sum|mean|max, no single cpu */
             snprintf(th, sizeof th, "%s", agg ? sl_threads_name(flt->threads) : "");
             if (!agg)
@@ -87,25 +89,24 @@ int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const
             cpu[0] = '\0';
             if (!agg)
                 snprintf(cpu, sizeof cpu, "%lld", (long long)r->cpus[t]);
-            if (agg)
-                sl_fmt_exact(v->calls[order[k]], b);
-            else
-                snprintf(b, sizeof b, "%lld", (long long)r->call_counts[t]);
-            if (sl_filter_row(flt, "call count"))
-                csv_line(f, rank, SL_H5N_likwid, gid, gname, tag, th, cpu, "call count", b);
-            if (sl_filter_row(flt, "runtime [s]"))
-                csv_line(f, rank, SL_H5N_likwid, gid, gname, tag, th, cpu, "runtime [s]", sl_fmt_exact(r->times[t], b));
-            for (size_t e = 0; e < r->nevents; e++)
-                if (sl_filter_row(flt, labels[order[k]][e]))
-                    csv_line(f, rank, SL_H5N_likwid, gid, gname, tag, th, cpu, labels[order[k]][e],
-                             sl_fmt_exact(r->events[e * r->nthreads + t], b));
-            for (size_t m = 0; m < r->nmetrics; m++)
-                if (sl_filter_row(flt, sl_show_metric_name(r, m)))
-                    csv_line(f, rank, SL_H5N_likwid, gid, gname, tag, th, cpu, sl_show_metric_name(r, m),
-                             sl_fmt_exact(r->metrics[m * r->nthreads + t], b));
+            for (long j = 0; j < nrows; j++) {
+                const char *val = b;    /* sl_fmt_exact may answer a constant */
+                if (rows[j].kind != SL_ROW_CALLS)
+                    val = sl_fmt_exact(rows[j].v[t], b);
+                else if (agg)
+                    val = sl_fmt_exact(v->calls[order[k]], b);
+                else
+                    snprintf(b, sizeof b, "%lld", (long long)r->call_counts[t]);
+                csv_line(f, rank, SL_H5N_likwid, gid, gname, tag, th, cpu, rows[j].name, val);
+            }
         }
+        free(rows);
         free(tag);
         free(gname);
+        if (nrows < 0) {
+            sl_show_order_free(lw, order, labels);
+            return -ENOMEM;
+        }
     }
     sl_show_order_free(lw, order, labels);
 
@@ -121,13 +122,14 @@ int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const
         struct sl_fig fig[SL_TF_N];
         sl_show_timing_figs(r, &s[i], fig);
         for (size_t k = 0; k < SL_TF_N; k++) {
+            const char *val = b;
             if (fig[k].kind == SL_FIG_INT)
                 snprintf(b, sizeof b, "%lld", fig[k].i);
             else if (fig[k].kind == SL_FIG_DBL)
-                sl_fmt_exact(fig[k].d, b);
+                val = sl_fmt_exact(fig[k].d, b);
             else
                 b[0] = '\0';
-            csv_line(f, rank, SL_H5N_timing, "", "", tag, "", "", fig[k].name, b);
+            csv_line(f, rank, SL_H5N_timing, "", "", tag, "", "", fig[k].name, val);
         }
         for (size_t t = 0; t < r->nthreads; t++) {
             snprintf(th, sizeof th, "%lld", (long long)r->threads[t]);

@@ -12,8 +12,9 @@
 #include "names.h"
 #include "schema.h"
 
-/* A region of the view; orig = the file's region (its CPUs when aggregated). */
-static void json_region(FILE *f, const sl_show_filter *flt, const sl_region *r, char **labels,
+/* A region of the view; orig = the file's region (its CPUs when aggregated).
+ * 0 or -ENOMEM. */
+static int json_region(FILE *f, const sl_show_filter *flt, const sl_region *r, char **labels,
                         const sl_region *orig, double calls)
 {
     int agg = flt->threads != SL_THREADS_ALL;
@@ -35,36 +36,35 @@ static void json_region(FILE *f, const sl_show_filter *flt, const sl_region *r, 
         sl_json_i64_array(f, r->call_counts, r->nthreads);
     fputs(",\"" SL_H5N_times "\":", f);
     sl_json_double_array(f, r->times, r->nthreads);
-    /* --metric: only the named rows */
-    size_t n = 0;
-    fputs(",\"" SL_H5N_event_labels "\":[", f);
-    for (size_t e = 0; e < r->nevents; e++)
-        if (sl_filter_row(flt, labels[e])) {
+    /* --metric: only the named rows; the labels, then their values, then
+     * the metric names and their values */
+    struct sl_value_row *rows;
+    long nrows = sl_show_value_rows(r, labels, flt, &rows);
+    static const struct {
+        const char *open;
+        int kind, values;
+    } part[] = {
+        {",\"" SL_H5N_event_labels "\":[", SL_ROW_EVENT, 0},
+        {"],\"" SL_H5N_events "\":[", SL_ROW_EVENT, 1},
+        {"],\"" SL_H5N_metric_names "\":[", SL_ROW_METRIC, 0},
+        {"],\"" SL_H5N_metrics "\":[", SL_ROW_METRIC, 1},
+    };
+    for (size_t p = 0; p < sizeof part / sizeof part[0]; p++) {
+        fputs(part[p].open, f);
+        size_t n = 0;
+        for (long j = 0; j < nrows; j++) {
+            if ((int)rows[j].kind != part[p].kind)
+                continue;
             fputs(n++ ? "," : "", f);
-            sl_json_bytes(f, labels[e]);
+            if (part[p].values)
+                sl_json_double_array(f, rows[j].v, r->nthreads);
+            else
+                sl_json_bytes(f, rows[j].name);
         }
-    fputs("],\"" SL_H5N_events "\":[", f);
-    n = 0;
-    for (size_t e = 0; e < r->nevents; e++)
-        if (sl_filter_row(flt, labels[e])) {
-            fputs(n++ ? "," : "", f);
-            sl_json_double_array(f, r->events + e * r->nthreads, r->nthreads);
-        }
-    fputs("],\"" SL_H5N_metric_names "\":[", f);
-    n = 0;
-    for (size_t m = 0; m < r->nmetrics; m++)
-        if (sl_filter_row(flt, sl_show_metric_name(r, m))) {
-            fputs(n++ ? "," : "", f);
-            sl_json_bytes(f, sl_show_metric_name(r, m));
-        }
-    fputs("],\"" SL_H5N_metrics "\":[", f);
-    n = 0;
-    for (size_t m = 0; m < r->nmetrics; m++)
-        if (sl_filter_row(flt, sl_show_metric_name(r, m))) {
-            fputs(n++ ? "," : "", f);
-            sl_json_double_array(f, r->metrics + m * r->nthreads, r->nthreads);
-        }
+    }
+    free(rows);
     fputs("]}", f);
+    return nrows < 0 ? -ENOMEM : 0;
 }
 
 void sl_show_json_infos(FILE *f, const sl_infos *in)
@@ -124,8 +124,11 @@ int sl_show_run_json(FILE *f, const sl_run *run, const sl_show_filter *flt, cons
             size_t end = sl_show_group_end(lw, order, k);
             for (size_t j = k; j < end; j++) {
                 fputs(j > k ? ",\n   " : "\n   ", f);
-                json_region(f, flt, &lw->regions[order[j]], labels[order[j]],
-                            &run->likwid.regions[v->src[order[j]]], v->calls[order[j]]);
+                if (json_region(f, flt, &lw->regions[order[j]], labels[order[j]],
+                                &run->likwid.regions[v->src[order[j]]], v->calls[order[j]])) {
+                    sl_show_order_free(lw, order, labels);
+                    return -ENOMEM;
+                }
             }
             fputs("]}", f);
             k = end;

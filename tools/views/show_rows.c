@@ -170,6 +170,27 @@ int sl_show_group_rows(const sl_likwid *lw, char ***labels, const size_t *order,
     return 0;
 }
 
+long sl_show_value_rows(const sl_region *r, char **labels, const sl_show_filter *flt,
+                        struct sl_value_row **rows)
+{
+    struct sl_value_row *v = malloc((2 + r->nevents + r->nmetrics) * sizeof *v);
+    if (!(*rows = v))
+        return -ENOMEM;
+    long n = 0;
+    if (sl_filter_row(flt, "call count"))
+        v[n++] = (struct sl_value_row){"call count", SL_ROW_CALLS, NULL, 0};
+    if (sl_filter_row(flt, "runtime [s]"))
+        v[n++] = (struct sl_value_row){"runtime [s]", SL_ROW_TIME, r->times, 0};
+    for (size_t e = 0; e < r->nevents; e++)
+        if (sl_filter_row(flt, labels[e]))
+            v[n++] = (struct sl_value_row){labels[e], SL_ROW_EVENT, r->events + e * r->nthreads, e};
+    for (size_t m = 0; m < r->nmetrics; m++)
+        if (sl_filter_row(flt, sl_show_metric_name(r, m)))
+            v[n++] = (struct sl_value_row){sl_show_metric_name(r, m), SL_ROW_METRIC,
+                                           r->metrics + m * r->nthreads, m};
+    return n;
+}
+
 char *sl_show_tag(const char *tag, size_t len, int for_table)
 {
     char *s = sl_tag_display(tag, len);

@@ -71,6 +71,22 @@ int sl_show_group_rows(const sl_likwid *lw, char ***labels, const size_t *order,
                        size_t to, const sl_show_filter *flt, struct group_rows *g);
 void sl_show_group_rows_free(struct group_rows *g);
 
+/* One value row of a LIKWID region: its name ("call count", "runtime [s]",
+ * an event label, a metric name) and its value per thread (v[nthreads];
+ * the call count's are r->call_counts, v is NULL). index: the event's or
+ * metric's place in the region. */
+struct sl_value_row {
+    const char *name;
+    enum { SL_ROW_CALLS, SL_ROW_TIME, SL_ROW_EVENT, SL_ROW_METRIC } kind;
+    const double *v;
+    size_t index;
+};
+/* The rows of r (labels: its event labels) that flt lets through, in the
+ * order show's table, CSV and JSON give them: call count, runtime, events,
+ * metrics. *rows malloc'd. Their number, or -ENOMEM. */
+long sl_show_value_rows(const sl_region *r, char **labels, const sl_show_filter *flt,
+                        struct sl_value_row **rows);
+
 /* A rank's regions in show's order (region_order.h) and the event labels
  * of every region (computed once per rank). 0, or -ENOMEM with both NULL. */
 int sl_show_order(const sl_likwid *lw, size_t **order, char ****labels);

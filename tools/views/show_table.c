@@ -10,6 +10,26 @@
 #include "run_info.h"
 #include "table.h"
 
+/* The table row of a region's value row: header, [call count], [runtime],
+ * the group's labels from first, then its metrics; -1 when not shown. */
+static long table_row(const struct sl_value_row *vr, const struct group_rows *g, size_t first,
+                      int calls_row)
+{
+    long i;
+    switch (vr->kind) {
+    case SL_ROW_CALLS:
+        return 1;
+    case SL_ROW_TIME:
+        return 1 + calls_row;
+    case SL_ROW_EVENT:
+        i = sl_show_find_name(g->labels, g->nlabels, vr->name, vr->index);
+        return i < 0 ? -1 : (long)first + i;
+    default:
+        i = sl_show_find_name(g->metrics, g->nmetrics, vr->name, vr->index);
+        return i < 0 ? -1 : (long)(first + g->nlabels) + i;
+    }
+}
+
 static int show_group_table(FILE *f, const sl_show_filter *flt, const sl_show_view *v,
                             char ***labels, const size_t *order, size_t from, size_t to)
 {
@@ -48,11 +68,14 @@ static int show_group_table(FILE *f, const sl_show_filter *flt, const sl_show_vi
     for (size_t k = from; k < to && !rc; k++) {
         const sl_region *r = &lw->regions[order[k]];
         char *tag = sl_show_tag(r->tag, r->tag_len, 1);
-        if (!tag) {
+        struct sl_value_row *rows = NULL;
+        long nrows = tag ? sl_show_value_rows(r, labels[order[k]], flt, &rows) : -ENOMEM;
+        if (nrows < 0) {
+            free(tag);
             rc = -ENOMEM;
             break;
         }
-        /* where each of the group's rows sits in this region */
+        /* where each of the region's rows sits in the group's table */
         for (size_t th = 0; th < r->nthreads; th++, col++) {
             if (agg)
                 rc |= sl_table_setf(&t, 0, col, "%s [%s]", tag, sl_threads_name(flt->threads));
@@ -60,25 +83,20 @@ static int show_group_table(FILE *f, const sl_show_filter *flt, const sl_show_vi
                 rc |= sl_table_setf(&t, 0, col, "%s@cpu%lld", tag, (long long)r->cpus[th]);
             else
                 rc |= sl_table_set(&t, 0, col, tag);
-            if (calls_row && agg)
-                rc |= sl_table_set(&t, 1, col, sl_fmt_value(v->calls[order[k]], num));
-            else if (calls_row)
-                rc |= sl_table_setf(&t, 1, col, "%lld", (long long)r->call_counts[th]);
-            if (time_row)
-                rc |= sl_table_set(&t, 1 + (size_t)calls_row, col, sl_fmt_value(r->times[th], num));
-            for (size_t e = 0; e < r->nevents; e++) {
-                long row = sl_show_find_name(g.labels, g.nlabels, labels[order[k]][e], e);
-                double x = r->events[e * r->nthreads + th];
-                if (row >= 0)
-                    rc |= sl_table_set(&t, first + (size_t)row, col, sl_fmt_value(x, num));
-            }
-            for (size_t m = 0; m < r->nmetrics; m++) {
-                long row = sl_show_find_name(g.metrics, g.nmetrics, sl_show_metric_name(r, m), m);
-                double x = r->metrics[m * r->nthreads + th];
-                if (row >= 0)
-                    rc |= sl_table_set(&t, first + g.nlabels + (size_t)row, col, sl_fmt_value(x, num));
+            for (long j = 0; j < nrows; j++) {
+                const struct sl_value_row *vr = &rows[j];
+                long row = table_row(vr, &g, first, calls_row);
+                if (row < 0)
+                    continue;
+                if (vr->kind == SL_ROW_CALLS && agg)
+                    rc |= sl_table_set(&t, 1, col, sl_fmt_value(v->calls[order[k]], num));
+                else if (vr->kind == SL_ROW_CALLS)
+                    rc |= sl_table_setf(&t, 1, col, "%lld", (long long)r->call_counts[th]);
+                else
+                    rc |= sl_table_set(&t, (size_t)row, col, sl_fmt_value(vr->v[th], num));
             }
         }
+        free(rows);
         free(tag);
     }
     if (!rc)
