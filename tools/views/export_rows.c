@@ -299,7 +299,13 @@ static int likwid_rows(struct out *o, const sl_run *run, const struct origin *or
     char *tag = sl_tag_display(r->tag, r->tag_len);
     char *name = sl_name_encode(r->tag, r->tag_len, r->group_id, multi_group(&run->likwid, r));
     char *gname = sl_tag_display(r->group_name, strlen(r->group_name));
-    int rc = tag && name && gname ? 0 : -ENOMEM;
+    /* every value row of show's model (no --metric here): call count and
+     * runtime in their fixed columns, events and metrics in theirs */
+    static const sl_show_filter every_row;
+    char **labels = r->nevents ? sl_event_labels(r) : NULL;
+    struct sl_value_row *rows = NULL;
+    long nrows = !r->nevents || labels ? sl_show_value_rows(r, labels, &every_row, &rows) : -ENOMEM;
+    int rc = tag && name && gname && nrows >= 0 ? 0 : -ENOMEM;
     const sl_timing_region *tr = timing_of(run, r->tag, r->tag_len);
     cell *c = o->cells;
     for (size_t t = 0; t < r->nthreads && !rc; t++) {
@@ -309,18 +315,24 @@ static int likwid_rows(struct out *o, const sl_run *run, const struct origin *or
         c[NRUN + 2] = (cell){.kind = C_STR, .s = sl_source_name(r->source)};
         c[NRUN + 3] = (cell){.kind = C_INT, .i = (long long)t};
         c[NRUN + 4] = (cell){.kind = C_INT, .i = r->cpus[t]};
-        c[NRUN + 5] = (cell){.kind = C_INT, .i = r->call_counts[t]};
-        c[NRUN + 6] = (cell){.kind = C_DBL, .d = r->times[t]};
         for (size_t i = NFIXED; i < o->ncols - NTIMING; i++)
             c[i] = (cell){.kind = C_EMPTY};
-        for (size_t e = 0; e < r->nevents; e++)
-            c[NFIXED + (size_t)g->ev_col[e]] = (cell){.kind = C_DBL, .d = r->events[e * r->nthreads + t]};
-        for (size_t m = 0; m < r->nmetrics; m++)
-            c[NFIXED + nev + (size_t)g->met_col[m]] =
-                (cell){.kind = C_DBL, .d = r->metrics[m * r->nthreads + t]};
+        for (long j = 0; j < nrows; j++) {
+            const struct sl_value_row *vr = &rows[j];
+            size_t at = vr->kind == SL_ROW_CALLS  ? NRUN + 5
+                        : vr->kind == SL_ROW_TIME ? NRUN + 6
+                        : vr->kind == SL_ROW_EVENT ? NFIXED + (size_t)g->ev_col[vr->index]
+                                                   : NFIXED + nev + (size_t)g->met_col[vr->index];
+            if (vr->kind == SL_ROW_CALLS)
+                c[at] = (cell){.kind = C_INT, .i = r->call_counts[t]};
+            else
+                c[at] = (cell){.kind = C_DBL, .d = vr->v[t]};
+        }
         timing_cells(c + o->ncols - NTIMING, tr);
         put_row(o);
     }
+    free(rows);
+    sl_labels_free(labels, r->nevents);
     free(tag);
     free(name);
     free(gname);
