@@ -126,14 +126,19 @@ static int keeper_main(void *p)
     return 0;
 }
 
-/* Valgrind runs a clone child that shares our memory only as a thread
- * (CLONE_THREAD and the rest); a bare CLONE_VM makes it stop the whole
- * process ("Valgrind does not support general clone()"). Under valgrind the
- * keeper is therefore a copy of the process (clone without CLONE_VM, still
+/* Two runtimes cannot follow a keeper that shares our memory, so the
+ * keeper is a copy of the process there (clone without CLONE_VM, still
  * without exit signal), and the job lives in a shared mapping so that the
- * copy's answers reach us. Seen once, at load: valgrind's preload objects
- * are loaded before the shim's constructors run. */
-static int under_valgrind;
+ * copy's answers reach us:
+ * - valgrind runs a memory-sharing clone child only as a thread
+ *   (CLONE_THREAD and the rest); a bare CLONE_VM makes it stop the whole
+ *   process ("Valgrind does not support general clone()"). Seen once, at
+ *   load: its preload objects are loaded before the shim's constructors;
+ * - ThreadSanitizer (a build of the shim with -fsanitize=thread, for the
+ *   tests): its per-thread state is found through the thread pointer, which
+ *   a memory-sharing keeper shares with the caller, so the two would use
+ *   one state at once (the keeper died: "No child processes"). */
+static int keeper_is_copy;
 
 static int find_valgrind(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -146,9 +151,13 @@ static int find_valgrind(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
-__attribute__((constructor)) static void valgrind_at_load(void)
+__attribute__((constructor)) static void keeper_kind_at_load(void)
 {
-    under_valgrind = dl_iterate_phdr(find_valgrind, NULL) == 1;
+#ifdef __SANITIZE_THREAD__
+    keeper_is_copy = 1;
+#else
+    keeper_is_copy = dl_iterate_phdr(find_valgrind, NULL) == 1;
+#endif
 }
 
 void *sl_child_map(void)
@@ -191,7 +200,7 @@ int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
     sigprocmask(SIG_SETMASK, &all, &old);
     char *keeper_stack_top = (char *)map + SL_CHILD_MAP;
     /* Exit signal 0: no SIGCHLD, invisible to wait() without __WALL. */
-    pid_t k = clone(keeper_main, keeper_stack_top, under_valgrind ? 0 : CLONE_VM, j);
+    pid_t k = clone(keeper_main, keeper_stack_top, keeper_is_copy ? 0 : CLONE_VM, j);
     int clone_err = errno;
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (k < 0) {
