@@ -32,15 +32,34 @@ got=$("$H5LS" job.h5 | grep -c '^rank[0-9]* *Group' || true)
 CHECKS=$((CHECKS + 1))
 grep -q "inputs" m.err && fail "progress line on stderr that is not a terminal: $(grep -m1 inputs m.err)"
 
-# 2. stderr a terminal: the progress line, then cleared, then the result
+# 2. stderr a terminal: the progress line, then cleared, then the result.
+# The line comes only after a second of merging, so the inputs here are
+# heavier: 200 files of 100 regions (about 15 ms each to copy, 3 s in all;
+# 1000 one-region files can take less than a second).
 rm -f job.h5
+NT=200
+{
+    echo "rank 0"
+    r=0
+    while [ "$r" -lt 100 ]; do echo "t region$r 1000000 1100000"; r=$((r + 1)); done
+} >heavy.spec
+"$MK" heavy.h5 <heavy.spec >/dev/null || fail "mk_result (100 regions)"
+mkdir tin
+i=0
+while [ "$i" -lt "$NT" ]; do cp heavy.h5 "tin/r$i.h5"; i=$((i + 1)); done
 _name=t
 : >t.err
 RC=0
-"$SCRIPT" -qec "\"$SL\" merge -o job.h5 in/*.h5" typescript >/dev/null 2>&1 </dev/null || RC=$?
-check_rc 0 "merge of $N inputs on a terminal"
+start=$(date +%s)
+"$SCRIPT" -qec "\"$SL\" merge -o job.h5 tin/*.h5" typescript >/dev/null 2>&1 </dev/null || RC=$?
+took=$(( $(date +%s) - start ))
+check_rc 0 "merge of $NT inputs on a terminal"
 CHECKS=$((CHECKS + 1))
-grep -Eq "scope-likwid: merge: [0-9]+ of $N inputs" typescript ||
-    fail "no progress line on the terminal: $(head -c 400 typescript)"
+if [ "$took" -ge 2 ]; then
+    grep -Eq "scope-likwid: merge: [0-9]+ of $NT inputs" typescript ||
+        fail "no progress line on the terminal in a merge of $took s: $(head -c 400 typescript)"
+else
+    fail "the merge on a terminal took $took s: too fast to show that the progress line comes (make the inputs heavier)"
+fi
 check_grep typescript "wrote job.h5" "result said after the progress line"
 finish
