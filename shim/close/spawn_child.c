@@ -42,7 +42,10 @@ typedef struct child_job {
     _Atomic pid_t helper;
     _Atomic int status;         /* the helper's wait status, once the keeper ended */
     volatile int exec_error;    /* set by the helper when its execve failed */
+    _Atomic int keeper_done;    /* the keeper ended by itself (status is there) */
 } child_job;
+
+static int keeper_is_copy;      /* see keeper_kind_at_load */
 
 /* fds 0-2 are /dev/null, out_fd, err_fd (each -1: /dev/null). */
 static int set_stdio(int out_fd, int err_fd)
@@ -98,6 +101,18 @@ static int helper_main(void *p)
     return 127;
 }
 
+/* The keeper's end. A keeper that is a copy of the process ends by SIGKILL:
+ * valgrind runs glibc's __libc_freeres in a process that exits, which
+ * flushes the copy's stdio buffers, so the application's buffered output
+ * would come out twice. */
+static void keeper_end(child_job *j)
+{
+    atomic_store(&j->keeper_done, 1);
+    if (keeper_is_copy)
+        syscall(SYS_kill, syscall(SYS_getpid), SIGKILL);
+    syscall(SYS_exit, 0);
+}
+
 static int keeper_main(void *p)
 {
     child_job *j = p;
@@ -109,20 +124,20 @@ static int keeper_main(void *p)
     pid_t h = clone(helper_main, helper_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, j);
     if (h < 0) {
         atomic_store(&j->state, -(errno ? errno : EAGAIN));
-        syscall(SYS_exit, 0);
+        keeper_end(j);
     }
     int st = 0;
     if (j->exec_error) {
         waitpid(h, &st, __WALL);
         atomic_store(&j->state, -j->exec_error);
-        syscall(SYS_exit, 0);
+        keeper_end(j);
     }
     atomic_store(&j->helper, h);
     atomic_store(&j->state, 1);
     while (waitpid(h, &st, __WALL) < 0 && errno == EINTR)
         ;
     atomic_store(&j->status, st);
-    syscall(SYS_exit, 0);
+    keeper_end(j);
     return 0;
 }
 
@@ -138,7 +153,6 @@ static int keeper_main(void *p)
  *   tests): its per-thread state is found through the thread pointer, which
  *   a memory-sharing keeper shares with the caller, so the two would use
  *   one state at once (the keeper died: "No child processes"). */
-static int keeper_is_copy;
 
 static int find_valgrind(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -244,8 +258,8 @@ int sl_child_poll(sl_child *c, int *status, int block)
     c->keeper = -1;
     /* The keeper ends by itself only after the helper: its status is there.
      * A keeper killed from outside gives its own. */
-    *status = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? atomic_load(&((child_job *)c->map)->status)
-                                                   : st;
+    child_job *j = c->map;
+    *status = atomic_load(&j->keeper_done) ? atomic_load(&j->status) : st;
     return 1;
 }
 

@@ -5,10 +5,11 @@
 #   valgrind.sh show INPUT [OPT]   convert (plain), then show out.h5 [--csv|--json] under memcheck
 #   valgrind.sh write RESCUE       scope-likwid-write RESCUE out.h5
 #   valgrind.sh app STATUS         the solver (exit status STATUS) under memcheck,
+#   valgrind.sh app-buffered 0     the same for vg_app (prints before and after Close),
 #                                  without and with the shim preloaded: the same
 #                                  stdout and exit status, the result read by h5py
 # meson passes SL_VALGRIND (empty: not installed), SL_SANITIZE (b_sanitize),
-# SL_CLI, SL_WRITE (app: SL_SHIM, SL_SOLVER, SL_PYTHON). Exit 0 clean, 1 memcheck error or tool failure, 77 SKIP.
+# SL_CLI, SL_WRITE (app: SL_SHIM, SL_SOLVER, SL_VG_APP, SL_PYTHON). Exit 0 clean, 1 memcheck error or tool failure, 77 SKIP.
 set -u
 kind=${1:?usage: valgrind.sh convert|show|write INPUT}
 input=${2:?usage: valgrind.sh convert|show|write INPUT}
@@ -38,10 +39,14 @@ show)
     "$SL_CLI" convert "$input" -o out.h5 >/dev/null || { echo "FAIL: convert $input"; exit 1; }
     vg "$SL_CLI" show out.h5 ${3:-} >show.txt ;;
 write) vg "$SL_WRITE" "$input" out.h5 >/dev/null ;;
-app)
+app|app-buffered)
     # No leak check: the OpenMP runtime keeps its threads' memory at exit.
     run_app() {
-        OMP_NUM_THREADS=2 "$SL_VALGRIND" -q --error-exitcode=99 "$SL_SOLVER" --exit-status "$input"
+        if [ "$kind" = app ]; then
+            OMP_NUM_THREADS=2 "$SL_VALGRIND" -q --error-exitcode=99 "$SL_SOLVER" --exit-status "$input"
+        else
+            "$SL_VALGRIND" -q --error-exitcode=99 "$SL_VG_APP"
+        fi
     }
     run_app >plain.out 2>plain.err
     plain=$?
@@ -55,10 +60,12 @@ app)
 import sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
     calls = {r.attrs["tag"]: int(r["call_counts"][:].sum()) for r in f["rank0/timing/regions"].values()}
-want = {"init": 1, "solve-step": 40, "io phase": 1}
-sys.exit(0 if calls == want else "calls %r, expected %r" % (calls, want))' out.h5 || { echo "FAIL: result file"; exit 1; }
-    input=solver ;;
-*) echo "valgrind.sh: KIND '$kind': expected convert, show, write or app" >&2; exit 2 ;;
+want = {"init": 1, "solve-step": 40, "io phase": 1} if sys.argv[2] == "app" else {"work": 2}
+sys.exit(0 if calls == want else "calls %r, expected %r" % (calls, want))' out.h5 "$kind" || { echo "FAIL: result file"; exit 1; }
+    [ "$kind" = app ] || [ "$(grep -c 'before close' shim.out)" = 1 ] ||
+        { echo "FAIL: the line printed before Close came out $(grep -c 'before close' shim.out) times"; exit 1; }
+    input=$(basename "${SL_VG_APP:-app}") ;;
+*) echo "valgrind.sh: KIND '$kind': expected convert, show, write, app or app-buffered" >&2; exit 2 ;;
 esac
 [ -s out.h5 ] || { echo "FAIL: no out.h5"; exit 1; }
 echo "memcheck clean: $kind $(basename "$input")"
