@@ -38,7 +38,12 @@ convert) vg "$SL_CLI" convert "$input" -o out.h5 ;;
 show)
     "$SL_CLI" convert "$input" -o out.h5 >/dev/null || { echo "FAIL: convert $input"; exit 1; }
     vg "$SL_CLI" show out.h5 ${3:-} >show.txt ;;
-write) vg "$SL_WRITE" "$input" out.h5 >/dev/null ;;
+write)
+    # On a copy: the writer removes its rescue file once the result is named.
+    cp "$input" rescue.wire || { echo "FAIL: cannot copy $input"; exit 1; }
+    vg "$SL_WRITE" rescue.wire out.h5 >/dev/null
+    [ -e rescue.wire ] && { echo "FAIL: the writer left its rescue file"; exit 1; }
+    [ -e "$input" ] || { echo "FAIL: $input is gone"; exit 1; } ;;
 app|app-buffered)
     # No leak check: the OpenMP runtime keeps its threads' memory at exit.
     run_app() {
