@@ -44,13 +44,20 @@ static int64_t leading_count(const char *s)
 
 int64_t sl_world_size_from_env(void)
 {
+    /* OMPI_MCA_orte_ess_num_procs: what Open MPI 4's own singleton sets
+     * (with PMIX_RANK=0 and no other size); mpirun sets it to the job's
+     * size too. */
     static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
-                                       "SLURM_NTASKS", "MV2_COMM_WORLD_SIZE", "PALS_SIZE"};
+                                       "SLURM_NTASKS", "MV2_COMM_WORLD_SIZE", "PALS_SIZE",
+                                       "OMPI_MCA_orte_ess_num_procs"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         int64_t v = leading_count(getenv(vars[i]));
         if (v > 0)
             return v;
     }
+    const char *ess = getenv("OMPI_MCA_ess");
+    if (ess && strcmp(ess, "singleton") == 0)
+        return 1;
     return -1;
 }
 

@@ -111,12 +111,20 @@ mpi-singleton)
 f = h5py.File(sys.argv[1], "r")
 print(int(f["rank0"].attrs["mpi_rank"]), int(f["metadata"].attrs["mpi_size"]))' "$1" 2>&1
     }
-    for v in OMPI_COMM_WORLD_SIZE PMIX_SIZE; do
-        pair s.$v "$kind" env PMIX_RANK=0 $v=1 "$SL_EDGE_APP" first-run
+    # ompi41: what Open MPI 4.1's singleton sets (no size variable above);
+    # ess: its "singleton" component named alone.
+    for v in OMPI_COMM_WORLD_SIZE PMIX_SIZE ompi41 ess; do
+        case $v in
+        ompi41) vars="OMPI_MCA_ess=singleton OMPI_APP_CTX_NUM_PROCS=1 OMPI_MCA_orte_ess_num_procs=1" ;;
+        ess) vars="OMPI_MCA_ess=singleton" ;;
+        *) vars="$v=1" ;;
+        esac
+        # $vars unquoted on purpose: several NAME=VALUE words
+        pair s.$v "$kind" env PMIX_RANK=0 $vars "$SL_EDGE_APP" first-run
         set -- "$T/s.$v.shim"/scope-likwid-*.h5
         case $#:$(basename "$1") in
         1:scope-likwid-[0-9]*.h5) ;;
-        *) fail "PMIX_RANK=0 $v=1: result files $*: expected one scope-likwid-PID.h5" ;;
+        *) fail "PMIX_RANK=0 $vars: result files $*: expected one scope-likwid-PID.h5" ;;
         esac
         [ -f "$1" ] || continue
         check "$1" --timing "first=1x3" --no-likwid --mpi-rank -1
