@@ -34,23 +34,44 @@ static char out_buf[4096];  /* the writer's stdout: the path it wrote */
 static char err_buf[1024];  /* the last bytes of its stderr */
 static char line[3 * 4096 + 512];
 
+static char oom_problem[] = "out of memory at likwid_markerInit";
+
 void sl_sigwrite_prepare(const char *journal, const char *writer_override, double timeout_s)
 {
-    char *writer = sl_helper_path(writer_override, "scope-likwid-write", &prep.problem);
-    prep.journal = strdup(journal);
-    prep.envp = sl_helper_environ();
-    prep.map = sl_child_map();
+    /* Made aside, then put in place with every signal blocked: a later
+     * cycle's Init, or a forked child's first marker call, replaces what
+     * an earlier Init prepared, which the handler may be reading. */
+    char *problem = NULL;
+    char *writer = sl_helper_path(writer_override, "scope-likwid-write", &problem);
+    char *journal_copy = strdup(journal);
+    char **envp = sl_helper_environ();
+    void *map = sl_child_map();
+    if (writer && (!journal_copy || !envp || !map)) {
+        free(problem);
+        problem = oom_problem;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &old);
+    char *old_writer = prep.argv[0], *old_journal = prep.journal, *old_problem = prep.problem;
+    char **old_envp = prep.envp;
+    void *old_map = prep.map;
+    prep.problem = problem;
+    prep.journal = journal_copy;
+    prep.envp = envp;
+    prep.map = map;
     prep.timeout_s = timeout_s;
     prep.argv[0] = writer;
     prep.argv[1] = "--journal";
     prep.argv[2] = prep.journal;
     prep.argv[3] = NULL;
-    if (writer && (!prep.journal || !prep.envp || !prep.map)) {
-        free(prep.problem);
-        prep.problem = strdup("out of memory at likwid_markerInit");
-        if (!prep.problem)
-            prep.problem = "out of memory at likwid_markerInit";
-    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    free(old_writer);
+    free(old_journal);
+    if (old_problem != oom_problem)
+        free(old_problem);
+    sl_env_free(old_envp);
+    sl_child_unmap(old_map);
 }
 
 /* ---- one line, built without stdio ---- */
