@@ -13,6 +13,7 @@
 
 #include "labels.h"
 #include "names.h"
+#include "sat.h"
 
 #define ANY ((size_t)-1)
 #define SP_VERSION "scope_profiler_version"
@@ -117,11 +118,14 @@ static int sp_region(sl_h5r *r, hid_t g, const char *path, const char *name, sl_
         return rc;
     tr->threads[0] = 0;
     tr->call_counts[0] = (int64_t)nc;
+    /* Any int64 pair may come (an end before its start, extremes): the
+     * figures saturate, and max starts below every duration. */
     tr->min_ns[0] = INT64_MAX;
+    tr->max_ns[0] = INT64_MIN;
     for (size_t c = 0; c < nc; c++) {
-        int64_t d = tr->end_times[c] - tr->start_times[c];
+        int64_t d = sl_sub_sat(tr->end_times[c], tr->start_times[c]);
         tr->call_threads[c] = 0;
-        tr->total_ns[0] += d;
+        tr->total_ns[0] = sl_add_sat(tr->total_ns[0], d);
         if (d < tr->min_ns[0])
             tr->min_ns[0] = d;
         if (d > tr->max_ns[0])

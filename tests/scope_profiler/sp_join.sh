@@ -159,6 +159,30 @@ st = [r for r in rows if r["rank_group"] == "rank0" and r["tag"] == "solve-step"
 assert st and all(r["source"] == "marker_file" and r["timing_calls"] == "5" for r in st), st
 print("export ok: %d rows" % len(rows))
 PY
+# Durations from any int64 pair: an end before its start, extremes. min,
+# max and total as h5py computes them (total saturating at the int64 ends).
+"$PY" - "$SP021" "$O/odd.h5" <<'PY' || fail "making the odd-duration file"
+import shutil, sys, h5py, numpy as np
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "a") as f:
+    r = f["rank0/regions"]
+    for name, (s, e) in {"init": ([5000, 10], [1, 30]),
+                         "residual": ([0, 0], [2**63 - 1, 2**63 - 1])}.items():
+        del r[name]
+        g = r.create_group(name)
+        g["start_times"] = np.array(s, dtype=np.int64)
+        g["end_times"] = np.array(e, dtype=np.int64)
+PY
+ok_run export-odd "$SL_CLI" export --format csv -o "$O/odd.csv" "$O/odd.h5"
+"$PY" - "$O/odd.csv" >"$T/odd.log" 2>&1 <<'PY' || { fail "export of odd durations:"; sed 's/^/    /' "$T/odd.log"; }
+import csv, sys
+rows = {r["tag"]: r for r in csv.DictReader(open(sys.argv[1])) if r["rank_group"] == "rank0"}
+want = {"init": (-4999, 20, -4979), "residual": (2**63 - 1, 2**63 - 1, 2**63 - 1)}
+for tag, (lo, hi, total) in want.items():
+    got = (int(rows[tag]["timing_min_ns"]), int(rows[tag]["timing_max_ns"]), int(rows[tag]["timing_total_ns"]))
+    assert got == (lo, hi, total), (tag, got, (lo, hi, total))
+print("odd durations ok")
+PY
 ok_run export-json "$SL_CLI" export --format json -o "$O/sp.json" "$SP021"
 "$PY" -c 'import json, sys; json.load(open(sys.argv[1]))' "$O/sp.json" || fail "export --format json of their file: not JSON"
 "$PY" "$FIX/make_fixture.py" "$O" --slower || fail "make_fixture.py --slower"
