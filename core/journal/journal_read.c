@@ -153,7 +153,9 @@ static int chunks(const jfile *j, jread *r, const sl_jrn_thread *t, jthread *x)
      * cannot loop. */
     for (size_t prev = 0, co; c; prev = co + 1) {
         co = sl_jf_off(j, c, sizeof(sl_jrn_chunk));
-        if (co == SIZE_MAX || c % 8)
+        /* A damaged piece record may place an aligned address at an
+         * unaligned offset: the chunk is read where it lies only if aligned. */
+        if (co == SIZE_MAX || c % 8 || (uintptr_t)(j->p + co) % _Alignof(sl_jrn_chunk))
             break;      /* outside the journal: so are the chunks after it */
         if (co < prev)
             break;
@@ -166,7 +168,7 @@ static int chunks(const jfile *j, jread *r, const sl_jrn_thread *t, jthread *x)
             e = ch->fill;
         size_t n = (size_t)(e - b) / sizeof(sl_jrn_sample);
         size_t bo = sl_jf_off(j, b, n * sizeof(sl_jrn_sample));
-        if (bo != SIZE_MAX && n) {
+        if (bo != SIZE_MAX && n && (uintptr_t)(j->p + bo) % _Alignof(sl_jrn_sample) == 0) {
             if (SL_VEC_RESERVE(r->segs, r->segcap, r->nsegs, 1) < 0)
                 return -ENOMEM;
             r->segs[r->nsegs++] = (jseg){.first = bo, .n = n};
