@@ -84,14 +84,27 @@ int sl_rt_clock_init(int allow_tsc)
     return 0;
 }
 
+/* For the unit tests: the TSC path on any x86-64 machine, whatever the
+ * kernel's clocksource (the hot path's fast branch is taken only then). */
+int sl_rt_clock_force_tsc(void)
+{
+#if defined(__x86_64__)
+    clock_pair(&clk_tick0, &clk_ns0);
+    atomic_store_explicit(&clk_tsc, 1, memory_order_release);
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 int sl_rt_clock_tsc(void)
 {
     return atomic_load_explicit(&clk_tsc, memory_order_acquire);
 }
 
-sl_rt_conv sl_rt_conv_now(void)
+sl_tick_line sl_rt_conv_now(void)
 {
-    sl_rt_conv c = {0};
+    sl_tick_line c = {0};
 #if defined(__x86_64__)
     if (atomic_load_explicit(&clk_tsc, memory_order_acquire)) {
         int64_t t1 = 0, n1 = 0;

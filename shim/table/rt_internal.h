@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "region_table.h"
+#include "timing_collect.h"
 
 #define RELAXED memory_order_relaxed
 #define HOT_SLOTS 4                     /* per-thread tag cache (power of two) */
@@ -185,27 +186,11 @@ extern _Atomic(sl_rt_thread *) sl_rt_all_threads;
 
 /* Whether the hot path stores TSC ticks (fixed at sl_rt_clock_init). */
 int sl_rt_clock_tsc(void);
-
-/* Ticks to ns: the line through (tick0, ns0) and (tick1, ns1). */
-typedef struct sl_rt_conv {
-    int on;
-    int64_t tick0, ns0, dtick, dns;
-} sl_rt_conv;
+/* The unit tests' sl_rt_clock_init: the TSC on any x86-64 (1), else 0. */
+int sl_rt_clock_force_tsc(void);
 
 /* The conversion from Init's pair to a pair taken now (off without the TSC). */
-sl_rt_conv sl_rt_conv_now(void);
-
-__extension__ typedef __int128 sl_i128;
-
-static inline int64_t sl_rt_conv_dur(const sl_rt_conv *c, int64_t ticks)
-{
-    return c->on ? (int64_t)((sl_i128)ticks * c->dns / c->dtick) : ticks;
-}
-
-static inline int64_t sl_rt_conv_time(const sl_rt_conv *c, int64_t tick)
-{
-    return c->on ? c->ns0 + sl_rt_conv_dur(c, tick - c->tick0) : tick;
-}
+sl_tick_line sl_rt_conv_now(void);
 
 /* ---- the counters and the samples: inlined into the hot path ---- */
 
