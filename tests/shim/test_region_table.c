@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "region_table.h"
-#include "rt_internal.h"
+#include "shim.h"
+#include "hot_path.h"
 #include "timing.h"
 
 static sl_timing collect(void)
@@ -42,8 +42,8 @@ static sl_rt_entry *entry(const char *tag)
 static void call(const char *tag, int64_t start, int64_t end)
 {
     sl_rt_entry *e = entry(tag);
-    cr_assert_eq(sl_rt_start(sl_rt_self(), e, start), 0);
-    cr_assert_eq(sl_rt_stop(sl_rt_self(), e, end), 0);
+    cr_assert_eq(sl_rt_start_at(e, start), 0);
+    cr_assert_eq(sl_rt_stop_at(sl_rt_self(), e, end), 0);
 }
 
 Test(region_table, sums_min_max_and_samples)
@@ -81,16 +81,16 @@ Test(region_table, nesting_keeps_first_start)
 {
     sl_rt_thread *th = sl_rt_self();
     sl_rt_entry *e = entry("n");
-    cr_assert_eq(sl_rt_start(th, e, 0), 0);
-    cr_assert_eq(sl_rt_start(th, e, 10), 1, "start while open is a nested start");
-    cr_assert_eq(sl_rt_stop(th, e, 25), 0);
-    cr_assert_eq(sl_rt_stop(th, e, 30), -1, "second stop has no start");
+    cr_assert_eq(sl_rt_start_at(e, 0), 0);
+    cr_assert_eq(sl_rt_start_at(e, 10), 1, "start while open is a nested start");
+    cr_assert_eq(sl_rt_stop_at(th, e, 25), 0);
+    cr_assert_eq(sl_rt_stop_at(th, e, 30), -1, "second stop has no start");
     /* different tags nest freely */
     sl_rt_entry *o = entry("outer"), *i = entry("inner");
-    cr_assert_eq(sl_rt_start(th, o, 100), 0);
-    cr_assert_eq(sl_rt_start(th, i, 110), 0);
-    cr_assert_eq(sl_rt_stop(th, i, 120), 0);
-    cr_assert_eq(sl_rt_stop(th, o, 200), 0);
+    cr_assert_eq(sl_rt_start_at(o, 100), 0);
+    cr_assert_eq(sl_rt_start_at(i, 110), 0);
+    cr_assert_eq(sl_rt_stop_at(th, i, 120), 0);
+    cr_assert_eq(sl_rt_stop_at(th, o, 200), 0);
     sl_timing t = collect();
     const sl_timing_region *n = find(&t, "n");
     cr_assert_eq(n->call_counts[0], 1);
@@ -108,7 +108,7 @@ Test(region_table, unmatched_open_and_registered)
     sl_rt_unmatched(th, "never-started");
     sl_rt_unmatched(th, "never-started");
     sl_rt_entry *open = entry("open");
-    sl_rt_start(th, open, 5);
+    sl_rt_start_at(open, 5);
     cr_assert(sl_rt_is_open(open));
     cr_assert(sl_rt_started(open));
     sl_rt_entry *reg = entry("registered-only");
