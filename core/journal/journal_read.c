@@ -184,13 +184,8 @@ static int walk(const jfile *j, jread *r)
             break;      /* allocated, never filled (or damaged): nothing after it is sure */
         size_t obj = o + sizeof *rec, objlen = (size_t)rec->bytes - sizeof *rec;
         if (rec->kind == SL_JRN_THREAD && objlen >= sizeof(sl_jrn_thread)) {
-            if (r->nthreads == cap_t) {
-                cap_t = cap_t ? 2 * cap_t : 16;
-                jthread *g = realloc(r->threads, cap_t * sizeof *g);
-                if (!g)
-                    return -ENOMEM;
-                r->threads = g;
-            }
+            if (SL_VEC_RESERVE(r->threads, cap_t, r->nthreads, 1) < 0)
+                return -ENOMEM;
             const sl_jrn_thread *t = (const void *)(j->p + obj);
             jthread x = {.off = obj, .tid = t->tid, .tsc = t->tsc};
             if (chunks(j, r, t, &x) != 0)
@@ -202,13 +197,8 @@ static int walk(const jfile *j, jread *r)
             size_t tg = sl_jf_off(j, e->tag, (size_t)e->len);
             if (th == SIZE_MAX || tg == SIZE_MAX || e->len > objlen)
                 goto next;
-            if (r->nentries == cap_e) {
-                cap_e = cap_e ? 2 * cap_e : 64;
-                jentry *g = realloc(r->entries, cap_e * sizeof *g);
-                if (!g)
-                    return -ENOMEM;
-                r->entries = g;
-            }
+            if (SL_VEC_RESERVE(r->entries, cap_e, r->nentries, 1) < 0)
+                return -ENOMEM;
             r->entries[r->nentries++] = (jentry){.off = obj, .thread = th, .e = e,
                                                  .tag = (const char *)(j->p + tg)};
         }
