@@ -1,26 +1,33 @@
-/* The marker API as the shim answers it: timing of every region, the
- * hazards of likwid-api.md kept away from LIKWID, everything else forwarded
- * to LIKWID's real C functions. One path for C and Fortran callers. */
+/* The marker API as the shim answers it, Init and the mode; the
+ * environment read at Init, the result file's name, the one copy of the
+ * shim in a process, and its messages. */
 #include "shim.h"
+#include "name_fit.h"
+#include "vec.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <link.h>
+#include <math.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "log.h"
-#include "output_path.h"
-#include "real.h"
-#include "sources.h"
-#include "run_meta.h"
-#include "region_table.h"
-#include "survive.h"
+/* ==== marker ==== */
 
+/* The marker API as the shim answers it: timing of every region, the
+ * hazards of likwid-api.md kept away from LIKWID, everything else forwarded
+ * to LIKWID's real C functions. One path for C and Fortran callers. */
 #define RELAXED memory_order_relaxed
 
 sl_state sl_g;
@@ -57,7 +64,7 @@ static int mode(void)
 }
 
 /* The mode for an entry point that times: a forked child becomes a
- * process of its own here (fork.c). The others pass a FORKED child's calls
+ * process of its own here (entry.c). The others pass a FORKED child's calls
  * through, as for one that never called Init. */
 static int mode_timing(void)
 {
@@ -170,7 +177,7 @@ static void do_init(void)
     sl_g.tsc = on_tsc;
     sl_fork_arm();
     /* The exit path (LIKWID's Init may exit() the process, the application
-     * may never Close): exit_hook.c. */
+     * may never Close): close.c. */
     sl_exit_hook_arm();
     sl_g.cycle = 1;
     sl_g.first_output = sl_g.output;
@@ -196,7 +203,7 @@ void sl_shim_init(void)
         m = SL_MODE_PASS;
     }
     if (m == SL_MODE_CLOSED) {
-        /* Init after Close: the next cycle (cycle.c). */
+        /* Init after Close: the next cycle (close.c). */
         if (getpid() != sl_g.pid || !sl_cycle_begin())
             return;
         r = sl_cycle_api();     /* Start/Stop reach LIKWID after its Init, below */
@@ -401,4 +408,710 @@ void sl_shim_close(void)
     }
     if (m != SL_MODE_CLOSED && r->close)
         r->close();
+}
+
+/* ==== config ==== */
+
+/* SCOPE_LIKWID_* variables: parsed once, bad values warned about once and
+ * replaced by their defaults. */
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+int sl_parse_bool(const char *s, int *out)
+{
+    static const char *const yes[] = {"1", "yes", "true", "on"};
+    static const char *const no[] = {"0", "no", "false", "off", ""};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        if (strcasecmp(s, yes[i]) == 0) {
+            *out = 1;
+            return 0;
+        }
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        if (strcasecmp(s, no[i]) == 0) {
+            *out = 0;
+            return 0;
+        }
+    return -EINVAL;
+}
+
+/* Decimal seconds, fractional allowed, "C" syntax regardless of locale
+ * (strtod would honour the application's LC_NUMERIC). */
+int sl_parse_timeout(const char *s, double *out)
+{
+    double v = 0, scale = 1;
+    int digits = 0, dot = 0;
+    const char *p = s;
+    while (is_blank(*p))
+        p++;
+    for (; *p; p++) {
+        if (*p >= '0' && *p <= '9') {
+            if (dot) {
+                scale /= 10;
+                v += (*p - '0') * scale;
+            } else {
+                v = v * 10 + (*p - '0');
+            }
+            digits++;
+        } else if (*p == '.' && !dot) {
+            dot = 1;
+        } else {
+            break;
+        }
+    }
+    while (is_blank(*p))
+        p++;
+    if (*p || !digits || !(v > 0) || !isfinite(v) || v > 86400.0 * 365)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+int sl_parse_max_calls(const char *s, int64_t *out)
+{
+    const char *p = s;
+    int64_t v = 0;
+    int digits = 0;
+    while (is_blank(*p))
+        p++;
+    for (; *p >= '0' && *p <= '9'; p++, digits++) {
+        if (v > (INT64_MAX - 9) / 10)
+            return -EINVAL;
+        v = v * 10 + (*p - '0');
+    }
+    while (is_blank(*p))
+        p++;
+    if (*p || !digits)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+int sl_parse_sources(const char *s, unsigned *out)
+{
+    static const struct { const char *name; unsigned bit; } names[] = {
+        {"full_api", SL_SRC_FULL_API},
+        {"marker_file", SL_SRC_MARKER_FILE},
+        {"marker_api", SL_SRC_MARKER_API},
+    };
+    unsigned bits = 0;
+    const char *p = s;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *a = p, *b = p + len;
+        while (a < b && is_blank(*a))
+            a++;
+        while (b > a && is_blank(b[-1]))
+            b--;
+        if (b > a) {
+            int known = 0;
+            for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+                if ((size_t)(b - a) == strlen(names[i].name) &&
+                    memcmp(a, names[i].name, (size_t)(b - a)) == 0) {
+                    bits |= names[i].bit;
+                    known = 1;
+                }
+            if (!known)
+                sl_log_warn("SCOPE_LIKWID_SOURCES: unknown source '%.*s' ignored: expected "
+                            "full_api, marker_file or marker_api", (int)(b - a), a);
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    if (!bits)
+        return -EINVAL;
+    *out = bits;
+    return 0;
+}
+
+static int env_bool(const char *name, int def)
+{
+    const char *v = getenv(name);
+    int b = def;
+    if (v && sl_parse_bool(v, &b) != 0) {
+        sl_log_warn("%s='%s' not understood: expected 1 or 0; using %d", name, v, def);
+        b = def;
+    }
+    return b;
+}
+
+int sl_config_disabled(void)
+{
+    return env_bool("SCOPE_LIKWID_DISABLE", 0);
+}
+
+/* A variable that names a program or a path: ignored in a setuid or setgid
+ * program (secure_getenv), where it would let the user who started it pick
+ * what runs, or where a file is created, with the program's privileges. */
+static char *env_path(const char *name)
+{
+    const char *v = secure_getenv(name);
+    if (!v && getenv(name))
+        sl_log_warn("%s ignored: a setuid or setgid program (AT_SECURE) takes no paths from "
+                    "the environment; using the default", name);
+    if (v && !*v) {
+        sl_log_warn("%s is empty: expected a path; using the default", name);
+        return NULL;
+    }
+    return v ? strdup(v) : NULL;
+}
+
+void sl_config_free(sl_config *c)
+{
+    free(c->output);
+    free(c->collector);
+    free(c->writer);
+    memset(c, 0, sizeof *c);
+}
+
+void sl_config_load(sl_config *c)
+{
+    memset(c, 0, sizeof *c);
+    /* Quiet and verbose first, so that they govern the warnings below. */
+    c->quiet = env_bool("SCOPE_LIKWID_QUIET", 0);
+    c->verbose = env_bool("SCOPE_LIKWID_VERBOSE", 0);
+    sl_log_configure(c->verbose, c->quiet);
+    c->disabled = sl_config_disabled();
+
+    c->timeout_s = SL_DEFAULT_TIMEOUT_S;
+    const char *v = getenv("SCOPE_LIKWID_TIMEOUT");
+    if (v && sl_parse_timeout(v, &c->timeout_s) != 0)
+        sl_log_warn("SCOPE_LIKWID_TIMEOUT='%s' not understood: expected seconds > 0 "
+                    "(e.g. 10 or 2.5); using %g", v, SL_DEFAULT_TIMEOUT_S);
+
+    c->sources = SL_SRC_ALL;
+    v = getenv("SCOPE_LIKWID_SOURCES");
+    if (v && sl_parse_sources(v, &c->sources) != 0)
+        sl_log_warn("SCOPE_LIKWID_SOURCES='%s' names no known source: expected a comma list of "
+                    "full_api, marker_file, marker_api; using all three", v);
+
+    c->max_calls = SL_DEFAULT_MAX_CALLS;
+    v = getenv("SCOPE_LIKWID_MAX_CALLS");
+    if (v && sl_parse_max_calls(v, &c->max_calls) != 0)
+        sl_log_warn("SCOPE_LIKWID_MAX_CALLS='%s' not understood: expected an integer >= 0; "
+                    "using %d", v, SL_DEFAULT_MAX_CALLS);
+
+    c->output = env_path("SCOPE_LIKWID_OUTPUT");
+    c->collector = env_path("SCOPE_LIKWID_COLLECTOR");
+    c->writer = env_path("SCOPE_LIKWID_WRITER");
+}
+
+/* ==== output path ==== */
+
+/* Rank detection and expansion of the SCOPE_LIKWID_OUTPUT template. */
+static int parse_rank(const char *s, int64_t *out)
+{
+    int64_t v = 0;
+    const char *p = s;
+    if (!*p)
+        return -EINVAL;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (v > (INT64_MAX - 9) / 10)
+            return -EINVAL;
+        v = v * 10 + (*p - '0');
+    }
+    if (*p)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+/* A positive count at the start of s (SLURM_NTASKS and the like), else -1. */
+static int64_t leading_count(const char *s)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    int64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v > (INT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    return v > 0 && (*s == '\0' || *s == ',') ? v : -1;
+}
+
+int64_t sl_world_size_from_env(void)
+{
+    /* OMPI_MCA_orte_ess_num_procs: what Open MPI 4's own singleton sets
+     * (with PMIX_RANK=0 and no other size); mpirun sets it to the job's
+     * size too. */
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+                                       "SLURM_NTASKS", "MV2_COMM_WORLD_SIZE", "PALS_SIZE",
+                                       "OMPI_MCA_orte_ess_num_procs"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        int64_t v = leading_count(getenv(vars[i]));
+        if (v > 0)
+            return v;
+    }
+    const char *ess = getenv("OMPI_MCA_ess");
+    if (ess && strcmp(ess, "singleton") == 0)
+        return 1;
+    return -1;
+}
+
+int sl_rank_from_env(int64_t *rank)
+{
+    static const char *const vars[] = {
+        "PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID",
+        "MV2_COMM_WORLD_RANK", "MPI_LOCALRANKID", "ALPS_APP_PE", "PALS_RANKID",
+    };
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (!v)
+            continue;
+        if (parse_rank(v, rank) == 0)
+            /* A world of one (an MPI singleton: a serial run whose MPI
+             * library set PMIX_RANK=0; srun -n 1) is a serial run. */
+            return sl_world_size_from_env() != 1;
+        sl_log_warn("%s='%s' is not a rank: expected an integer >= 0; ignored", vars[i], v);
+    }
+    return 0;
+}
+
+const char *sl_job_from_env(void)
+{
+    static const char *const vars[] = {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return v;
+    }
+    return NULL;
+}
+
+const char *sl_output_default(int mpi)
+{
+    return mpi ? "scope-likwid-rank%r.h5" : "scope-likwid-%p.h5";
+}
+
+typedef struct buf {
+    char *s;
+    size_t len, cap;
+    int oom;
+} buf;
+
+static void put(buf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (SL_VEC_RESERVE(b->s, b->cap, b->len, n + 1) < 0) {
+        b->oom = 1;
+        return;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void puts_(buf *b, const char *s)
+{
+    put(b, s, strlen(s));
+}
+
+/* A host or job name must not add directories to the path. */
+static void put_component(buf *b, const char *s)
+{
+    for (; *s; s++)
+        put(b, *s == '/' ? "_" : s, 1);
+}
+
+char *sl_output_expand(const char *tmpl, const sl_output_vars *v)
+{
+    buf b = {0};
+    char num[32];
+    if (tmpl[0] != '/' && v->cwd && v->cwd[0]) {
+        puts_(&b, v->cwd);
+        if (v->cwd[strlen(v->cwd) - 1] != '/')
+            puts_(&b, "/");
+    }
+    for (const char *p = tmpl; *p; p++) {
+        if (*p != '%') {
+            put(&b, p, 1);
+            continue;
+        }
+        switch (p[1]) {
+        case 'r':
+            snprintf(num, sizeof num, "%" PRId64, v->rank);
+            puts_(&b, num);
+            break;
+        case 'p':
+            snprintf(num, sizeof num, "%" PRId64, v->pid);
+            puts_(&b, num);
+            break;
+        case 'h':
+            put_component(&b, v->host && *v->host ? v->host : "unknownhost");
+            break;
+        case 'j':
+            put_component(&b, v->job && *v->job ? v->job : "nojob");
+            break;
+        case '%':
+            puts_(&b, "%");
+            break;
+        case '\0':
+            sl_log_warn("SCOPE_LIKWID_OUTPUT='%s': '%%' at the end: expected one of "
+                        "%%r %%p %%h %%j %%%%; kept literally", tmpl);
+            puts_(&b, "%");
+            continue;   /* p[1] is the terminator: the loop ends */
+        default:
+            sl_log_warn("SCOPE_LIKWID_OUTPUT='%s': unknown code '%%%c': expected one of "
+                        "%%r %%p %%h %%j %%%%; kept literally", tmpl, p[1]);
+            put(&b, p, 2);
+            break;
+        }
+        p++;
+    }
+    if (!b.s && !b.oom)
+        puts_(&b, "");
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+static const char *kind_of(mode_t m)
+{
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISFIFO(m))
+        return "a FIFO";
+    if (S_ISSOCK(m))
+        return "a socket";
+    return "not a regular file";
+}
+
+/* The default name in dir (NULL: relative, as the caller's cwd resolves it). */
+static char *default_in(const char *dir, int mpi, const sl_output_vars *v)
+{
+    sl_output_vars in = *v;
+    in.cwd = dir;
+    return sl_output_expand(sl_output_default(mpi), &in);
+}
+
+char *sl_output_place(char *path, int mpi, const sl_output_vars *v, int *no_result)
+{
+    *no_result = 0;
+    size_t len = strlen(path);
+    struct stat st, null_st;
+    int exists = stat(path, &st) == 0;
+    if ((len > 0 && path[len - 1] == '/') || (exists && S_ISDIR(st.st_mode))) {
+        char *in = default_in(path, mpi, v);
+        free(path);
+        return in;
+    }
+    if (!exists || S_ISREG(st.st_mode))
+        return path;
+    if (stat("/dev/null", &null_st) == 0 && st.st_dev == null_st.st_dev &&
+        st.st_ino == null_st.st_ino) {
+        sl_log_warn("SCOPE_LIKWID_OUTPUT is %s: no result file (the calls pass through to "
+                    "LIKWID untimed)", path);
+        free(path);
+        *no_result = 1;
+        return NULL;
+    }
+    char *fallback = default_in(v->cwd, mpi, v);
+    if (fallback)
+        sl_log_warn("SCOPE_LIKWID_OUTPUT %s is %s: expected a regular file or a directory; "
+                    "writing %s instead", path, kind_of(st.st_mode), fallback);
+    free(path);
+    return fallback;
+}
+
+/* "<dir>/<stem>.<what><N><.h5 or nothing>", kept within NAME_MAX. */
+char *sl_output_derived(const char *output, const char *what, long long n)
+{
+    char suffix[48];
+    size_t len = strlen(output);
+    int h5 = len > 3 && strcmp(output + len - 3, ".h5") == 0;
+    snprintf(suffix, sizeof suffix, ".%s%lld%s", what, n, h5 ? ".h5" : "");
+    char *stem = strndup(output, h5 ? len - 3 : len);
+    if (!stem)
+        return NULL;
+    char *out = sl_name_fit(stem, "", suffix);
+    free(stem);
+    return out;
+}
+
+/* ==== one copy ==== */
+
+/* One shim per process (see shim.h). Every copy carries the same ELF
+ * note: a copy is recognised by what it is, whatever its file is called,
+ * and nothing beyond the marker API is exported for it. */
+#define NOTE_NAME "scope-likwid"
+#define NOTE_TYPE 0x534c    /* "SL" */
+
+typedef struct sl_note {
+    Elf64_Word namesz, descsz, type;
+    char name[16];          /* NOTE_NAME and its NUL, padded to 4 bytes */
+    Elf64_Word desc;
+} sl_note;
+
+/* A section named .note.* is SHT_NOTE: the linker puts it in a PT_NOTE
+ * segment, which dl_iterate_phdr shows for every loaded object. */
+__attribute__((used, aligned(4), section(".note.scope-likwid")))
+static const sl_note own_note = {sizeof NOTE_NAME, sizeof(Elf64_Word), NOTE_TYPE, NOTE_NAME, 1};
+
+/* Whether the object carries the note somewhere else than at own_note. */
+static int carries_note(const struct dl_phdr_info *info)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *n = (const void *)p;
+            size_t name_len = (n->n_namesz + 3u) & ~3u, desc_len = (n->n_descsz + 3u) & ~3u;
+            const char *name = p + sizeof *n;
+            if (n->n_type == NOTE_TYPE && n->n_namesz == sizeof NOTE_NAME &&
+                name + name_len <= end && memcmp(name, NOTE_NAME, sizeof NOTE_NAME) == 0)
+                return (const void *)n != (const void *)&own_note;
+            p = name + name_len + desc_len;
+        }
+    }
+    return 0;
+}
+
+static int holds(const struct dl_phdr_info *info, uintptr_t addr)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && addr >= lo && addr - lo < ph->p_memsz)
+            return 1;
+    }
+    return 0;
+}
+
+typedef struct lookup {
+    uintptr_t addr;         /* the object holding this, or 0: the objects before us */
+    int found;
+    char *path;
+    size_t len;
+} lookup;
+
+static int visit(struct dl_phdr_info *info, size_t size, void *vp)
+{
+    lookup *l = vp;
+    (void)size;
+    if (l->addr) {
+        if (!holds(info, l->addr))
+            return 0;
+        l->found = carries_note(info);
+    } else {
+        if (holds(info, (uintptr_t)&own_note))
+            return 1;       /* the objects after us do not count */
+        l->found = carries_note(info);
+        if (!l->found)
+            return 0;
+    }
+    if (l->found && l->path && info->dlpi_name) {
+        strncpy(l->path, info->dlpi_name, l->len - 1);
+        l->path[l->len - 1] = '\0';
+    }
+    return 1;
+}
+
+int sl_other_copy_at(const void *addr, char *path, size_t len)
+{
+    lookup l = {.addr = (uintptr_t)addr, .path = path, .len = len};
+    if (!addr)
+        return 0;
+    dl_iterate_phdr(visit, &l);
+    return l.found;
+}
+
+/* A copy loaded after another one stays out: pass-through from the start
+ * (the first copy never calls it; a caller that reaches it directly gets
+ * LIKWID). */
+__attribute__((constructor)) static void later_copy_stays_out(void)
+{
+    lookup l = {0};
+    dl_iterate_phdr(visit, &l);
+    if (l.found)
+        atomic_store(&sl_mode, SL_MODE_PASS);
+}
+
+/* ==== log ==== */
+
+/* The shim's messages (see shim.h). No stdio: the line is formatted into a
+ * stack buffer and written with one write(2). */
+static atomic_int log_verbose;
+static atomic_int log_quiet;
+
+/* The stderr the process started with: messages go there or nowhere. An
+ * application that closes fd 2 and opens a data file gets that file on fd
+ * 2, before its Init or after; the shim must not write into it. Taken when
+ * the library is loaded, before the application's main runs. */
+static _Atomic int err_known;
+static dev_t err_dev;
+static ino_t err_ino;
+
+void sl_log_take_stderr(void)
+{
+    struct stat st;
+    if (fstat(STDERR_FILENO, &st) == 0) {
+        err_dev = st.st_dev;
+        err_ino = st.st_ino;
+        atomic_store(&err_known, 1);    /* publishes dev and ino */
+    } else {
+        atomic_store(&err_known, -1);   /* no stderr at Init: never write */
+    }
+}
+
+/* One fstat, nothing else: a process that never calls Init is left alone. */
+__attribute__((constructor)) static void stderr_at_load(void)
+{
+    int saved = errno;
+    sl_log_take_stderr();
+    errno = saved;
+}
+
+static int stderr_is_ours(void)
+{
+    int k = atomic_load(&err_known);
+    if (k == 0)
+        return 1;       /* constructors not run (a static test build): stderr as it is */
+    struct stat st;
+    return k > 0 && fstat(STDERR_FILENO, &st) == 0 && st.st_dev == err_dev &&
+           st.st_ino == err_ino;
+}
+
+/* Hashes of warnings already printed: enough for "at most once" in practice;
+ * when full, further distinct warnings are still printed. */
+#define SEEN_MAX 128
+static _Atomic uint64_t seen[SEEN_MAX];
+
+void sl_log_configure(int verbose, int quiet)
+{
+    atomic_store(&log_verbose, verbose);
+    atomic_store(&log_quiet, quiet);
+}
+
+int sl_log_verbose(void)
+{
+    return atomic_load_explicit(&log_verbose, memory_order_relaxed);
+}
+
+static size_t format_line(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+    static const char prefix[] = "scope-likwid: ";
+    size_t n = sizeof prefix - 1;
+    memcpy(buf, prefix, n);
+    int k = vsnprintf(buf + n, cap - n - 1, fmt, ap);
+    if (k < 0)
+        k = 0;
+    n += (size_t)k < cap - n - 2 ? (size_t)k : cap - n - 2;
+    /* One line: newlines inside (e.g. from a helper's stderr) become blanks. */
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == '\n' || buf[i] == '\r')
+            buf[i] = ' ';
+    buf[n++] = '\n';
+    return n;
+}
+
+/* A stderr pipe whose reader has gone (a logger that died, `| head`)
+ * answers the write with SIGPIPE, whose default action kills the
+ * application (exit 141, its buffered stdout lost) where it never wrote to
+ * stderr itself. Held back in this thread around the write, which then
+ * fails with EPIPE; a SIGPIPE the write raised is taken back, one pending
+ * before (the application's own) is left, and the mask is restored. */
+static void write_no_sigpipe(const char *buf, size_t n)
+{
+    sigset_t pipe_only, old, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+    int was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+    ssize_t w;
+    do
+        w = write(STDERR_FILENO, buf, n);
+    while (w < 0 && errno == EINTR);
+    if (w < 0 && errno == EPIPE && !was_pending) {
+        struct timespec zero = {0, 0};
+        while (sigtimedwait(&pipe_only, NULL, &zero) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void emit(const char *buf, size_t n)
+{
+    int saved = errno;
+    if (stderr_is_ours())
+        write_no_sigpipe(buf, n);
+    errno = saved;
+}
+
+static int first_time(const char *text, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)text[i]) * 1099511628211ULL;
+    if (h == 0)
+        h = 1;
+    for (size_t i = 0; i < SEEN_MAX; i++) {
+        uint64_t cur = atomic_load(&seen[i]);
+        if (cur == h)
+            return 0;
+        if (cur == 0) {
+            uint64_t expected = 0;
+            if (atomic_compare_exchange_strong(&seen[i], &expected, h))
+                return 1;
+            if (expected == h)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Formats one line and writes it (only the first time it is seen when once). */
+static void log_line(int once, const char *fmt, va_list ap)
+{
+    char buf[1024];
+    size_t n = format_line(buf, sizeof buf, fmt, ap);
+    if (!once || first_time(buf, n))
+        emit(buf, n);
+}
+
+void sl_log_warn(const char *fmt, ...)
+{
+    if (atomic_load(&log_quiet))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    log_line(1, fmt, ap);
+    va_end(ap);
+}
+
+void sl_log_info(const char *fmt, ...)
+{
+    if (atomic_load(&log_quiet))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    log_line(0, fmt, ap);
+    va_end(ap);
+}
+
+void sl_log_debug(const char *fmt, ...)
+{
+    if (!atomic_load(&log_verbose))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    log_line(0, fmt, ap);
+    va_end(ap);
+}
+
+void sl_log_line_raw(const char *line, size_t n)
+{
+    if (atomic_load(&log_quiet))
+        return;
+    emit(line, n);
 }

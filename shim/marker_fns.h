@@ -1,15 +1,15 @@
 /* Internal header: not installed. LIKWID's marker functions, one row each;
  * every other spelling is generated from this list: the real-symbol table
- * (real.h, real.c), the internal path's declarations (shim.h), the C entry
- * points (wrap_c.c), the gfortran ones where their shape allows
- * (wrap_fortran.c) and the linker version script (marker_map.c, run
+ * (shim.h, real.c), the internal path's declarations (shim.h), the C entry
+ * points (entry.c), the gfortran ones where their shape allows
+ * (entry.c) and the linker version script (libscope_likwid.map.in, run
  * through the preprocessor at build time).
  *
  * X(C name, member, return type, parameters, arguments, gfortran name,
  *   gfortran shape)
  *   member:  the slot in sl_real_api; the internal path is sl_shim_<member>
  *   shape:   NONE (no argument), TAG (one CHARACTER(*) tag), OWN (written
- *            by hand in wrap_fortran.c) */
+ *            by hand in entry.c) */
 #ifndef SL_SHIM_MARKER_FNS_H
 #define SL_SHIM_MARKER_FNS_H
 

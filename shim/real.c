@@ -1,8 +1,4 @@
-/* The real LIKWID marker functions behind our definitions: the next
- * definition after ours in the global scope (dlsym(RTLD_NEXT)), or, when
- * LIKWID was loaded RTLD_LOCAL (a CPython extension like pylikwid, a plugin
- * a host dlopen()ed), the liblikwid.so* among the loaded objects. */
-#include "real.h"
+#include "shim.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -11,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "one_copy.h"
-
+/* The real LIKWID marker functions behind our definitions: the next
+ * definition after ours in the global scope (dlsym(RTLD_NEXT)), or, when
+ * LIKWID was loaded RTLD_LOCAL (a CPython extension like pylikwid, a plugin
+ * a host dlopen()ed), the liblikwid.so* among the loaded objects. */
 #define SL_REAL_NAME(cname, member, ret, params, args, fname, fshape) #cname,
 static const char *const names[] = {SL_MARKER_FNS(SL_REAL_NAME)};
 #undef SL_REAL_NAME
@@ -46,7 +44,7 @@ static void set_slot(sl_real_api *a, size_t i, void *p)
     memcpy(slot(a, i), &p, sizeof p);
 }
 
-/* Another copy of the shim, when RTLD_NEXT found one (one_copy.h). */
+/* Another copy of the shim, when RTLD_NEXT found one (shim.h). */
 static char other_copy[4096];
 
 static void resolve_next(void)

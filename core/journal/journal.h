@@ -104,7 +104,7 @@ typedef struct sl_jrn_rec {
     uint64_t reserved2;
 } sl_jrn_rec;
 
-/* The leading fields of the shim's region entry (shim/table/rt_internal.h asserts
+/* The leading fields of the shim's region entry (shim/hot_path.h asserts
  * that they sit at these offsets). */
 typedef struct sl_jrn_entry {
     uint64_t tag;               /* address of the tag's bytes */

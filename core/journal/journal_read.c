@@ -1,6 +1,6 @@
-/* Reading a journal back (see journal.h): the same timing Close collects
- * from the live tables (shim/table/rt_collect.c), from the file a killed process
- * left. Every address is checked against the file before it is followed:
+/* Reading a journal back (see journal.h): the timing Close collects from
+ * the live tables, from the file a killed process left, by the same
+ * sl_timing_collect (core/timing_collect.h). Every address is checked against the file before it is followed:
  * the process may have died at any instruction. */
 #include "journal.h"
 
@@ -11,6 +11,7 @@
 
 #include "journal_file.h"
 #include "likwid_result.h"
+#include "timing_collect.h"
 #include "vec.h"
 
 static void copy_str(char *dst, size_t cap, const char *src, size_t srccap)
@@ -76,23 +77,13 @@ typedef struct jentry {
     size_t thread;              /* index into threads */
     const sl_jrn_entry *e;
     const char *tag;
-    size_t region;              /* index into regions; SIZE_MAX: left out */
-    size_t tslot;
-    int64_t calls, kept, total, min, max;
 } jentry;
-
-typedef struct jregion {
-    const char *tag;
-    size_t len, nthreads, ncalls, fill;
-} jregion;
 
 typedef struct jread {
     jthread *threads;
     size_t nthreads;
     jentry *entries;
     size_t nentries;
-    jregion *regions;
-    size_t nregions;
     jseg *segs;
     size_t nsegs, segcap;
     size_t nrecs;               /* records walked: bounds a chunk chain */
@@ -103,7 +94,6 @@ static void jread_free(jread *r)
     free(r->segs);
     free(r->threads);
     free(r->entries);
-    free(r->regions);
 }
 
 static size_t thread_index(const jread *r, size_t off)
@@ -121,7 +111,7 @@ static int by_off(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static jentry *entry_at(jread *r, size_t off)
+static const jentry *entry_at(const jread *r, size_t off)
 {
     size_t lo = 0, hi = r->nentries;
     while (lo < hi) {
@@ -194,13 +184,8 @@ static int walk(const jfile *j, jread *r)
             break;      /* allocated, never filled (or damaged): nothing after it is sure */
         size_t obj = o + sizeof *rec, objlen = (size_t)rec->bytes - sizeof *rec;
         if (rec->kind == SL_JRN_THREAD && objlen >= sizeof(sl_jrn_thread)) {
-            if (r->nthreads == cap_t) {
-                cap_t = cap_t ? 2 * cap_t : 16;
-                jthread *g = realloc(r->threads, cap_t * sizeof *g);
-                if (!g)
-                    return -ENOMEM;
-                r->threads = g;
-            }
+            if (SL_VEC_RESERVE(r->threads, cap_t, r->nthreads, 1) < 0)
+                return -ENOMEM;
             const sl_jrn_thread *t = (const void *)(j->p + obj);
             jthread x = {.off = obj, .tid = t->tid, .tsc = t->tsc};
             if (chunks(j, r, t, &x) != 0)
@@ -212,16 +197,10 @@ static int walk(const jfile *j, jread *r)
             size_t tg = sl_jf_off(j, e->tag, (size_t)e->len);
             if (th == SIZE_MAX || tg == SIZE_MAX || e->len > objlen)
                 goto next;
-            if (r->nentries == cap_e) {
-                cap_e = cap_e ? 2 * cap_e : 64;
-                jentry *g = realloc(r->entries, cap_e * sizeof *g);
-                if (!g)
-                    return -ENOMEM;
-                r->entries = g;
-            }
+            if (SL_VEC_RESERVE(r->entries, cap_e, r->nentries, 1) < 0)
+                return -ENOMEM;
             r->entries[r->nentries++] = (jentry){.off = obj, .thread = th, .e = e,
-                                                 .tag = (const char *)(j->p + tg),
-                                                 .region = SIZE_MAX};
+                                                 .tag = (const char *)(j->p + tg)};
         }
     next:
         o += (size_t)rec->bytes;
@@ -229,39 +208,11 @@ static int walk(const jfile *j, jread *r)
     return 0;
 }
 
-/* Arithmetic on values a damaged file may hold: wraps, never undefined. */
-static int64_t wadd(int64_t a, int64_t b)
-{
-    return (int64_t)((uint64_t)a + (uint64_t)b);
-}
-
-static int64_t wsub(int64_t a, int64_t b)
-{
-    return (int64_t)((uint64_t)a - (uint64_t)b);
-}
-
 /* The line through Init's pair and the reader's (same boot) or the latest
  * pair the process recorded. */
-typedef struct conv {
-    int on;
-    int64_t tick0, ns0, dtick, dns;
-} conv;
-
-__extension__ typedef __int128 i128;
-
-static int64_t cdur(const conv *c, int64_t t)
+static sl_tick_line make_line(const sl_jrn_header *h, const sl_jrn_clock *clk)
 {
-    return c->on ? (int64_t)((i128)t * c->dns / c->dtick) : t;
-}
-
-static int64_t ctime_(const conv *c, int64_t t)
-{
-    return c->on ? wadd(c->ns0, cdur(c, wsub(t, c->tick0))) : t;
-}
-
-static conv make_conv(const sl_jrn_header *h, const sl_jrn_clock *clk)
-{
-    conv c = {0};
+    sl_tick_line c = {0};
     if (!h->tsc)
         return c;
     c.on = 1;
@@ -270,8 +221,8 @@ static conv make_conv(const sl_jrn_header *h, const sl_jrn_clock *clk)
     int same_boot = clk && clk->boot_id && clk->tick && strncmp(clk->boot_id, h->boot_id,
                                                                   sizeof h->boot_id) == 0;
     int64_t t1 = same_boot ? clk->tick : h->tick1, n1 = same_boot ? clk->ns : h->ns1;
-    c.dtick = wsub(t1, h->tick0);
-    c.dns = wsub(n1, h->ns0);
+    c.dtick = sl_wrap_sub(t1, h->tick0);
+    c.dns = sl_wrap_sub(n1, h->ns0);
     if (c.dtick <= 0 || c.dns <= 0)
         c.dtick = c.dns = 1;
     return c;
@@ -287,103 +238,73 @@ static void add_open(sl_jrn_info *info, const jentry *x, int64_t tid)
              n ? ", " : "", (int)(x->e->len < 64 ? x->e->len : 64), x->tag, (long long)tid);
 }
 
-static int build(const jfile *j, jread *r, const conv *cv, sl_timing *out, sl_jrn_info *info)
+/* The walk over the samples: every thread's segments in order. */
+typedef struct jwalk {
+    const jfile *j;
+    const jread *r;
+    size_t ti, g, k;
+} jwalk;
+
+static void jwalk_rewind(void *ctx)
+{
+    jwalk *w = ctx;
+    w->ti = w->g = w->k = 0;
+    if (w->r->nthreads)
+        w->g = w->r->threads[0].seg0;
+}
+
+static int jwalk_next(void *ctx, sl_tc_sample *out)
+{
+    jwalk *w = ctx;
+    const jread *r = w->r;
+    while (w->ti < r->nthreads) {
+        const jthread *t = &r->threads[w->ti];
+        if (w->g < t->seg0 + t->nseg && w->k < r->segs[w->g].n) {
+            const sl_jrn_sample *s = (const sl_jrn_sample *)(const void *)(w->j->p +
+                                                                           r->segs[w->g].first) +
+                                     w->k++;
+            const jentry *x = entry_at(r, sl_jf_off(w->j, s->e, sizeof(sl_jrn_entry)));
+            *out = (sl_tc_sample){.entry = x ? (size_t)(x - r->entries) : SIZE_MAX,
+                                  .tid = t->tid, .tsc = t->tsc, .start = s->start,
+                                  .end = s->end};
+            return 1;
+        }
+        w->k = 0;
+        if (w->g < t->seg0 + t->nseg)
+            w->g++;
+        else if (++w->ti < r->nthreads)
+            w->g = r->threads[w->ti].seg0;
+    }
+    return 0;
+}
+
+static int build(const jfile *j, jread *r, const sl_tick_line *line, sl_timing *out,
+                 sl_jrn_info *info)
 {
     if (r->nentries)
         qsort(r->entries, r->nentries, sizeof *r->entries, by_off);
-    r->regions = calloc(r->nentries ? r->nentries : 1, sizeof *r->regions);
-    if (!r->regions)
+    sl_tc_entry *te = calloc(r->nentries ? r->nentries : 1, sizeof *te);
+    if (!te)
         return -ENOMEM;
-    /* Counts and dropped sums from the entries; regions in record order. */
     for (size_t i = 0; i < r->nentries; i++) {
-        jentry *x = &r->entries[i];
-        const sl_jrn_entry *e = x->e;
-        x->calls = wsub(e->cap, e->left);
-        x->total = e->dropped_total;
-        x->min = e->dropped_min;
-        x->max = e->dropped_max;
-        int open = e->open_start >= 0;
-        if (!(x->calls > 0 || open || e->unmatched > 0 || e->nested > 0))
-            continue;
-        if (open)
-            add_open(info, x, r->threads[x->thread].tid);
-        size_t g = 0;
-        while (g < r->nregions &&
-               !(r->regions[g].len == e->len && memcmp(r->regions[g].tag, x->tag, e->len) == 0))
-            g++;
-        if (g == r->nregions)
-            r->regions[r->nregions++] = (jregion){.tag = x->tag, .len = (size_t)e->len};
-        x->region = g;
-        x->tslot = r->regions[g].nthreads++;
-    }
-    /* The kept calls from the samples. */
-    for (size_t ti = 0; ti < r->nthreads; ti++) {
-        const jthread *t = &r->threads[ti];
-        for (size_t g = t->seg0; g < t->seg0 + t->nseg; g++) {
-            const sl_jrn_sample *s = (const void *)(j->p + r->segs[g].first);
-            for (size_t k = 0; k < r->segs[g].n; k++) {
-                jentry *x = entry_at(r, sl_jf_off(j, s[k].e, sizeof(sl_jrn_entry)));
-                if (!x || x->region == SIZE_MAX)
-                    continue;
-                int64_t dd = wsub(s[k].end, s[k].start);
-                r->regions[x->region].ncalls++;
-                x->kept++;
-                x->total = wadd(x->total, dd);
-                if (dd < x->min)
-                    x->min = dd;
-                if (dd > x->max)
-                    x->max = dd;
-            }
-        }
-    }
-    size_t base = out->nregions;
-    for (size_t g = 0; g < r->nregions; g++)
-        if (!sl_timing_add(out, r->regions[g].tag, r->regions[g].len, r->regions[g].nthreads,
-                           r->regions[g].ncalls))
-            return -ENOMEM;
-    for (size_t i = 0; i < r->nentries; i++) {
-        jentry *x = &r->entries[i];
-        if (x->region == SIZE_MAX)
-            continue;
+        const jentry *x = &r->entries[i];
         const sl_jrn_entry *e = x->e;
         const jthread *t = &r->threads[x->thread];
-        if (x->calls < x->kept)
-            x->calls = x->kept;
-        if (x->min == INT64_MAX || x->max == INT64_MIN)
-            x->min = x->max = 0;
-        if (t->tsc) {
-            x->total = cdur(cv, x->total);
-            x->min = cdur(cv, x->min);
-            x->max = cdur(cv, x->max);
-        }
-        sl_timing_region *R = &out->regions[base + x->region];
-        R->threads[x->tslot] = t->tid;
-        R->call_counts[x->tslot] = x->calls;
-        R->total_ns[x->tslot] = x->total;
-        R->min_ns[x->tslot] = x->calls ? x->min : 0;
-        R->max_ns[x->tslot] = x->calls ? x->max : 0;
-        R->dropped_calls = wadd(R->dropped_calls, wsub(x->calls, x->kept));
-        R->open_at_close += e->open_start >= 0;
-        R->unmatched_stops = wadd(R->unmatched_stops, e->unmatched);
-        R->nested_starts = wadd(R->nested_starts, e->nested);
+        te[i] = (sl_tc_entry){.tag = x->tag, .len = (size_t)e->len, .tid = t->tid,
+                              .tsc = t->tsc, .open = e->open_start >= 0,
+                              .calls = sl_wrap_sub(e->cap, e->left),
+                              .dropped_total = e->dropped_total,
+                              .dropped_min = e->dropped_min, .dropped_max = e->dropped_max,
+                              .nested = e->nested, .unmatched = e->unmatched};
     }
-    for (size_t ti = 0; ti < r->nthreads; ti++) {
-        const jthread *t = &r->threads[ti];
-        for (size_t g = t->seg0; g < t->seg0 + t->nseg; g++) {
-            const sl_jrn_sample *s = (const void *)(j->p + r->segs[g].first);
-            for (size_t k = 0; k < r->segs[g].n; k++) {
-                jentry *x = entry_at(r, sl_jf_off(j, s[k].e, sizeof(sl_jrn_entry)));
-                if (!x || x->region == SIZE_MAX)
-                    continue;
-                sl_timing_region *R = &out->regions[base + x->region];
-                size_t f = r->regions[x->region].fill++;
-                R->call_threads[f] = t->tid;
-                R->start_times[f] = t->tsc ? ctime_(cv, s[k].start) : s[k].start;
-                R->end_times[f] = t->tsc ? ctime_(cv, s[k].end) : s[k].end;
-            }
-        }
-    }
-    return 0;
+    jwalk w = {.j = j, .r = r};
+    sl_tc_samples walk = {jwalk_rewind, jwalk_next, &w};
+    int rc = sl_timing_collect(out, te, r->nentries, line, &walk);
+    for (size_t i = 0; rc == 0 && i < r->nentries; i++)
+        if (te[i].region != SIZE_MAX && te[i].open)
+            add_open(info, &r->entries[i], te[i].tid);
+    free(te);
+    return rc;
 }
 
 static int read_mapped(jfile *j, const char *name, const sl_jrn_clock *clk, sl_run *run,
@@ -401,7 +322,7 @@ static int read_mapped(jfile *j, const char *name, const sl_jrn_clock *clk, sl_r
     sl_set_string(&run->timing.clock, "CLOCK_MONOTONIC");
     run->timing.origin_unix_ns = h->origin_unix_ns;
     jread r = {0};
-    conv cv = make_conv(h, clk);
+    sl_tick_line line = make_line(h, clk);
     int rc = sl_jf_pieces(j);
     if (rc == 0)
         rc = walk(j, &r);
@@ -410,7 +331,7 @@ static int read_mapped(jfile *j, const char *name, const sl_jrn_clock *clk, sl_r
         info->outside_calls += r.threads[i].outside;
     }
     if (rc == 0)
-        rc = build(j, &r, &cv, &run->timing, info);
+        rc = build(j, &r, &line, &run->timing, info);
     if (rc)
         sl_diag_add(d, name, 0, "cannot read the journal: %s", strerror(-rc));
     jread_free(&r);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "log.h"
+#include "shim.h"
 #include "run.h"
 #include "shim_test_util.h"
 #include "wire.h"

@@ -8,8 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "output_path.h"
+#include "shim.h"
 
 /* Criterion moves fd 2: the shim writes only to the stderr it took. */
 static void redirect_stderr(void)

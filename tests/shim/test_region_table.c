@@ -2,6 +2,7 @@
  * per-call sample cap, table growth, long tags, several threads. Times are
  * passed in explicitly, so every expected value is exact. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -9,8 +10,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "region_table.h"
-#include "rt_internal.h"
+#include "shim.h"
+#include "hot_path.h"
 #include "timing.h"
 
 static sl_timing collect(void)
@@ -41,8 +42,8 @@ static sl_rt_entry *entry(const char *tag)
 static void call(const char *tag, int64_t start, int64_t end)
 {
     sl_rt_entry *e = entry(tag);
-    cr_assert_eq(sl_rt_start(sl_rt_self(), e, start), 0);
-    cr_assert_eq(sl_rt_stop(sl_rt_self(), e, end), 0);
+    cr_assert_eq(sl_rt_start_at(e, start), 0);
+    cr_assert_eq(sl_rt_stop_at(sl_rt_self(), e, end), 0);
 }
 
 Test(region_table, sums_min_max_and_samples)
@@ -80,16 +81,16 @@ Test(region_table, nesting_keeps_first_start)
 {
     sl_rt_thread *th = sl_rt_self();
     sl_rt_entry *e = entry("n");
-    cr_assert_eq(sl_rt_start(th, e, 0), 0);
-    cr_assert_eq(sl_rt_start(th, e, 10), 1, "start while open is a nested start");
-    cr_assert_eq(sl_rt_stop(th, e, 25), 0);
-    cr_assert_eq(sl_rt_stop(th, e, 30), -1, "second stop has no start");
+    cr_assert_eq(sl_rt_start_at(e, 0), 0);
+    cr_assert_eq(sl_rt_start_at(e, 10), 1, "start while open is a nested start");
+    cr_assert_eq(sl_rt_stop_at(th, e, 25), 0);
+    cr_assert_eq(sl_rt_stop_at(th, e, 30), -1, "second stop has no start");
     /* different tags nest freely */
     sl_rt_entry *o = entry("outer"), *i = entry("inner");
-    cr_assert_eq(sl_rt_start(th, o, 100), 0);
-    cr_assert_eq(sl_rt_start(th, i, 110), 0);
-    cr_assert_eq(sl_rt_stop(th, i, 120), 0);
-    cr_assert_eq(sl_rt_stop(th, o, 200), 0);
+    cr_assert_eq(sl_rt_start_at(o, 100), 0);
+    cr_assert_eq(sl_rt_start_at(i, 110), 0);
+    cr_assert_eq(sl_rt_stop_at(th, i, 120), 0);
+    cr_assert_eq(sl_rt_stop_at(th, o, 200), 0);
     sl_timing t = collect();
     const sl_timing_region *n = find(&t, "n");
     cr_assert_eq(n->call_counts[0], 1);
@@ -107,7 +108,7 @@ Test(region_table, unmatched_open_and_registered)
     sl_rt_unmatched(th, "never-started");
     sl_rt_unmatched(th, "never-started");
     sl_rt_entry *open = entry("open");
-    sl_rt_start(th, open, 5);
+    sl_rt_start_at(open, 5);
     cr_assert(sl_rt_is_open(open));
     cr_assert(sl_rt_started(open));
     sl_rt_entry *reg = entry("registered-only");
@@ -389,4 +390,122 @@ Test(hot_compare, shorter_string_before_a_guard_page)
             cases++;
         }
     cr_assert_gt(cases, 200, "only %d cases ran", cases);
+}
+
+/* ---- the forwarding entry points: LIKWID's call, then the hot path ---- */
+
+static int real_calls, real_rc;
+static const char *real_tag;
+
+static int fake_real(const char *tag)
+{
+    real_calls++;
+    real_tag = tag;
+    return real_rc;
+}
+
+/* The TSC clock where the CPU has one, so that the fast branch (the thread's
+ * one TLS pointer, the cached slot, the masked compare) is what runs; the
+ * general branch otherwise. */
+static void fwd_setup(void)
+{
+    sl_rt_configure(1000, 0);
+    sl_rt_clock_force_tsc();
+    real_calls = 0;
+    real_rc = 0;
+}
+
+Test(hot_path, fwd_forwards_first_and_times, .init = fwd_setup)
+{
+    static const char tag[] = "solve";
+    real_rc = 7;
+    for (int i = 0; i < 3; i++) {       /* the first creates, the others hit the cache */
+        cr_assert_eq(sl_rt_start_fwd(tag, fake_real), 7, "Start returns LIKWID's result");
+        cr_assert_eq(real_tag, tag);
+        cr_assert_eq(sl_rt_stop_fwd(tag, fake_real), 7, "Stop returns LIKWID's result");
+    }
+    cr_assert_eq(real_calls, 6);
+    sl_timing t = collect();
+    const sl_timing_region *r = find(&t, "solve");
+    cr_assert_not_null(r);
+    cr_assert_eq(r->nthreads, 1);
+    cr_assert_eq(r->call_counts[0], 3);
+    cr_assert_eq(r->ncalls, 3);
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert_leq(r->start_times[i], r->end_times[i]);
+        cr_assert(i == 0 || r->start_times[i] >= r->end_times[i - 1], "calls in order");
+    }
+    cr_assert_eq(r->total_ns[0] >= r->max_ns[0] && r->max_ns[0] >= r->min_ns[0], 1);
+    sl_timing_free(&t);
+}
+
+Test(hot_path, fwd_stop_not_open_is_efault_without_likwid, .init = fwd_setup)
+{
+    cr_assert_eq(sl_rt_stop_fwd("never", fake_real), -EFAULT);
+    cr_assert_eq(real_calls, 0, "LIKWID is not called for a region never started");
+    cr_assert_eq(sl_rt_start_fwd("twice", fake_real), 0);
+    cr_assert_eq(sl_rt_stop_fwd("twice", fake_real), 0);
+    cr_assert_eq(sl_rt_stop_fwd("twice", fake_real), -EFAULT, "a cached region not open");
+    cr_assert_eq(real_calls, 2);
+    cr_assert_eq(sl_rt_start_fwd("nest", fake_real), 0);
+    cr_assert_eq(sl_rt_start_fwd("nest", fake_real), 0, "a nested start still forwards");
+    cr_assert_eq(real_calls, 4);
+    sl_timing t = collect();
+    cr_assert_eq(find(&t, "never")->unmatched_stops, 1);
+    cr_assert_eq(find(&t, "twice")->unmatched_stops, 1);
+    cr_assert_eq(find(&t, "twice")->call_counts[0], 1);
+    cr_assert_eq(find(&t, "nest")->nested_starts, 1);
+    cr_assert_eq(find(&t, "nest")->open_at_close, 1);
+    sl_timing_free(&t);
+}
+
+Test(hot_path, fortran_one_buffer_new_contents, .init = fwd_setup)
+{
+    /* gfortran's wrapper trims the tag into one stack buffer: the same
+     * pointer, each call with other contents. */
+    _Alignas(8) char buf[32];
+    strcpy(buf, "alpha");
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(sl_rt_start_fwd(buf, fake_real), 0);
+        cr_assert_eq(sl_rt_stop_fwd(buf, fake_real), 0);
+    }
+    strcpy(buf, "beta");
+    cr_assert_eq(sl_rt_start_fwd(buf, fake_real), 0);
+    cr_assert_eq(sl_rt_stop_fwd(buf, fake_real), 0);
+    strcpy(buf, "alphb");               /* same length, last byte differs */
+    cr_assert_eq(sl_rt_start_fwd(buf, fake_real), 0);
+    strcpy(buf, "alpha");               /* stopping a region not open here */
+    cr_assert_eq(sl_rt_stop_fwd(buf, fake_real), -EFAULT);
+    sl_timing t = collect();
+    cr_assert_eq(find(&t, "alpha")->call_counts[0], 2);
+    cr_assert_eq(find(&t, "alpha")->unmatched_stops, 1);
+    cr_assert_eq(find(&t, "beta")->call_counts[0], 1);
+    cr_assert_eq(find(&t, "alphb")->open_at_close, 1);
+    sl_timing_free(&t);
+}
+
+Test(hot_path, tag_ending_before_an_unmapped_page, .init = fwd_setup)
+{
+    /* A tag cached while it reached into the next page; then a shorter one
+     * at the same pointer, ending before that page, now unmapped: Start and
+     * Stop must not read it. */
+    long page = sysconf(_SC_PAGESIZE);
+    char *base = mmap(NULL, (size_t)(2 * page), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert_neq(base, MAP_FAILED);
+    char *tag = base + page - 5;        /* 5 bytes in the first page */
+    strcpy(tag, "longer");              /* its NUL and 'r' in the second */
+    cr_assert_eq(sl_rt_start_fwd(tag, fake_real), 0);
+    cr_assert_eq(sl_rt_stop_fwd(tag, fake_real), 0);
+    strcpy(tag, "shor");                /* ends with the first page */
+    cr_assert_eq(munmap(base + page, (size_t)page), 0);
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(sl_rt_start_fwd(tag, fake_real), 0);
+        cr_assert_eq(sl_rt_stop_fwd(tag, fake_real), 0);
+    }
+    sl_timing t = collect();
+    cr_assert_eq(find(&t, "longer")->call_counts[0], 1);
+    cr_assert_eq(find(&t, "shor")->call_counts[0], 2);
+    sl_timing_free(&t);
+    munmap(base, (size_t)page);
 }

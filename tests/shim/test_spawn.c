@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "shim_test_util.h"
-#include "spawn_helper.h"
+#include "shim.h"
 
 static char *dir;
 

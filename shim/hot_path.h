@@ -1,19 +1,20 @@
 /* Internal header: not installed. The region table's data structures,
- * shared by its files: the per-thread table and hot path (region_table.c),
- * the clock (rt_clock.c), the sample arena (rt_arena.c) and Close's
- * collection (rt_collect.c). Only the owner thread writes a table; Close
- * reads it from another thread. Entries and tables are published with
- * release stores and never freed (Close may be reading them); counters are
- * relaxed atomics written by their single owner with plain load+store (no
- * RMW cost). */
-#ifndef SL_SHIM_RT_INTERNAL_H
-#define SL_SHIM_RT_INTERNAL_H
+ * shared by the hot path (hot_path.c: the per-thread tables, lookup, the
+ * one Start and Stop, the clock) and the table's other half (table.c: the
+ * sample arena and what Close reads). Only the owner thread writes a
+ * table; Close reads it from another thread. Entries and tables are
+ * published with release stores and never freed (Close may be reading
+ * them); counters are relaxed atomics written by their single owner with
+ * plain load+store (no RMW cost). */
+#ifndef SL_SHIM_HOT_PATH_H
+#define SL_SHIM_HOT_PATH_H
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "region_table.h"
+#include "shim.h"
+#include "timing_collect.h"
 
 #define RELAXED memory_order_relaxed
 #define HOT_SLOTS 4                     /* per-thread tag cache (power of two) */
@@ -91,7 +92,7 @@ __attribute__((no_sanitize_address)) static inline int sl_rt_hot_same(const hot 
  * empty (it always takes the hash path). */
 void sl_rt_hot_fill(hot *h, const char *tag, sl_rt_entry *e);
 
-/* A chunk of a thread's samples (rt_arena.c): in the journal when there is
+/* A chunk of a thread's samples (table.c): in the journal when there is
  * one, else in the pool; the samples follow the header. A
  * thread's chunks are linked in the order it fills them; a full chunk's
  * samples end at `fill`, the current one's at the thread's snext. */
@@ -181,31 +182,15 @@ _Static_assert(sizeof(sample) == sizeof(sl_jrn_sample), "a sample is not a journ
 /* Every thread's table, newest first (lock-free push in sl_rt_self). */
 extern _Atomic(sl_rt_thread *) sl_rt_all_threads;
 
-/* ---- the clock (rt_clock.c) ---- */
+/* ---- the clock (hot_path.c) ---- */
 
 /* Whether the hot path stores TSC ticks (fixed at sl_rt_clock_init). */
 int sl_rt_clock_tsc(void);
-
-/* Ticks to ns: the line through (tick0, ns0) and (tick1, ns1). */
-typedef struct sl_rt_conv {
-    int on;
-    int64_t tick0, ns0, dtick, dns;
-} sl_rt_conv;
+/* The unit tests' sl_rt_clock_init: the TSC on any x86-64 (1), else 0. */
+int sl_rt_clock_force_tsc(void);
 
 /* The conversion from Init's pair to a pair taken now (off without the TSC). */
-sl_rt_conv sl_rt_conv_now(void);
-
-__extension__ typedef __int128 sl_i128;
-
-static inline int64_t sl_rt_conv_dur(const sl_rt_conv *c, int64_t ticks)
-{
-    return c->on ? (int64_t)((sl_i128)ticks * c->dns / c->dtick) : ticks;
-}
-
-static inline int64_t sl_rt_conv_time(const sl_rt_conv *c, int64_t tick)
-{
-    return c->on ? c->ns0 + sl_rt_conv_dur(c, tick - c->tick0) : tick;
-}
+sl_tick_line sl_rt_conv_now(void);
 
 /* ---- the counters and the samples: inlined into the hot path ---- */
 
@@ -236,7 +221,7 @@ static inline __attribute__((always_inline)) void drop(sl_rt_entry *e, int64_t d
     bump(&e->dropped_total, d);
 }
 
-/* ---- the sample arena (rt_arena.c) ---- */
+/* ---- the sample arena (table.c) ---- */
 
 /* Bytes of address space reserved per thread (0: the default). */
 void sl_rt_arena_configure(size_t bytes);
@@ -252,5 +237,42 @@ COLD void sl_rt_record_slow(sl_rt_thread *t, sl_rt_entry *e, int64_t start, int6
 
 /* A new cycle (no thread runs regions): fill the chunks again from the first. */
 void sl_rt_arena_rewind(sl_rt_thread *t);
+
+/* ---- the call: inlined into Start and Stop (hot_path.c) ---- */
+
+/* The call itself, on the entry the caller found: Start at `now` (in the
+ * thread's clock: TSC ticks or ns, see sl_rt_clock_init) returns 1 when the
+ * region was already open in this thread (counted as a nested start; the
+ * first start is kept), else 0. Stop at `now` returns 0, or -1 when the
+ * region was not open (counted as an unmatched stop). */
+static inline __attribute__((always_inline)) int sl_rt_start_at(sl_rt_entry *e, int64_t now)
+{
+    if (UNLIKELY(atomic_load_explicit(&e->open_start, RELAXED) >= 0)) {
+        bump(&e->nested, 1);
+        return 1;
+    }
+    atomic_store_explicit(&e->open_start, now, RELAXED);
+    return 0;
+}
+
+static inline __attribute__((always_inline)) int sl_rt_stop_at(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
+{
+    int64_t start = atomic_load_explicit(&e->open_start, RELAXED);
+    if (UNLIKELY(start < 0)) {
+        bump(&e->unmatched, 1);
+        return -1;
+    }
+    atomic_store_explicit(&e->open_start, -1, RELAXED);
+    sample *s = atomic_load_explicit(&t->snext, RELAXED);
+    int64_t left = atomic_load_explicit(&e->left, RELAXED);
+    atomic_store_explicit(&e->left, left - 1, RELAXED);
+    if (LIKELY(left > 0) && LIKELY(s < t->end))
+        keep(t, s, e, start, now);
+    else if (left <= 0)
+        drop(e, now - start);
+    else
+        sl_rt_record_slow(t, e, start, now);
+    return 0;
+}
 
 #endif

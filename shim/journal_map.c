@@ -1,4 +1,26 @@
-/* The crash-safe journal, the shim's side (see journal_map.h; the format is
+/* The crash-safe journal: its file and pieces, begun at Init with the
+ * signal handlers and ended after delivery. */
+#include "shim.h"
+#include "fileio.h"
+#include "journal.h"
+#include "name_fit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ==== journal map ==== */
+
+/* The crash-safe journal, the shim's side (see shim.h; the format is
  * core/journal/journal.h).
  *
  * The file is mapped in pieces as it is used, never as a whole: a large
@@ -16,26 +38,6 @@
  * lowered) costs no piece; before each use it is checked to be still this
  * file (an application may close descriptors it did not open), else the
  * file is reopened by its path for the one use. */
-#include "journal_map.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "fileio.h"
-#include "journal.h"
-#include "region_table.h"
-#include "name_fit.h"
-
 #define DEFAULT_BYTES ((size_t)16 << 30)    /* sparse: only what is used takes room */
 #define MIN_BYTES ((size_t)4 << 20)
 #define PIECE_MIN ((size_t)1 << 20)
@@ -427,4 +429,38 @@ int sl_journal_begin(const sl_journal_in *in)
         return rc;
     fill_header(in);
     return 0;
+}
+
+/* ==== survive ==== */
+
+/* The journal and the signal handlers, begun at Init (see shim.h). */
+void sl_survive_begin(const char *output, pid_t pid, pid_t parent_pid, int mpi, int64_t rank,
+                      int64_t origin_unix_ns, int tsc, const char *writer, double timeout_s)
+{
+    int on = 1;
+    const char *v = getenv("SCOPE_LIKWID_JOURNAL");
+    if (v && sl_parse_bool(v, &on) != 0) {
+        sl_log_warn("SCOPE_LIKWID_JOURNAL='%s' not understood: expected 1 or 0; using 1", v);
+        on = 1;
+    }
+    if (!on)
+        return;
+    sl_journal_in in = {.output = output, .pid = pid, .parent_pid = parent_pid, .mpi = mpi,
+                        .rank = rank,
+                        .origin_unix_ns = origin_unix_ns, .tsc = tsc};
+    int rc = sl_journal_begin(&in);
+    if (rc != 0) {
+        sl_log_warn("no journal (%s): the timing survives only a normal end of the process",
+                    strerror(-rc));
+        return;
+    }
+    sl_log_debug("journal %s", sl_journal_path());
+    sl_sigwrite_prepare(sl_journal_path(), writer, timeout_s);
+    sl_signals_install(pid, timeout_s);
+}
+
+void sl_survive_end(void)
+{
+    sl_signals_journal_done();
+    sl_journal_end();
 }

@@ -1,4 +1,17 @@
-/* Per-thread region timing (see region_table.h).
+/* The per-thread region tables and the hot path (Start and Stop,
+ * LIKWID's call included); the clock they read. */
+#include "hot_path.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ==== region table ==== */
+
+/* Per-thread region timing (see shim.h).
  *
  * Each thread owns an sl_rt_thread: an open-addressing hash table of entry
  * pointers (for lookup), a linked list of its entries in creation order (for
@@ -6,17 +19,8 @@
  * reads from another thread. Entries and tables are published with release
  * stores and never freed (Close may be reading them), counters are relaxed
  * atomics written by their single owner with plain load+store (no RMW cost).
- * This file: the tables, lookup and the hot path; see rt_internal.h for
+ * This file: the tables, lookup and the hot path; see hot_path.h for
  * the structures and the other files. */
-#include "rt_internal.h"
-
-#include "journal_map.h"
-
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
@@ -48,8 +52,7 @@ void sl_rt_configure(int64_t max_calls, size_t arena_bytes)
     sl_rt_arena_configure(arena_bytes);
 }
 
-
-/* In the journal when there is one, else in the pool (rt_arena.c). */
+/* In the journal when there is one, else in the pool (table.c). */
 static table *table_new(size_t cap, table *prev)
 {
     table *t = sl_journal_alloc(SL_JRN_TABLE, sizeof *t + cap * sizeof t->slots[0], NULL);
@@ -210,49 +213,6 @@ sl_rt_entry *sl_rt_lookup(sl_rt_thread *t, const char *tag, int create)
     return e;
 }
 
-
-static inline __attribute__((always_inline)) int start_at(sl_rt_entry *e, int64_t now)
-{
-    if (UNLIKELY(atomic_load_explicit(&e->open_start, RELAXED) >= 0)) {
-        bump(&e->nested, 1);
-        return 1;
-    }
-    atomic_store_explicit(&e->open_start, now, RELAXED);
-    return 0;
-}
-
-int sl_rt_start(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
-{
-    (void)t;
-    return start_at(e, now);
-}
-
-
-static inline __attribute__((always_inline)) int stop_at(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
-{
-    int64_t start = atomic_load_explicit(&e->open_start, RELAXED);
-    if (UNLIKELY(start < 0)) {
-        bump(&e->unmatched, 1);
-        return -1;
-    }
-    atomic_store_explicit(&e->open_start, -1, RELAXED);
-    sample *s = atomic_load_explicit(&t->snext, RELAXED);
-    int64_t left = atomic_load_explicit(&e->left, RELAXED);
-    atomic_store_explicit(&e->left, left - 1, RELAXED);
-    if (LIKELY(left > 0) && LIKELY(s < t->end))
-        keep(t, s, e, start, now);
-    else if (left <= 0)
-        drop(e, now - start);
-    else
-        sl_rt_record_slow(t, e, start, now);
-    return 0;
-}
-
-int sl_rt_stop(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
-{
-    return stop_at(t, e, now);
-}
-
 /* ---- the hot path: tag pointer -> entry through a per-thread cache ---- */
 
 /* Tags that collide just take the hash path. */
@@ -313,15 +273,52 @@ static inline int64_t tsc_now(void)
 #endif
 }
 
-/* The general paths: no TSC, no table yet, or a cache miss. */
+/* The general paths: no TSC, no table yet, or a cache miss. Start: as
+ * sl_rt_start_at, or -2 when no memory (nothing timed). Stop: 0; -1 when
+ * the region was not open or never started here (counted as an unmatched
+ * stop); -2 when the thread has no table (no memory). Functions of their
+ * own, out of the cold wrappers below and of interprocedural optimisation
+ * (noipa): threads without the TSC run them on every call, and inlined or
+ * specialised they cost more instructions per pair (callgrind). */
+#if defined(__clang__)
+#define NOIPA __attribute__((noinline))
+#else
+#define NOIPA __attribute__((noipa))
+#endif
+
+static NOIPA int start_general(const char *tag)
+{
+    sl_rt_thread *t = tls_self;
+    if (UNLIKELY(!t) && !(t = sl_rt_self()))
+        return -2;
+    sl_rt_entry *e = hot_lookup(t, tag, 1);
+    if (UNLIKELY(!e))
+        return -2;
+    return sl_rt_start_at(e, now_ticks(t));
+}
+
+static NOIPA int stop_general(const char *tag)
+{
+    sl_rt_thread *t = tls_self;
+    int64_t now = t ? now_ticks(t) : 0;
+    if (UNLIKELY(!t) && !(t = sl_rt_self()))
+        return -2;
+    sl_rt_entry *e = hot_lookup(t, tag, 0);
+    if (UNLIKELY(!e)) {
+        sl_rt_unmatched(t, tag);
+        return -1;
+    }
+    return sl_rt_stop_at(t, e, now);
+}
+
 static COLD void start_slow(const char *tag)
 {
-    sl_rt_start_now(tag);
+    start_general(tag);
 }
 
 static COLD int stop_slow(const char *tag, sl_rt_fwd real)
 {
-    int rc = sl_rt_stop_now(tag);
+    int rc = stop_general(tag);
     if (rc == -1)
         return -EFAULT;
     return real(tag);       /* also for -2: no table, cannot judge */
@@ -334,7 +331,7 @@ static COLD int stop_miss(sl_rt_thread *t, hot *h, const char *tag, sl_rt_fwd re
         sl_rt_unmatched(t, tag);
         return -EFAULT;
     }
-    if (stop_at(t, e, now) != 0)
+    if (sl_rt_stop_at(t, e, now) != 0)
         return -EFAULT;
     return real(tag);
 }
@@ -350,7 +347,7 @@ int sl_rt_start_fwd(const char *tag, sl_rt_fwd real)
     if (LIKELY(t != NULL)) {
         hot *h = hot_slot(t, tag);
         if (LIKELY(h->ptr == tag) && LIKELY(sl_rt_hot_same(h))) {
-            start_at(h->e, tsc_now());
+            sl_rt_start_at(h->e, tsc_now());
             return rc;
         }
     }
@@ -367,7 +364,7 @@ int sl_rt_stop_fwd(const char *tag, sl_rt_fwd real)
     hot *h = hot_slot(t, tag);
     if (UNLIKELY(h->ptr != tag) || UNLIKELY(!sl_rt_hot_same(h)))
         return stop_miss(t, h, tag, real, now);
-    if (UNLIKELY(stop_at(t, h->e, now) != 0))
+    if (UNLIKELY(sl_rt_stop_at(t, h->e, now) != 0))
         return -EFAULT;
     return real(tag);
 }
@@ -375,31 +372,6 @@ int sl_rt_stop_fwd(const char *tag, sl_rt_fwd real)
 int sl_rt_have_table(void)
 {
     return tls_self != NULL;
-}
-
-int sl_rt_start_now(const char *tag)
-{
-    sl_rt_thread *t = tls_self;
-    if (UNLIKELY(!t) && !(t = sl_rt_self()))
-        return -2;
-    sl_rt_entry *e = hot_lookup(t, tag, 1);
-    if (UNLIKELY(!e))
-        return -2;
-    return start_at(e, now_ticks(t));
-}
-
-int sl_rt_stop_now(const char *tag)
-{
-    sl_rt_thread *t = tls_self;
-    int64_t now = t ? now_ticks(t) : 0;
-    if (UNLIKELY(!t) && !(t = sl_rt_self()))
-        return -2;
-    sl_rt_entry *e = hot_lookup(t, tag, 0);
-    if (UNLIKELY(!e)) {
-        sl_rt_unmatched(t, tag);
-        return -1;
-    }
-    return stop_at(t, e, now);
 }
 
 /* Every Start leaves the region open, or (when it was open) counts as
@@ -421,3 +393,144 @@ void sl_rt_unmatched(sl_rt_thread *t, const char *tag)
         bump(&e->unmatched, 1);
 }
 
+/* ==== rt clock ==== */
+
+/* The hot path's clock (see shim.h, sl_rt_clock_init): the raw TSC
+ * where that is exact, converted to CLOCK_MONOTONIC at collect time. */
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
+
+/* ---- the clock ----
+ * Region times are CLOCK_MONOTONIC nanoseconds. On x86-64 clock_gettime
+ * costs about two TSC reads or more (vDSO: an ordered TSC read plus
+ * scaling), so when the CPU has an invariant TSC (CPUID 0x80000007 EDX bit 8)
+ * AND the kernel itself uses the TSC as the clocksource of CLOCK_MONOTONIC
+ * (which also means the kernel found the TSCs of all CPUs in sync), the hot
+ * path reads the raw TSC instead and stores ticks. They are converted to
+ * CLOCK_MONOTONIC ns at collect time by the straight line through two
+ * (TSC, CLOCK_MONOTONIC) pairs, one taken at sl_rt_clock_init (Init) and one
+ * at sl_rt_collect (Close), each read bracketed between two TSC reads (the
+ * narrowest of a few tries, its midpoint). The kernel derives
+ * CLOCK_MONOTONIC from the same TSC by a linear map too (NTP only slews its
+ * rate by parts per million), so the converted values are on
+ * CLOCK_MONOTONIC to within the pairs' reading error (tens of ns here) plus
+ * any NTP rate change during the run; durations likewise. The reads are not
+ * serialising (rdtsc, not rdtscp/lfence): a few cycles of skew against the
+ * application's instructions, far below the cost of the calls themselves.
+ * Elsewhere (or SCOPE_LIKWID_TSC=0) clock_gettime is read directly. */
+static _Atomic int clk_tsc;             /* set once, release; read acquire */
+static int64_t clk_tick0, clk_ns0;      /* published by clk_tsc's release */
+
+#if defined(__x86_64__)
+static int invariant_tsc(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
+        return 0;
+    __get_cpuid(0x80000007, &a, &b, &c, &d);
+    return (d >> 8) & 1;
+}
+
+static int kernel_clock_is_tsc(void)
+{
+    char buf[32] = "";
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
+    if (!f)
+        return 0;
+    int ok = fgets(buf, sizeof buf, f) != NULL && strcmp(buf, "tsc\n") == 0;
+    fclose(f);
+    return ok;
+}
+
+/* A (tick, ns) pair: the ns read between two TSC reads, the narrowest
+ * bracket of a few tries, at its midpoint. */
+static void clock_pair(int64_t *tick, int64_t *ns)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        uint64_t a = __rdtsc();
+        int64_t n = sl_rt_now_ns();
+        uint64_t b = __rdtsc();
+        if (b >= a && b - a < best) {
+            best = b - a;
+            *tick = (int64_t)(a + (b - a) / 2);
+            *ns = n;
+        }
+    }
+}
+#endif
+
+int sl_rt_clock_init(int allow_tsc)
+{
+#if defined(__x86_64__)
+    if (allow_tsc && invariant_tsc() && kernel_clock_is_tsc()) {
+        clock_pair(&clk_tick0, &clk_ns0);
+        atomic_store_explicit(&clk_tsc, 1, memory_order_release);
+        return 1;
+    }
+#else
+    (void)allow_tsc;
+#endif
+    return 0;
+}
+
+/* For the unit tests: the TSC path on any x86-64 machine, whatever the
+ * kernel's clocksource (the hot path's fast branch is taken only then). */
+int sl_rt_clock_force_tsc(void)
+{
+#if defined(__x86_64__)
+    clock_pair(&clk_tick0, &clk_ns0);
+    atomic_store_explicit(&clk_tsc, 1, memory_order_release);
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int sl_rt_clock_tsc(void)
+{
+    return atomic_load_explicit(&clk_tsc, memory_order_acquire);
+}
+
+sl_tick_line sl_rt_conv_now(void)
+{
+    sl_tick_line c = {0};
+#if defined(__x86_64__)
+    if (atomic_load_explicit(&clk_tsc, memory_order_acquire)) {
+        int64_t t1 = 0, n1 = 0;
+        clock_pair(&t1, &n1);
+        c.tick0 = clk_tick0;
+        c.ns0 = clk_ns0;
+        c.dtick = t1 - c.tick0;
+        c.dns = n1 - c.ns0;
+        c.on = c.dtick > 0 && c.dns > 0;
+        if (!c.on) {    /* no time passed at all: the nominal ratio is unknown */
+            c.on = 1;
+            c.dtick = c.dns = 1;
+        }
+    }
+#endif
+    return c;
+}
+
+__attribute__((noinline)) int64_t sl_rt_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* For the journal: Init's pair, and a pair now (0/0 without the TSC). */
+void sl_rt_clock_pairs(int64_t *tick0, int64_t *ns0, int64_t *tick1, int64_t *ns1)
+{
+    *tick0 = *ns0 = *tick1 = *ns1 = 0;
+#if defined(__x86_64__)
+    if (atomic_load_explicit(&clk_tsc, memory_order_acquire)) {
+        *tick0 = clk_tick0;
+        *ns0 = clk_ns0;
+        clock_pair(tick1, ns1);
+    }
+#endif
+}

@@ -1,0 +1,377 @@
+/* The exported entry points: the marker API in C and gfortran's names, and
+ * the exec and fork wrappers. */
+#include "shim.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ==== wrap c ==== */
+
+/* LIKWID's C marker API, defined here so that the preloaded shim sees every
+ * call (Fortran ones too: LIKWID's Fortran entry points call these through
+ * the PLT). One definition per row of SL_MARKER_FNS (marker_fns.h), each a
+ * tail call of the internal path; only these, the Fortran names and the
+ * exec family are exported (the version script is generated from the same
+ * list). */
+#define SL_EXPORT __attribute__((visibility("default")))
+
+/* "return f();" is not C in a void function: the keyword by return type. */
+#define SL_RETURN_void
+#define SL_RETURN_int return
+
+#define SL_C_ENTRY(cname, member, ret, params, args, fname, fshape) \
+    SL_EXPORT ret cname params;                                     \
+    ret cname params                                                \
+    {                                                               \
+        SL_RETURN_##ret sl_shim_##member args;                      \
+    }
+SL_MARKER_FNS(SL_C_ENTRY)
+
+/* ==== wrap fortran ==== */
+
+/* LIKWID's gfortran entry points (module likwid, likwid.f90): subroutines
+ * named lower-case with a trailing underscore; each CHARACTER(*) argument
+ * brings a hidden length (size_t since gfortran 8) after the others. Tags
+ * arrive blank-padded: trailing blanks are trimmed. Everything goes through
+ * the same internal path as the C entry points, which forwards to LIKWID's
+ * REAL C functions; LIKWID's own Fortran functions are never called (they
+ * would call the C names through the PLT, i.e. us again: double counting). */
+#define SL_EXPORT __attribute__((visibility("default")))
+#define STACK_TAG 256
+
+SL_EXPORT void likwid_markergetregion_(const char *tag, int *nr_events, double *events,
+                                       double *time, int *count, size_t len);
+
+/* A NUL-terminated, blank-trimmed copy: in buf when it fits (no malloc on
+ * the hot path for tags up to 256 bytes), else on the heap (*heap set). */
+static const char *ctag(const char *tag, size_t len, char *buf, char **heap)
+{
+    *heap = NULL;
+    if (!tag)
+        return NULL;
+    while (len > 0 && tag[len - 1] == ' ')
+        len--;
+    char *dst = buf;
+    if (len >= STACK_TAG) {
+        dst = *heap = malloc(len + 1);
+        if (!dst)
+            return NULL;
+    }
+    memcpy(dst, tag, len);
+    dst[len] = '\0';
+    return dst;
+}
+
+/* The rows of SL_MARKER_FNS (marker_fns.h) by gfortran shape: NONE calls
+ * the internal path as it is, TAG with the tag made a C string; OWN is
+ * written below. */
+#define SL_F_ENTRY_NONE(fname, member) \
+    SL_EXPORT void fname(void);        \
+    void fname(void)                   \
+    {                                  \
+        sl_shim_##member();            \
+    }
+#define SL_F_ENTRY_TAG(fname, member)                \
+    SL_EXPORT void fname(const char *tag, size_t len); \
+    void fname(const char *tag, size_t len)          \
+    {                                                \
+        char buf[STACK_TAG], *heap;                  \
+        sl_shim_##member(ctag(tag, len, buf, &heap)); \
+        free(heap);                                  \
+    }
+#define SL_F_ENTRY_OWN(fname, member)
+#define SL_F_ENTRY(cname, member, ret, params, args, fname, fshape) SL_F_ENTRY_##fshape(fname, member)
+SL_MARKER_FNS(SL_F_ENTRY)
+
+void likwid_markergetregion_(const char *tag, int *nr_events, double *events, double *time,
+                             int *count, size_t len)
+{
+    char buf[STACK_TAG], *heap;
+    sl_shim_get(ctag(tag, len, buf, &heap), nr_events, events, time, count);
+    free(heap);
+}
+
+/* ==== wrap exec ==== */
+
+/* The exec family, wrapped: exec replaces the process's image, and no exit
+ * hook or destructor of the old image runs, so the result of the run so far
+ * is delivered here, before the real call (close.c, sl_exec_begin): the
+ * image before the exec is a run of its own, the new image (the same
+ * program again, or another one) starts its own at its Init. Nothing else
+ * changes: the real function gets the caller's arguments and returns its
+ * result and errno. Only the initialising process delivers: a forked or
+ * vfork()ed child (another pid) passes straight through. The real
+ * functions are looked up once, when the shim is loaded (not in a child
+ * of a threaded process, where dlsym could wait for a lock nobody holds).
+ * posix_spawn, system and popen start a new process and leave this image
+ * alone: they are not wrapped. */
+#define SL_EXPORT __attribute__((visibility("default")))
+
+typedef int (*path_env_fn)(const char *, char *const[], char *const[]);
+typedef int (*path_fn)(const char *, char *const[]);
+typedef int (*fd_env_fn)(int, char *const[], char *const[]);
+
+/* One row per wrapped function: name, type of the real one. The execl*
+ * forms end in the real execv/execvp/execve. */
+#define SL_EXEC_FUNCS(X) \
+    X(execve, path_env_fn) \
+    X(execvpe, path_env_fn) \
+    X(execv, path_fn) \
+    X(execvp, path_fn) \
+    X(fexecve, fd_env_fn)
+
+static struct {
+#define X(name, type) type name;
+    SL_EXEC_FUNCS(X)
+#undef X
+} real;
+
+__attribute__((constructor)) static void find_real_exec(void)
+{
+    void *p;
+#define X(name, type) \
+    p = dlsym(RTLD_NEXT, #name); \
+    memcpy(&real.name, &p, sizeof p);
+    SL_EXEC_FUNCS(X)
+#undef X
+}
+
+/* The real call between the delivery and, when it returns (it failed),
+ * sl_exec_failed; errno as the real function left it. */
+#define CALL_REAL(what, fn, ...) \
+    do { \
+        sl_exec_begin(what); \
+        int rc_ = fn ? fn(__VA_ARGS__) : (errno = ENOSYS, -1); \
+        sl_exec_failed(what); \
+        return rc_; \
+    } while (0)
+
+SL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    CALL_REAL(path, real.execve, path, argv, envp);
+}
+
+SL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    CALL_REAL(file, real.execvpe, file, argv, envp);
+}
+
+SL_EXPORT int execv(const char *path, char *const argv[])
+{
+    CALL_REAL(path, real.execv, path, argv);
+}
+
+SL_EXPORT int execvp(const char *file, char *const argv[])
+{
+    CALL_REAL(file, real.execvp, file, argv);
+}
+
+SL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    CALL_REAL("a descriptor (fexecve)", real.fexecve, fd, argv, envp);
+}
+
+/* The argument count of an execl* call, its terminating NULL included. */
+static size_t count_args(const char *arg0, va_list ap)
+{
+    size_t n = 1;
+    for (const char *a = arg0; a; a = va_arg(ap, const char *))
+        n++;
+    return n;
+}
+
+/* The execl* forms gather their arguments in an array: up to SMALL_ARGS on
+ * the stack (no frame of the shim is large or unbounded), more on the heap
+ * (freed when the exec fails); then the real execv, execvp or execve
+ * (execle's envp follows the NULL), as CALL_REAL. */
+#define SMALL_ARGS 32
+
+enum execl_kind { EXECL_V, EXECL_VP, EXECL_VE };
+
+static int execl_family(enum execl_kind kind, const char *file, const char *arg0, va_list ap)
+{
+    va_list count;
+    va_copy(count, ap);
+    size_t n = count_args(arg0, count);
+    va_end(count);
+    char *small[SMALL_ARGS], **argv = n <= SMALL_ARGS ? small : malloc(n * sizeof(char *));
+    if (!argv)
+        return errno = ENOMEM, -1;
+    argv[0] = (char *)arg0;
+    for (size_t i = 1; i < n; i++)
+        argv[i] = va_arg(ap, char *);
+    sl_exec_begin(file);
+    int rc;
+    if (kind == EXECL_VE) {
+        char *const *envp = va_arg(ap, char *const *);
+        rc = real.execve ? real.execve(file, argv, envp) : (errno = ENOSYS, -1);
+    } else {
+        path_fn fn = kind == EXECL_VP ? real.execvp : real.execv;
+        rc = fn ? fn(file, argv) : (errno = ENOSYS, -1);
+    }
+    sl_exec_failed(file);
+    if (argv != small) {
+        int e = errno;
+        free(argv);
+        errno = e;
+    }
+    return rc;
+}
+
+SL_EXPORT int execl(const char *path, const char *arg0, ...)
+{
+    va_list ap;
+    va_start(ap, arg0);
+    int rc = execl_family(EXECL_V, path, arg0, ap);
+    va_end(ap);
+    return rc;
+}
+
+SL_EXPORT int execlp(const char *file, const char *arg0, ...)
+{
+    va_list ap;
+    va_start(ap, arg0);
+    int rc = execl_family(EXECL_VP, file, arg0, ap);
+    va_end(ap);
+    return rc;
+}
+
+SL_EXPORT int execle(const char *path, const char *arg0, ...)
+{
+    va_list ap;
+    va_start(ap, arg0);
+    int rc = execl_family(EXECL_VE, path, arg0, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* ==== fork ==== */
+
+/* A process forked after Init (docs/SHIM.md, "Forked children"). The child
+ * is a process of its own: when it times regions it gets its own result
+ * file ("<parent's output stem>.pid<PID>.h5", parent_pid set), its own
+ * journal and empty tables. The parent's timing stays the parent's: the
+ * child never writes into the parent's journal (shared with it: MAP_SHARED)
+ * nor into its tables. A parent that ended after the fork without
+ * delivering (the daemon pattern: fork, then _exit in the parent) leaves
+ * its journal; its child turns it into the parent's result at its own
+ * Close or exit, once it has seen the parent end (it was reparented).
+ *
+ * Nothing is done in the child before it times: the atfork handler only
+ * forgets the tables and marks the mode FORKED (not ACTIVE: the hot path
+ * takes its cold branch), and the first Init, ThreadInit, Register or
+ * Start adopts the child (sl_fork_adopt). A child that never times (it
+ * execs, or only passes through) writes nothing. The hot path is as
+ * before: no pid check in Start or Stop. */
+static void atfork_child(void)
+{
+    int m = atomic_load(&sl_mode);
+    if (m == SL_MODE_ACTIVE) {
+        sl_rt_fork_child();
+        atomic_store(&sl_mode, SL_MODE_FORKED);
+    } else if (m != SL_MODE_FORKED) {
+        /* Forked during or after Close: the parent's run is over; the child
+         * passes through as one that never called Init. */
+        atomic_store(&sl_mode, SL_MODE_PASS);
+    }
+}
+
+void sl_fork_arm(void)
+{
+    static int armed;
+    if (!armed && pthread_atfork(NULL, NULL, atfork_child) == 0)
+        armed = 1;
+}
+
+int sl_fork_adopt(void)
+{
+    int m = SL_MODE_FORKED;
+    if (!atomic_compare_exchange_strong(&sl_mode, &m, SL_MODE_ADOPTING)) {
+        /* Another thread of the child adopts it: wait for the outcome. */
+        while ((m = atomic_load(&sl_mode)) == SL_MODE_ADOPTING)
+            sched_yield();
+        return m;
+    }
+    pid_t self = getpid();
+    char *out = sl_output_derived(sl_g.output, "pid", self);
+    const char *pj = sl_journal_path();
+    char *parent_journal = pj[0] ? strdup(pj) : NULL;
+    if (!out) {
+        sl_log_warn("out of memory in a forked child (pid %lld): its calls pass through untimed",
+                    (long long)self);
+        free(parent_journal);
+        atomic_store(&sl_mode, SL_MODE_PASS);
+        return SL_MODE_PASS;
+    }
+    sl_journal_fork_forget();
+    /* A grandchild: the journal its grandparent left is its parent's care. */
+    free(sl_g.parent_journal);
+    sl_g.parent_journal = parent_journal;
+    sl_g.parent_pid = sl_g.pid;
+    sl_g.pid = self;
+    /* The parent's names, in the child's copy of its heap. */
+    if (sl_g.first_output != sl_g.output)
+        free(sl_g.first_output);
+    free(sl_g.output);
+    sl_g.output = sl_g.first_output = out;
+    sl_g.cycle = 1;
+    sl_cycle_fork_child();
+    sl_close_rearm();
+    atomic_store(&sl_next_group_calls, 0);
+    sl_run_meta_start();
+    sl_survive_begin(out, self, sl_g.parent_pid, sl_g.mpi, sl_g.rank, sl_g.origin_unix_ns, sl_g.tsc,
+                     sl_g.cfg.writer, sl_g.cfg.timeout_s);
+    sl_log_debug("forked child of process %lld: output %s", (long long)sl_g.parent_pid, out);
+    atomic_store(&sl_mode, SL_MODE_ACTIVE);
+    return SL_MODE_ACTIVE;
+}
+
+void sl_fork_deliver_parent(void)
+{
+    char *journal = sl_g.parent_journal;
+    if (!journal || getpid() != sl_g.pid)
+        return;
+    sl_g.parent_journal = NULL;     /* once */
+    struct stat st;
+    /* The parent still runs (its Close or exit delivers), or delivered. */
+    if (getppid() == sl_g.parent_pid || stat(journal, &st) != 0) {
+        free(journal);
+        return;
+    }
+    char *missing = NULL;
+    char *writer = sl_helper_path(sl_g.cfg.writer, "scope-likwid-write", &missing);
+    char pid[24];
+    snprintf(pid, sizeof pid, "%lld", (long long)sl_g.parent_pid);
+    const char *argv[] = {writer, "--orphan", journal, pid, NULL};
+    sl_spawn_result res = {0};
+    if (writer)
+        sl_helper_run(argv, sl_g.cfg.timeout_s + 2, &res);
+    char *last = writer && res.outcome == SL_SPAWN_EXITED && res.exit_code == 0
+                     ? sl_last_line(res.out, res.out_len)
+                     : NULL;
+    if (last && *last)
+        sl_log_info("wrote %s (the timing of process %lld, which ended after fork without "
+                    "likwid_markerClose)", last, (long long)sl_g.parent_pid);
+    else if (stat(journal, &st) == 0)
+        /* Not delivered by another child meanwhile: say where it is. */
+        sl_log_warn("process %lld ended after fork without likwid_markerClose; its journal %s "
+                    "could not be turned into its result (%s): recover it with 'scope-likwid "
+                    "recover %s'", (long long)sl_g.parent_pid, journal,
+                    writer ? "the writer failed" : missing ? missing : "writer not found",
+                    journal);
+    free(last);
+    if (writer)
+        sl_spawn_result_free(&res);
+    free(writer);
+    free(missing);
+    free(journal);
+}
