@@ -12,6 +12,7 @@
 #include "diag.h"
 #include "fileio.h"
 #include "likwid_result.h"
+#include "mem.h"
 
 Test(model, source_names_round_trip)
 {
@@ -79,6 +80,24 @@ Test(model, set_string)
     cr_assert_eq(sl_set_string(&s, NULL), 0);
     cr_assert_str_eq(s, "");
     free(s);
+}
+
+Test(mem, zeroed_copies_and_string_arrays)
+{
+    int64_t *none = sl_zalloc(0, sizeof *none); /* an empty array is not a failure */
+    cr_assert_not_null(none);
+    free(none);
+    cr_assert_null(sl_zalloc(SIZE_MAX / 2, 4));
+    double *v = sl_zalloc(3, sizeof *v);
+    cr_assert(v && v[0] == 0.0 && v[2] == 0.0);
+    free(v);
+    char *b = sl_bytes_dup("x\0y", 3);
+    cr_assert_eq(memcmp(b, "x\0y", 4), 0);
+    free(b);
+    char **s = sl_zalloc(2, sizeof *s);
+    s[0] = sl_bytes_dup("a", 1);
+    sl_strings_free(s, 2); /* NULL items are fine */
+    sl_strings_free(NULL, 5);
 }
 
 Test(diag, format_and_cap)
