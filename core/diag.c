@@ -1,6 +1,7 @@
 /* Diagnostics: a capped list of one-line messages. */
 #include "diag.h"
 
+#include "mem.h"
 #include "vec.h"
 
 #include <stdarg.h>
@@ -15,9 +16,7 @@ void sl_diag_init(sl_diag *d)
 
 void sl_diag_free(sl_diag *d)
 {
-    for (size_t i = 0; i < d->kept; i++)
-        free(d->lines[i]);
-    free(d->lines);
+    sl_strings_free(d->lines, d->kept);
     sl_diag_init(d);
 }
 

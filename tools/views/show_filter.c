@@ -12,20 +12,15 @@
 
 #include "parse_int.h"
 #include "labels.h"
+#include "mem.h"
 #include "names.h"
 
 void sl_show_filter_free(sl_show_filter *f)
 {
     free(f->ranks);
-    for (size_t i = 0; i < f->nregions; i++)
-        free(f->regions[i]);
-    free(f->regions);
-    for (size_t i = 0; i < f->ngroups; i++)
-        free(f->groups[i]);
-    free(f->groups);
-    for (size_t i = 0; i < f->nmetrics; i++)
-        free(f->metrics[i]);
-    free(f->metrics);
+    sl_strings_free(f->regions, f->nregions);
+    sl_strings_free(f->groups, f->ngroups);
+    sl_strings_free(f->metrics, f->nmetrics);
     memset(f, 0, sizeof *f);
 }
 
@@ -163,9 +158,7 @@ static int names_add(struct names *s, const char *x)
 
 static void names_free(struct names *s)
 {
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
+    sl_strings_free(s->v, s->n);
     memset(s, 0, sizeof *s);
 }
 
