@@ -1,6 +1,7 @@
 /* Diagnostics: a capped list of one-line messages. */
 #include "diag.h"
 
+#include "mem.h"
 #include "vec.h"
 
 #include <stdarg.h>
@@ -15,22 +16,25 @@ void sl_diag_init(sl_diag *d)
 
 void sl_diag_free(sl_diag *d)
 {
-    for (size_t i = 0; i < d->kept; i++)
-        free(d->lines[i]);
-    free(d->lines);
+    sl_strings_free(d->lines, d->kept);
     sl_diag_init(d);
 }
 
 void sl_diag_add(sl_diag *d, const char *file, size_t line, const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    sl_diag_vadd(d, file, line, fmt, ap);
+    va_end(ap);
+}
+
+void sl_diag_vadd(sl_diag *d, const char *file, size_t line, const char *fmt, va_list ap)
+{
     d->count++;
     if (d->kept >= SL_DIAG_MAX)
         return;
     char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     /* one line per diagnostic, whatever the input held */
     for (char *p = msg; *p; p++)
         if (*p == '\n' || *p == '\r')

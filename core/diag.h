@@ -3,6 +3,7 @@
 #ifndef SL_DIAG_H
 #define SL_DIAG_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 typedef struct sl_diag {
@@ -16,9 +17,12 @@ typedef struct sl_diag {
 
 void sl_diag_init(sl_diag *d);
 void sl_diag_free(sl_diag *d);
-/* Adds "file:line: message" (line 0: "file: message"). Never fails loudly:
- * on allocation failure only the count grows. */
+/* Adds "file:line: message" (line 0: "file: message"), the message cut at
+ * 511 bytes. Never fails loudly: on allocation failure only the count grows. */
 void sl_diag_add(sl_diag *d, const char *file, size_t line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The same for a reader's own reporting function that takes "..." too. */
+void sl_diag_vadd(sl_diag *d, const char *file, size_t line, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 #endif

@@ -6,15 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sl_labels_free(char **labels, size_t n)
-{
-    if (!labels)
-        return;
-    for (size_t i = 0; i < n; i++)
-        free(labels[i]);
-    free(labels);
-}
-
 static size_t name_count(char *const *names, size_t n, const char *name)
 {
     size_t c = 0;

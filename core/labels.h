@@ -6,11 +6,15 @@
 #define SL_LABELS_H
 
 #include "likwid_result.h"
+#include "mem.h"
 
 /* Returns a newly allocated array of r->nevents newly allocated strings, or
  * NULL on allocation failure (or when nevents is 0: then *out_n is 0 too).
  * Free with sl_labels_free. */
 char **sl_event_labels(const sl_region *r);
-void sl_labels_free(char **labels, size_t n);
+static inline void sl_labels_free(char **labels, size_t n)
+{
+    sl_strings_free(labels, n);
+}
 
 #endif

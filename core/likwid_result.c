@@ -1,6 +1,7 @@
 /* LIKWID counter results: allocation and release of the region table. */
 #include "likwid_result.h"
 
+#include "mem.h"
 #include "vec.h"
 
 #include <errno.h>
@@ -47,15 +48,6 @@ void sl_likwid_init(sl_likwid *lw)
     memset(lw, 0, sizeof *lw);
 }
 
-static void free_strings(char **v, size_t n)
-{
-    if (!v)
-        return;
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 static void region_free(sl_region *r)
 {
     free(r->tag);
@@ -63,10 +55,10 @@ static void region_free(sl_region *r)
     free(r->cpus);
     free(r->times);
     free(r->call_counts);
-    free_strings(r->event_names, r->nevents);
-    free_strings(r->counter_names, r->nevents);
+    sl_strings_free(r->event_names, r->nevents);
+    sl_strings_free(r->counter_names, r->nevents);
     free(r->events);
-    free_strings(r->metric_names, r->nmetrics);
+    sl_strings_free(r->metric_names, r->nmetrics);
     free(r->metrics);
 }
 
@@ -78,24 +70,15 @@ void sl_likwid_free(sl_likwid *lw)
     sl_likwid_init(lw);
 }
 
-/* calloc that treats a zero count as one element, so a successful call never
- * returns NULL and arrays of length 0 need no special case. */
-static void *zalloc(size_t n, size_t size)
-{
-    if (n != 0 && size > SIZE_MAX / n)
-        return NULL;
-    return calloc(n ? n : 1, size);
-}
-
 static char **empty_strings(size_t n)
 {
-    char **v = zalloc(n, sizeof *v);
+    char **v = sl_zalloc(n, sizeof *v);
     if (!v)
         return NULL;
     for (size_t i = 0; i < n; i++) {
         v[i] = strdup("");
         if (!v[i]) {
-            free_strings(v, i);
+            sl_strings_free(v, i);
             return NULL;
         }
     }
@@ -112,11 +95,7 @@ sl_region *sl_likwid_add(sl_likwid *lw, const char *tag, size_t tag_len,
     if ((nevents && nthreads > SIZE_MAX / nevents) || (nmetrics && nthreads > SIZE_MAX / nmetrics))
         return NULL;
     sl_region r = {0};
-    r.tag = malloc(tag_len + 1);
-    if (r.tag) {
-        memcpy(r.tag, tag, tag_len);
-        r.tag[tag_len] = '\0';
-    }
+    r.tag = sl_bytes_dup(tag, tag_len);
     r.tag_len = tag_len;
     r.group_id = group_id;
     r.group_name = strdup(group_name ? group_name : "");
@@ -124,11 +103,11 @@ sl_region *sl_likwid_add(sl_likwid *lw, const char *tag, size_t tag_len,
     r.nthreads = nthreads;
     r.nevents = nevents;
     r.nmetrics = nmetrics;
-    r.cpus = zalloc(nthreads, sizeof *r.cpus);
-    r.times = zalloc(nthreads, sizeof *r.times);
-    r.call_counts = zalloc(nthreads, sizeof *r.call_counts);
-    r.events = zalloc(nevents * nthreads, sizeof *r.events);
-    r.metrics = zalloc(nmetrics * nthreads, sizeof *r.metrics);
+    r.cpus = sl_zalloc(nthreads, sizeof *r.cpus);
+    r.times = sl_zalloc(nthreads, sizeof *r.times);
+    r.call_counts = sl_zalloc(nthreads, sizeof *r.call_counts);
+    r.events = sl_zalloc(nevents * nthreads, sizeof *r.events);
+    r.metrics = sl_zalloc(nmetrics * nthreads, sizeof *r.metrics);
     r.metric_names = empty_strings(nmetrics);
     r.has_names = has_names;
     int ok = r.tag && r.group_name && r.cpus && r.times && r.call_counts && r.events &&

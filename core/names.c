@@ -57,75 +57,61 @@ int sl_utf8_valid(const char *s, size_t len)
     return 1;
 }
 
-char *sl_tag_display(const char *tag, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)tag;
-    if (len > (SIZE_MAX - 1) / 4)
-        return NULL;
-    char *out = malloc(4 * len + 1);
-    if (!out)
-        return NULL;
-    size_t o = 0, i = 0;
-    while (i < len) {
-        size_t k = utf8_seq(p + i, len - i);
-        if (k) {
-            memcpy(out + o, p + i, k);
-            o += k;
-            i += k;
-        } else {
-            o += (size_t)sprintf(out + o, "\\x%02X", p[i]);
-            i++;
-        }
-    }
-    out[o] = '\0';
-    return out;
-}
-
 static int is_escaped_byte(unsigned char c)
 {
     return c < 0x20 || c == 0x7F || c == '/' || c == '%';
 }
 
-/* Does the tag need escaping at all (see names.h)? */
-static int needs_escape(const char *tag, size_t len)
+/* Writes the tag into out, each valid UTF-8 sequence as it is and each
+ * other byte as lead + two upper-case hex digits; with the name rule
+ * (names.h) also each byte it escapes. Returns the bytes written, at most
+ * (strlen(lead) + 2) * len; no NUL. */
+static size_t escape(char *out, const char *tag, size_t len, const char *lead, int name_rule)
 {
-    if (len == 0 || tag[0] == '.' || !sl_utf8_valid(tag, len))
-        return 1;
-    for (size_t i = 0; i < len; i++)
-        if (is_escaped_byte((unsigned char)tag[i]))
-            return 1;
-    return 0;
+    const unsigned char *p = (const unsigned char *)tag;
+    size_t o = 0, i = 0;
+    while (i < len) {
+        size_t k = utf8_seq(p + i, len - i);
+        /* a leading '.' is escaped so "." and ".." never appear */
+        if (k == 0 ||
+            (name_rule && k == 1 && (is_escaped_byte(p[i]) || (i == 0 && p[i] == '.')))) {
+            o += (size_t)sprintf(out + o, "%s%02X", lead, p[i]);
+            i++;
+        } else {
+            memcpy(out + o, p + i, k);
+            o += k;
+            i += k;
+        }
+    }
+    return o;
+}
+
+/* Room for len bytes escaped at up to per bytes each, plus extra. */
+static char *escape_room(size_t len, size_t per, size_t extra)
+{
+    if (len > (SIZE_MAX - extra) / per)
+        return NULL;
+    return malloc(per * len + extra);
+}
+
+char *sl_tag_display(const char *tag, size_t len)
+{
+    char *out = escape_room(len, 4, 1);
+    if (out)
+        out[escape(out, tag, len, "\\x", 0)] = '\0';
+    return out;
 }
 
 char *sl_name_encode(const char *tag, size_t len, int64_t group_id, int multi_group)
 {
-    const unsigned char *p = (const unsigned char *)tag;
-    if (len > (SIZE_MAX - 32) / 3)
-        return NULL;
-    char *out = malloc(3 * len + 32);
+    char *out = escape_room(len, 3, 32);
     if (!out)
         return NULL;
     size_t o = 0;
-    if (!needs_escape(tag, len)) {
-        memcpy(out, tag, len);
-        o = len;
-    } else if (len == 0) {
-        out[o++] = '%';
-    } else {
-        size_t i = 0;
-        while (i < len) {
-            size_t k = utf8_seq(p + i, len - i);
-            /* a leading '.' is escaped so "." and ".." never appear */
-            if (k == 0 || (k == 1 && (is_escaped_byte(p[i]) || (i == 0 && p[i] == '.')))) {
-                o += (size_t)sprintf(out + o, "%%%02X", p[i]);
-                i++;
-            } else {
-                memcpy(out + o, p + i, k);
-                o += k;
-                i += k;
-            }
-        }
-    }
+    if (len == 0)
+        out[o++] = '%'; /* "" has no name of its own */
+    else
+        o = escape(out, tag, len, "%", 1);
     if (multi_group)
         o += (size_t)sprintf(out + o, "%%g%" PRId64, group_id);
     out[o] = '\0';

@@ -7,6 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The name=value lists: the run's LIKWID_* and the metadata's SLURM_* variables. */
+static void vars_free(sl_env_var *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].name);
+        free(v[i].value);
+    }
+    free(v);
+}
+
 int sl_run_init(sl_run *r)
 {
     memset(r, 0, sizeof *r);
@@ -37,11 +47,7 @@ void sl_run_free(sl_run *r)
     free(r->executable);
     free(r->command_line);
     free(r->likwid_status);
-    for (size_t i = 0; i < r->nenv; i++) {
-        free(r->env[i].name);
-        free(r->env[i].value);
-    }
-    free(r->env);
+    vars_free(r->env, r->nenv);
     free(r->group);
     free(r->merged_from);
     free(r->merged_from_group);
@@ -68,11 +74,7 @@ void sl_run_meta_free(sl_run_meta *m)
 {
     free(m->working_directory);
     free(m->user);
-    for (size_t i = 0; i < m->nvars; i++) {
-        free(m->vars[i].name);
-        free(m->vars[i].value);
-    }
-    free(m->vars);
+    vars_free(m->vars, m->nvars);
     memset(m, 0, sizeof *m);
 }
 

@@ -1,6 +1,7 @@
 /* The shim's own region timing: allocation and release. */
 #include "timing.h"
 
+#include "mem.h"
 #include "names.h"
 #include "vec.h"
 
@@ -35,33 +36,24 @@ void sl_timing_free(sl_timing *t)
     sl_timing_init(t);
 }
 
-static int64_t *zints(size_t n)
-{
-    return calloc(n ? n : 1, sizeof(int64_t));
-}
-
 sl_timing_region *sl_timing_add(sl_timing *t, const char *tag, size_t tag_len,
                                 size_t nthreads, size_t ncalls)
 {
     if (SL_VEC_RESERVE(t->regions, t->cap, t->nregions, 1) < 0)
         return NULL;
     sl_timing_region r = {0};
-    r.tag = malloc(tag_len + 1);
-    if (r.tag) {
-        memcpy(r.tag, tag, tag_len);
-        r.tag[tag_len] = '\0';
-    }
+    r.tag = sl_bytes_dup(tag, tag_len);
     r.tag_len = tag_len;
     r.nthreads = nthreads;
     r.ncalls = ncalls;
-    r.threads = zints(nthreads);
-    r.call_counts = zints(nthreads);
-    r.total_ns = zints(nthreads);
-    r.min_ns = zints(nthreads);
-    r.max_ns = zints(nthreads);
-    r.call_threads = zints(ncalls);
-    r.start_times = zints(ncalls);
-    r.end_times = zints(ncalls);
+    r.threads = sl_zalloc(nthreads, sizeof *r.threads);
+    r.call_counts = sl_zalloc(nthreads, sizeof *r.call_counts);
+    r.total_ns = sl_zalloc(nthreads, sizeof *r.total_ns);
+    r.min_ns = sl_zalloc(nthreads, sizeof *r.min_ns);
+    r.max_ns = sl_zalloc(nthreads, sizeof *r.max_ns);
+    r.call_threads = sl_zalloc(ncalls, sizeof *r.call_threads);
+    r.start_times = sl_zalloc(ncalls, sizeof *r.start_times);
+    r.end_times = sl_zalloc(ncalls, sizeof *r.end_times);
     if (!r.tag || !r.threads || !r.call_counts || !r.total_ns || !r.min_ns || !r.max_ns ||
         !r.call_threads || !r.start_times || !r.end_times) {
         region_free(&r);
@@ -74,9 +66,9 @@ sl_timing_region *sl_timing_add(sl_timing *t, const char *tag, size_t tag_len,
 int sl_timing_names(const sl_timing *t, char ***names)
 {
     size_t n = t->nregions;
-    const char **tags = malloc((n ? n : 1) * sizeof *tags);
-    size_t *lens = malloc((n ? n : 1) * sizeof *lens);
-    *names = calloc(n ? n : 1, sizeof **names);
+    const char **tags = sl_zalloc(n, sizeof *tags);
+    size_t *lens = sl_zalloc(n, sizeof *lens);
+    *names = sl_zalloc(n, sizeof **names);
     int rc = tags && lens && *names ? 0 : -ENOMEM;
     for (size_t i = 0; !rc && i < n; i++) {
         tags[i] = t->regions[i].tag;
@@ -91,13 +83,4 @@ int sl_timing_names(const sl_timing *t, char ***names)
         *names = NULL;
     }
     return rc;
-}
-
-void sl_timing_names_free(char **names, size_t n)
-{
-    if (!names)
-        return;
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
 }

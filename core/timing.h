@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mem.h"
+
 typedef struct sl_timing_region {
     char *tag;                  /* exact bytes, NUL-terminated */
     size_t tag_len;
@@ -46,6 +48,9 @@ sl_timing_region *sl_timing_add(sl_timing *t, const char *tag, size_t tag_len,
 /* The group names of t's regions in the result file (core/names.h,
  * sl_names_sp): *names newly allocated, one per region. 0 or -ENOMEM. */
 int sl_timing_names(const sl_timing *t, char ***names);
-void sl_timing_names_free(char **names, size_t n);
+static inline void sl_timing_names_free(char **names, size_t n)
+{
+    sl_strings_free(names, n);
+}
 
 #endif

@@ -15,7 +15,6 @@
 
 #include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,12 +22,10 @@ void sl_mf_report(mf_ctx *c, size_t line, const char *fmt, ...)
 {
     if (!c->diag)
         return;
-    char msg[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    sl_diag_vadd(c->diag, c->name, line, fmt, ap);
     va_end(ap);
-    sl_diag_add(c->diag, c->name, line, "%s", msg);
 }
 
 /* Builds the regions from the rows: threads in value-line order. Each

@@ -12,6 +12,8 @@
 #include "diag.h"
 #include "fileio.h"
 #include "likwid_result.h"
+#include "mem.h"
+#include "why.h"
 
 Test(model, source_names_round_trip)
 {
@@ -79,6 +81,57 @@ Test(model, set_string)
     cr_assert_eq(sl_set_string(&s, NULL), 0);
     cr_assert_str_eq(s, "");
     free(s);
+}
+
+Test(mem, zeroed_copies_and_string_arrays)
+{
+    int64_t *none = sl_zalloc(0, sizeof *none); /* an empty array is not a failure */
+    cr_assert_not_null(none);
+    free(none);
+    cr_assert_null(sl_zalloc(SIZE_MAX / 2, 4));
+    double *v = sl_zalloc(3, sizeof *v);
+    cr_assert(v && v[0] == 0.0 && v[2] == 0.0);
+    free(v);
+    char *b = sl_bytes_dup("x\0y", 3);
+    cr_assert_eq(memcmp(b, "x\0y", 4), 0);
+    free(b);
+    char **s = sl_zalloc(2, sizeof *s);
+    s[0] = sl_bytes_dup("a", 1);
+    sl_strings_free(s, 2); /* NULL items are fine */
+    sl_strings_free(NULL, 5);
+}
+
+Test(why, fixed_buffer_cuts_at_its_end)
+{
+    char buf[8];
+    sl_why w;
+    sl_why_in(&w, buf, sizeof buf);
+    cr_assert_str_eq(sl_why_text(&w), "");
+    sl_why_add(&w, "ab%d", 1);
+    sl_why_addn(&w, 2, "%s", "xyz"); /* the bound cuts the piece */
+    cr_assert_str_eq(buf, "ab1xy");
+    sl_why_add(&w, "%s", "123456"); /* the buffer cuts the text */
+    cr_assert_str_eq(buf, "ab1xy12");
+    cr_assert_eq(w.len, 7);
+    sl_why_add(&w, "more");
+    cr_assert_str_eq(sl_why_text(&w), "ab1xy12");
+    sl_why_free(&w); /* not the caller's buffer */
+    cr_assert_str_eq(buf, "ab1xy12");
+}
+
+Test(why, heap_grows)
+{
+    sl_why w;
+    sl_why_heap(&w);
+    cr_assert_str_eq(sl_why_text(&w), "");
+    for (int i = 0; i < 100; i++)
+        sl_why_add(&w, "%d;", i % 10);
+    sl_why_addn(&w, 3, "%s", "abcdef");
+    cr_assert_eq(w.len, 203);
+    cr_assert_eq(strncmp(sl_why_text(&w), "0;1;2;", 6), 0);
+    cr_assert_str_eq(sl_why_text(&w) + 200, "abc");
+    sl_why_free(&w);
+    cr_assert_null(w.s);
 }
 
 Test(diag, format_and_cap)

@@ -3,6 +3,7 @@
  * the result went. */
 #include "cmds.h"
 #include "recover.h"
+#include "why.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -128,7 +129,7 @@ static int says_why(const char *l, size_t len)
  * architecture has 0 counters.", "Cannot get access to MSRs ..."), else
  * the first line that is not a heading of its listings (those end in ':',
  * like the last one, "Event tags (tag, id, umask, counters<, options>):"). */
-static void perfctr_reason(const char *out, char *reason, size_t size)
+static void perfctr_reason(const char *out, sl_why *reason)
 {
     const char *best = NULL, *hint = NULL, *plain = NULL;
     for (const char *l = out; l && *l;) {
@@ -146,7 +147,7 @@ static void perfctr_reason(const char *out, char *reason, size_t size)
     }
     const char *l = best ? best : hint ? hint : plain;
     if (!l) {
-        snprintf(reason, size, "no output");
+        sl_why_add(reason, "no output");
         return;
     }
     size_t len = strcspn(l, "\n");
@@ -157,27 +158,24 @@ static void perfctr_reason(const char *out, char *reason, size_t size)
             l = p + 2;
         }
     }
-    if (len >= size)
-        len = size - 1;
-    memcpy(reason, l, len);
-    reason[len] = '\0';
+    sl_why_addn(reason, len, "%s", l);
 }
 
 /* 1 when likwid-perfctr can count here with these options; else 0 and why. */
-static int perfctr_works(const char *perfctr, char **opts, int nopts, char *reason, size_t size)
+static int perfctr_works(const char *perfctr, char **opts, int nopts, sl_why *reason)
 {
     char *out = NULL;
     char *probe1[] = {(char *)perfctr, "-e", NULL};
     int rc = run_captured(probe1, &out);
     if (rc < 0) {
-        snprintf(reason, size, "cannot run %s: %s", perfctr, strerror(-rc));
+        sl_why_add(reason, "cannot run %s: %s", perfctr, strerror(-rc));
         free(out);
         return 0;
     }
     /* an unsupported CPU or unreadable MSRs still exit 0 here, but say so */
     if (rc != 0 || (out && (strstr(out, "ERROR") || strstr(out, "has 0 counters") ||
                             strstr(out, "Cannot get access")))) {
-        perfctr_reason(out, reason, size);
+        perfctr_reason(out, reason);
         free(out);
         return 0;
     }
@@ -185,7 +183,7 @@ static int perfctr_works(const char *perfctr, char **opts, int nopts, char *reas
     /* the real options on a trivial program: catches missing -g, MSR access */
     char **probe2 = calloc((size_t)nopts + 3, sizeof *probe2);
     if (!probe2) {
-        snprintf(reason, size, "out of memory");
+        sl_why_add(reason, "out of memory");
         return 0;
     }
     probe2[0] = (char *)perfctr;
@@ -196,9 +194,9 @@ static int perfctr_works(const char *perfctr, char **opts, int nopts, char *reas
     free(probe2);
     if (rc != 0) {
         if (rc < 0)
-            snprintf(reason, size, "cannot run %s: %s", perfctr, strerror(-rc));
+            sl_why_add(reason, "cannot run %s: %s", perfctr, strerror(-rc));
         else
-            perfctr_reason(out, reason, size);
+            perfctr_reason(out, reason);
         free(out);
         return 0;
     }
@@ -381,17 +379,19 @@ int sl_cmd_run(int argc, char **argv)
     const char *perfctr = getenv("SCOPE_LIKWID_PERFCTR");
     if (!perfctr || !*perfctr)
         perfctr = "likwid-perfctr";
-    char reason[256];
+    char reason_buf[256];
+    sl_why reason;
+    sl_why_in(&reason, reason_buf, sizeof reason_buf);
     int use_perfctr;
     if (!strcmp(perfctr, "none")) {
         use_perfctr = 0;
-        snprintf(reason, sizeof reason, "SCOPE_LIKWID_PERFCTR=none");
+        sl_why_add(&reason, "SCOPE_LIKWID_PERFCTR=none");
     } else {
-        use_perfctr = perfctr_works(perfctr, opts, nopts, reason, sizeof reason);
+        use_perfctr = perfctr_works(perfctr, opts, nopts, &reason);
     }
     if (!use_perfctr)
         sl_error("run", "LIKWID cannot count on this host (%s): running %s without "
-                 "likwid-perfctr; timing only", reason, argv[app]);
+                 "likwid-perfctr; timing only", sl_why_text(&reason), argv[app]);
 
     /* environment: LD_PRELOAD and the output path */
     const char *old_preload = getenv("LD_PRELOAD");

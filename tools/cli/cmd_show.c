@@ -253,11 +253,13 @@ int sl_cmd_show(int argc, char **argv)
         sl_show_filter_free(&flt);
         return SL_EXIT_FAIL;
     }
-    char *msg = NULL;
+    sl_why msg;
+    sl_why_heap(&msg);
     rc = sl_filter_check(&flt, &set, path, &msg);
+    if (rc)
+        sl_error("show", "%s", msg.len ? sl_why_text(&msg) : strerror(-rc));
+    sl_why_free(&msg);
     if (rc) {
-        sl_error("show", "%s", msg ? msg : strerror(-rc));
-        free(msg);
         sl_runset_free(&set);
         sl_show_filter_free(&flt);
         return SL_EXIT_FAIL;

@@ -13,6 +13,7 @@
 
 #include "csv_json.h"
 #include "labels.h"
+#include "mem.h"
 #include "names.h"
 #include "show_rows.h"
 #include "table.h"
@@ -66,9 +67,7 @@ static long cols_add(struct cols *c, const char *s)
 
 static void cols_free(struct cols *c)
 {
-    for (size_t i = 0; i < c->n; i++)
-        free(c->v[i]);
-    free(c->v);
+    sl_strings_free(c->v, c->n);
 }
 
 /* "prefix" + name, or + name + "#" + idx when name is not unique in the

@@ -12,20 +12,16 @@
 
 #include "parse_int.h"
 #include "labels.h"
+#include "mem.h"
 #include "names.h"
+#include "why.h"
 
 void sl_show_filter_free(sl_show_filter *f)
 {
     free(f->ranks);
-    for (size_t i = 0; i < f->nregions; i++)
-        free(f->regions[i]);
-    free(f->regions);
-    for (size_t i = 0; i < f->ngroups; i++)
-        free(f->groups[i]);
-    free(f->groups);
-    for (size_t i = 0; i < f->nmetrics; i++)
-        free(f->metrics[i]);
-    free(f->metrics);
+    sl_strings_free(f->regions, f->nregions);
+    sl_strings_free(f->groups, f->ngroups);
+    sl_strings_free(f->metrics, f->nmetrics);
     memset(f, 0, sizeof *f);
 }
 
@@ -163,28 +159,26 @@ static int names_add(struct names *s, const char *x)
 
 static void names_free(struct names *s)
 {
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
+    sl_strings_free(s->v, s->n);
     memset(s, 0, sizeof *s);
 }
 
 /* "PATH: no WHAT 'X': the file has A, B, C" on one line (long lists cut). */
-static void no_such(FILE *m, const char *path, const char *what, const char *x,
+static void no_such(sl_why *m, const char *path, const char *what, const char *x,
                     const struct names *have)
 {
-    fprintf(m, "%s: no %s '%s': the file has ", path, what, x);
+    sl_why_add(m, "%s: no %s '%s': the file has ", path, what, x);
     if (!have->n)
-        fputs("none", m);
+        sl_why_add(m, "none");
     size_t shown = have->n < 40 ? have->n : 40;
     for (size_t i = 0; i < shown; i++) {
         /* control bytes would break the one-line message */
-        fputs(i ? ", " : "", m);
+        sl_why_add(m, "%s", i ? ", " : "");
         for (const char *p = have->v[i]; *p; p++)
-            fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, m);
+            sl_why_add(m, "%c", (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
     }
     if (shown < have->n)
-        fprintf(m, ", ... (%zu more)", have->n - shown);
+        sl_why_add(m, ", ... (%zu more)", have->n - shown);
 }
 
 /* found: frees have and returns 0; else says what the file has (no_such),
@@ -201,7 +195,7 @@ static int pattern_tag(const sl_show_filter *f, size_t i, const char *tag, size_
     return match_pattern(f, i, tag, len);
 }
 
-static int found_or_say(FILE *m, const char *path, const char *what, const char *x, int found,
+static int found_or_say(sl_why *m, const char *path, const char *what, const char *x, int found,
                         struct names *have)
 {
     if (!found)
@@ -210,7 +204,7 @@ static int found_or_say(FILE *m, const char *path, const char *what, const char 
     return found ? 0 : -ENOENT;
 }
 
-static int check_ranks(FILE *m, const sl_show_filter *f, const sl_runset *set, const char *path)
+static int check_ranks(sl_why *m, const sl_show_filter *f, const sl_runset *set, const char *path)
 {
     for (size_t i = 0; i < f->nranks; i++) {
         int found = 0;
@@ -232,7 +226,7 @@ static int check_ranks(FILE *m, const sl_show_filter *f, const sl_runset *set, c
     return 0;
 }
 
-static int check_regions(FILE *m, const sl_show_filter *f, const sl_runset *set, const char *path)
+static int check_regions(sl_why *m, const sl_show_filter *f, const sl_runset *set, const char *path)
 {
     for (size_t i = 0; i < f->nregions; i++) {
         struct names have = {0};
@@ -261,11 +255,11 @@ static int has_counters(const sl_runset *set)
     return 0;
 }
 
-static int check_groups(FILE *m, const sl_show_filter *f, const sl_runset *set, const char *path)
+static int check_groups(sl_why *m, const sl_show_filter *f, const sl_runset *set, const char *path)
 {
     if (f->ngroups && !has_counters(set)) {
-        fprintf(m, "%s: no counter data (timing only): --group '%s' selects nothing", path,
-                f->groups[0]);
+        sl_why_add(m, "%s: no counter data (timing only): --group '%s' selects nothing",
+                   path, f->groups[0]);
         return -ENOENT;
     }
     for (size_t i = 0; i < f->ngroups; i++) {
@@ -290,13 +284,13 @@ static int check_groups(FILE *m, const sl_show_filter *f, const sl_runset *set, 
     return 0;
 }
 
-static int check_metrics(FILE *m, const sl_show_filter *f, const sl_runset *set, const char *path)
+static int check_metrics(sl_why *m, const sl_show_filter *f, const sl_runset *set, const char *path)
 {
     if (!f->nmetrics)
         return 0;
     if (!has_counters(set)) {
-        fprintf(m, "%s: no counter data (timing only): --metric '%s' selects nothing",
-                path, f->metrics[0]);
+        sl_why_add(m, "%s: no counter data (timing only): --metric '%s' selects nothing",
+                   path, f->metrics[0]);
         return -ENOENT;
     }
     struct names have = {0};
@@ -329,26 +323,15 @@ static int check_metrics(FILE *m, const sl_show_filter *f, const sl_runset *set,
     return rc;
 }
 
-int sl_filter_check(const sl_show_filter *f, const sl_runset *set, const char *path, char **msg)
+int sl_filter_check(const sl_show_filter *f, const sl_runset *set, const char *path, sl_why *msg)
 {
-    size_t len = 0;
-    *msg = NULL;
-    FILE *m = open_memstream(msg, &len);
-    if (!m)
-        return -ENOMEM;
-    int rc = check_ranks(m, f, set, path);
+    int rc = check_ranks(msg, f, set, path);
     if (!rc)
-        rc = check_regions(m, f, set, path);
+        rc = check_regions(msg, f, set, path);
     if (!rc)
-        rc = check_groups(m, f, set, path);
+        rc = check_groups(msg, f, set, path);
     if (!rc)
-        rc = check_metrics(m, f, set, path);
-    if (fclose(m) && !rc)
-        rc = -ENOMEM;
-    if (!rc || !*msg || !**msg) {
-        free(*msg);
-        *msg = NULL;
-    }
+        rc = check_metrics(msg, f, set, path);
     return rc;
 }
 

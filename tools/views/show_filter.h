@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include "h5read.h"
 #include "run.h"
+#include "why.h"
 
 typedef enum sl_threads_mode {
     SL_THREADS_ALL = 0,     /* one column per thread (no aggregation) */
@@ -46,11 +47,11 @@ const char *sl_threads_name(sl_threads_mode m);
 int sl_filter_add_ranks(sl_show_filter *f, const char *list);
 int sl_filter_add(char ***v, size_t *n, const char *s);
 
-/* Every filter value must match something in the file; otherwise *msg gets
- * one line (malloc'd, no newline) "PATH: no ... 'X': the file has A, B, C"
- * (or "PATH: no counter data ..." for --group/--metric on a timing-only
- * file) and the return is -ENOENT; -ENOMEM. *msg NULL on success. */
-int sl_filter_check(const sl_show_filter *f, const sl_runset *set, const char *path, char **msg);
+/* Every filter value must match something in the file; otherwise msg gets
+ * one line (no newline) "PATH: no ... 'X': the file has A, B, C" (or "PATH:
+ * no counter data ..." for --group/--metric on a timing-only file) and the
+ * return is -ENOENT; -ENOMEM. Nothing is added on success. */
+int sl_filter_check(const sl_show_filter *f, const sl_runset *set, const char *path, sl_why *msg);
 
 int sl_filter_rank(const sl_show_filter *f, long long rank);
 /* 1 when the event/metric row of that name is to be printed. */

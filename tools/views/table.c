@@ -1,6 +1,8 @@
 /* Plain-text tables and number formats for `scope-likwid show`. */
 #include "table.h"
 
+#include "mem.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -15,9 +17,7 @@ void sl_table_init(sl_table *t, size_t ncols)
 
 void sl_table_free(sl_table *t)
 {
-    for (size_t i = 0; i < t->nrows * t->ncols; i++)
-        free(t->cells[i]);
-    free(t->cells);
+    sl_strings_free(t->cells, t->nrows * t->ncols);
     memset(t, 0, sizeof *t);
 }
 
