@@ -2,7 +2,9 @@
 # scope-likwid merge of 1000 inputs: with fewer open files allowed than
 # inputs (ulimit -n 64), every input is merged (1000 rank groups, checked
 # with h5ls); a merge of more than a second shows a progress line on a
-# terminal (script(1) gives it one) and none when stderr is a file.
+# terminal (script(1) gives it one) and none when stderr is a file; the
+# sandbox's deadline (SCOPE_LIKWID_READ_TIMEOUT) does not end a merge that
+# takes longer than it in all.
 # usage: merge_many.sh SCOPE_LIKWID SAMPLES_DIR MK_RESULT
 . "$(dirname "$0")/../cli/lib.sh"
 MK=$3
@@ -68,4 +70,12 @@ else
     fail "the merge of $NT inputs on a terminal took $took_ms ms: too fast to show that the progress line comes"
 fi
 check_grep typescript "wrote job.h5" "result said after the progress line"
+
+# 3. the sandbox's deadline is per input: the same merge with a deadline of
+# 1 s, shorter than the whole merge but not than one input, is not killed
+rm -f job.h5
+_name=d
+RC=0
+SCOPE_LIKWID_READ_TIMEOUT=1 "$SL" merge -o job.h5 tin/*.h5 >d.out 2>d.err || RC=$?
+check_rc 0 "merge of $NT inputs ($took_ms ms) with SCOPE_LIKWID_READ_TIMEOUT=1"
 finish

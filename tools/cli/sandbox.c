@@ -35,8 +35,10 @@
 
 #define MIB ((size_t)1 << 20)
 #define READING_MAX 4096
+#define SHARED_SIZE (READING_MAX + sizeof(uint64_t)) /* the path, then inputs_begun */
 
 static char *reading;        /* shared with the child: the input being read */
+static uint64_t *inputs_begun; /* shared: how many inputs the child began to read */
 static size_t mem_limit;     /* the child's RLIMIT_AS, 0: none */
 static int terminal = -2;    /* the child's way to the terminal, -1: none, -2: not sandboxed */
 
@@ -56,6 +58,7 @@ void sl_sandbox_reading(const char *path)
         n = READING_MAX - 1;
     memcpy(reading, path, n);
     reading[n] = '\0';
+    __atomic_fetch_add(inputs_begun, 1, __ATOMIC_RELEASE);
 }
 
 size_t sl_sandbox_mem_limit(void)
@@ -140,18 +143,27 @@ static void pass_on(int fd, int out)
     }
 }
 
-/* Waits for the child until the deadline (secs 0: none); 1 when it had to
- * be killed. */
+static struct timespec secs_after(struct timespec t, double secs)
+{
+    t.tv_sec += (time_t)secs;
+    t.tv_nsec += (long)((secs - (double)(time_t)secs) * 1e9);
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
+/* Waits for the child until the deadline (secs 0: none), which starts
+ * again whenever the child begins another input: a merge of thousands of
+ * inputs takes minutes, each input a fraction of a second. 1 when the
+ * child had to be killed. */
 static int wait_child(pid_t pid, const sigset_t *chld, double secs, int *status)
 {
     struct timespec end, now;
+    uint64_t begun = __atomic_load_n(inputs_begun, __ATOMIC_ACQUIRE);
     clock_gettime(CLOCK_MONOTONIC, &end);
-    end.tv_sec += (time_t)secs;
-    end.tv_nsec += (long)((secs - (double)(time_t)secs) * 1e9);
-    if (end.tv_nsec >= 1000000000L) {
-        end.tv_sec++;
-        end.tv_nsec -= 1000000000L;
-    }
+    end = secs_after(end, secs);
     for (;;) {
         pid_t w = waitpid(pid, status, WNOHANG);
         if (w == pid)
@@ -169,6 +181,12 @@ static int wait_child(pid_t pid, const sigset_t *chld, double secs, int *status)
             left.tv_nsec += 1000000000L;
         }
         if (left.tv_sec < 0) {
+            uint64_t b = __atomic_load_n(inputs_begun, __ATOMIC_ACQUIRE);
+            if (b != begun) { /* another input since: a new deadline from now */
+                begun = b;
+                end = secs_after(now, secs);
+                continue;
+            }
             kill(pid, SIGKILL);
             while (waitpid(pid, status, 0) < 0 && errno == EINTR)
                 ;
@@ -218,7 +236,7 @@ int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv)
 
     int out = memfd_create("scope-likwid-stdout", MFD_CLOEXEC);
     int err = memfd_create("scope-likwid-stderr", MFD_CLOEXEC);
-    reading = mmap(NULL, READING_MAX, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    reading = mmap(NULL, SHARED_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (out < 0 || err < 0 || reading == MAP_FAILED) {
         /* no isolation possible: do the work here rather than not at all */
         if (out >= 0)
@@ -229,6 +247,8 @@ int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv)
         return fn(argc, argv);
     }
     reading[0] = '\0';
+    inputs_begun = (uint64_t *)(void *)(reading + READING_MAX);
+    *inputs_begun = 0;
     signal(SIGCHLD, SIG_DFL); /* an inherited SIG_IGN would reap the child for us */
     sigset_t chld, old;
     sigemptyset(&chld);
@@ -291,7 +311,8 @@ int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv)
     }
     close(out);
     close(err);
-    munmap(reading, READING_MAX);
+    munmap(reading, SHARED_SIZE);
     reading = NULL;
+    inputs_begun = NULL;
     return rc;
 }

@@ -14,7 +14,9 @@ typedef int (*sl_sandbox_fn)(int argc, char **argv);
 
 /* Runs fn(argc, argv) (argv[0] is the subcommand's name) in a child and
  * returns its exit status, or 1 after the one-line message. Environment:
- *   SCOPE_LIKWID_READ_TIMEOUT  deadline in seconds (default 60; 0: none)
+ *   SCOPE_LIKWID_READ_TIMEOUT  deadline in seconds (default 60; 0: none),
+ *                              which starts again whenever the child
+ *                              begins another input (sl_sandbox_reading)
  *   SCOPE_LIKWID_READ_MEMORY   address-space limit in MiB (default
  *                              256 + 16 x the inputs' total size; 0: none)
  *   SCOPE_LIKWID_READ_OUTPUT   output (stdout, output files) limit in MiB
@@ -23,7 +25,7 @@ typedef int (*sl_sandbox_fn)(int argc, char **argv);
 int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv);
 
 /* Called by the child before it opens an input: the file a crash is
- * reported against. No effect outside a sandbox. */
+ * reported against, and a new deadline. No effect outside a sandbox. */
 void sl_sandbox_reading(const char *path);
 
 /* A file descriptor to the terminal the command's stderr was, for a
