@@ -99,11 +99,8 @@ static herr_t slurm_attr(hid_t g, const char *name, const H5A_info_t *info, void
     var_ctx *c = data;
     if (strncmp(name, SL_H5N_SLURM_, strlen(SL_H5N_SLURM_)) != 0)
         return 0;
-    sl_h5_field row = *SL_H5_FIELD(META_SLURM);
-    row.name = name;
-    row.need = SL_H5_REQ;
     char *v = NULL;
-    c->rc = sl_h5r_str(c->r, g, "/" SL_H5N_metadata, &row, &v);
+    c->rc = sl_h5r_match_str(c->r, g, "/" SL_H5N_metadata, SL_H5_FIELD(META_SLURM), name, &v);
     if (!c->rc)
         c->rc = sl_run_meta_add_var(c->m, name, v);
     free(v);

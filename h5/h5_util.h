@@ -198,6 +198,11 @@ int sl_h5r_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *run);
  * and leaves *out as it was (*out NULL and *n 0 for sl_h5r_u8v). */
 int sl_h5r_str(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, char **out);
 int sl_h5r_i64(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, int64_t *out);
+/* String attr name of obj, one of the matches of pattern row pat. */
+int sl_h5r_match_str(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *pat,
+                     const char *name, char **out);
+/* Group name of parent, -1 when it is missing or not a group (no message). */
+hid_t sl_h5_open_group(hid_t parent, const char *name);
 /* 1-D string array attr; *n must equal want unless want is (size_t)-1.
  * out NULL: its type and length checked, the strings not read. */
 int sl_h5r_strv(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, size_t want,
@@ -237,9 +242,6 @@ int sl_h5_sp_file(hid_t f);
 /* 1 when rank group name of f (a file of ours) is one of scope-profiler's
  * copied by merge: regions/, no timing/, none of our rank attributes. */
 int sl_h5_sp_group(hid_t f, const char *name);
-struct sl_runset;
-/* Reads such a file: its /metadata, every rank<N> in order of N. */
-int sl_h5r_sp_file(sl_h5r *r, hid_t f, struct sl_runset *out);
 /* Reads rank group name of f, in scope-profiler's layout (regions/ the
  * timing, one thread; likwid/ in their LIKWID writer's layout or ours). */
 int sl_h5r_sp_run(sl_h5r *r, hid_t f, const char *name, int64_t number,

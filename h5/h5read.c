@@ -18,17 +18,9 @@
 
 static hid_t open_group(sl_h5r *r, hid_t parent, const char *path, const char *name)
 {
-    /* opened without a look-up first (one per region cost 1% of show);
-     * a missing link only makes the open fail */
-    hid_t g = H5Oopen(parent, name, sl_h5_guard_lapl());
-    if (g >= 0 && H5Iget_type(g) != H5I_GROUP) {
-        H5Oclose(g);
-        g = -1;
-    }
-    if (g < 0) {
-        H5Eclear2(H5E_DEFAULT);
+    hid_t g = sl_h5_open_group(parent, name);
+    if (g < 0)
         sl_diag_add(r->diag, r->file, 0, "%s/%s: group missing: expected a group", path, name);
-    }
     return g;
 }
 
@@ -212,11 +204,8 @@ static herr_t env_attr(hid_t g, const char *name, const H5A_info_t *info, void *
         H5Aclose(a);
     if (!is_str)
         return 0;
-    sl_h5_field row = *SL_H5_FIELD(LIKWID_ENV);
-    row.name = name;
-    row.need = SL_H5_REQ;
     char *v = NULL;
-    c->rc = sl_h5r_str(c->r, g, c->path, &row, &v);
+    c->rc = sl_h5r_match_str(c->r, g, c->path, SL_H5_FIELD(LIKWID_ENV), name, &v);
     if (!c->rc)
         c->rc = sl_run_add_env(c->run, name, v);
     free(v);

@@ -37,6 +37,23 @@ const sl_h5_field sl_h5_schema[SL_H5F_COUNT] = {
 #undef SL_H5_X
 };
 
+/* The rows of each place: [row_first[o], row_first[o + 1]). A place's rows
+ * are together and the places in the order of sl_h5_obj (test_schema.c
+ * checks), so the loops below visit a place's rows only. */
+static int row_first[SL_H5O_LREG + 2];
+
+__attribute__((constructor)) static void index_places(void)
+{
+    int i = 0;
+    for (int o = 0; o <= SL_H5O_LREG + 1; o++) {
+        while (i < SL_H5F_COUNT && (int)sl_h5_schema[i].obj < o)
+            i++;
+        row_first[o] = i;
+    }
+}
+
+#define EACH_ROW(i, place) for (int i = row_first[place]; i < row_first[(place) + 1]; i++)
+
 const char *sl_h5_obj_path(sl_h5_obj o)
 {
     switch (o) {
@@ -126,10 +143,11 @@ int sl_h5w_rows(sl_h5w *w, hid_t g, sl_h5_obj place, unsigned kinds, const void 
                 sl_h5w_fn fn, void *ctx, int lacking)
 {
     int rc = 0;
-    for (int i = 0; !rc && i < SL_H5F_COUNT; i++) {
+    EACH_ROW(i, place) {
         const sl_h5_field *f = &sl_h5_schema[i];
-        if (f->obj != place || !(kinds & 1u << f->kind) || f->model.how == SL_H5M_NO ||
-            unset(f, elem))
+        if (rc)
+            break;
+        if (!(kinds & 1u << f->kind) || f->model.how == SL_H5M_NO || unset(f, elem))
             continue;
         if (lacking) {
             htri_t has = H5Aexists(g, f->name);
@@ -189,8 +207,8 @@ static size_t *extent(void *elem, size_t off)
 /* A place's tag_bytes row (read with its tag row). */
 static const sl_h5_field *bytes_row(const sl_h5_field *tag)
 {
-    for (int i = 0; i < SL_H5F_COUNT; i++)
-        if (SL_H5_ROW(i)->obj == tag->obj && SL_H5_ROW(i)->model.how == SL_H5M_TAG &&
+    EACH_ROW(i, tag->obj)
+        if (SL_H5_ROW(i)->model.how == SL_H5M_TAG &&
             SL_H5_ROW(i)->type == SL_H5T_U8V)
             return SL_H5_ROW(i);
     return tag;
@@ -222,9 +240,9 @@ static int get_attr(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, 
 
 void sl_h5r_rows_unknown(sl_h5_obj place, void *elem)
 {
-    for (int i = 0; i < SL_H5F_COUNT; i++) {
+    EACH_ROW(i, place) {
         const sl_h5_field *f = SL_H5_ROW(i);
-        if (f->obj == place && (f->model.how == SL_H5M_ARR || f->model.how == SL_H5M_MAT)) {
+        if (f->model.how == SL_H5M_ARR || f->model.how == SL_H5M_MAT) {
             *extent(elem, f->model.dim[0]) = ANY;
             if (f->model.how == SL_H5M_MAT)
                 *extent(elem, f->model.dim[1]) = ANY;
@@ -236,10 +254,12 @@ int sl_h5r_rows_attrs(sl_h5r *r, hid_t g, const char *path, sl_h5_obj place, voi
                       sl_h5r_fn fn, void *ctx, sl_h5_opened *op)
 {
     int rc = 0;
-    for (int i = 0; !rc && i < SL_H5F_COUNT; i++) {
+    EACH_ROW(i, place) {
         const sl_h5_field *f = SL_H5_ROW(i);
         const sl_h5_member *m = &f->model;
-        if (f->obj != place || m->how == SL_H5M_NO)
+        if (rc)
+            break;
+        if (m->how == SL_H5M_NO)
             continue;
         if (f->kind == SL_H5K_ATTR) {
             rc = m->how == SL_H5M_FN ? fn(r, g, path, (sl_h5_fid)i, elem, ctx)
@@ -276,10 +296,12 @@ int sl_h5r_rows_data(sl_h5r *r, hid_t g, const char *path, sl_h5_obj place, void
                      sl_h5_opened *op)
 {
     int rc = 0;
-    for (int i = 0; !rc && i < SL_H5F_COUNT; i++) {
+    EACH_ROW(i, place) {
         const sl_h5_field *f = SL_H5_ROW(i);
         const sl_h5_member *m = &f->model;
-        if (f->obj != place || f->kind != SL_H5K_DATA || m->how == SL_H5M_NO)
+        if (rc)
+            break;
+        if (f->kind != SL_H5K_DATA || m->how == SL_H5M_NO)
             continue;
         size_t d0 = *extent(elem, m->dim[0]);
         size_t d1 = m->how == SL_H5M_MAT ? *extent(elem, m->dim[1]) : 0;
@@ -299,10 +321,10 @@ int sl_h5r_rows_data(sl_h5r *r, hid_t g, const char *path, sl_h5_obj place, void
 
 void sl_h5r_rows_carry(sl_h5_obj place, void *dst, void *src)
 {
-    for (int i = 0; i < SL_H5F_COUNT; i++) {
+    EACH_ROW(i, place) {
         const sl_h5_field *f = SL_H5_ROW(i);
         const sl_h5_member *m = &f->model;
-        if (f->obj != place || f->kind != SL_H5K_ATTR)
+        if (f->kind != SL_H5K_ATTR)
             continue;
         void *to = member(dst, m->off), *from = member(src, m->off);
         if (m->how == SL_H5M_SRC)
@@ -323,10 +345,10 @@ void sl_h5r_rows_carry(sl_h5_obj place, void *dst, void *src)
 
 void sl_h5r_rows_drop(sl_h5_obj place, void *elem)
 {
-    for (int i = 0; i < SL_H5F_COUNT; i++) {
+    EACH_ROW(i, place) {
         const sl_h5_field *f = SL_H5_ROW(i);
         const sl_h5_member *m = &f->model;
-        if (f->obj != place || f->kind != SL_H5K_ATTR)
+        if (f->kind != SL_H5K_ATTR)
             continue;
         if (f->type == SL_H5T_STR && m->how != SL_H5M_SRC && m->how != SL_H5M_FN) {
             free(*(char **)member(elem, m->off));

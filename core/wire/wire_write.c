@@ -212,8 +212,13 @@ static void timing_part(wbuf *w, const sl_timing *tm)
     }
 }
 
-static void head(wbuf *w, const char *kind)
+/* Starts the output to fd: the magic line and the kind. */
+static void head(wbuf *w, int fd, const char *kind)
 {
+    w->fd = fd;
+    w->err = 0;
+    w->n = 0;
+    w->lines = 0;
     word(w, SL_WIRE_MAGIC);
     eol(w);
     word(w, "kind ");
@@ -275,11 +280,7 @@ static void meta_part(wbuf *w, const sl_run_meta *m)
 int sl_wire_write_run(int fd, const sl_run *run)
 {
     wbuf w;
-    w.fd = fd;
-    w.err = 0;
-    w.n = 0;
-    w.lines = 0;
-    head(&w, "run");
+    head(&w, fd, "run");
     named_i64(&w, SL_H5N_rank, run->rank);
     named_i64(&w, SL_H5N_mpi_rank, run->mpi_rank);
     named_i64(&w, SL_H5N_pid, run->pid);
@@ -298,11 +299,7 @@ int sl_wire_write_run(int fd, const sl_run *run)
 int sl_wire_write_likwid(int fd, const sl_likwid *lw)
 {
     wbuf w;
-    w.fd = fd;
-    w.err = 0;
-    w.n = 0;
-    w.lines = 0;
-    head(&w, "likwid");
+    head(&w, fd, "likwid");
     likwid_part(&w, lw);
     return finish(&w);
 }

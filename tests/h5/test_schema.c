@@ -185,3 +185,13 @@ Test(schema, members_have_the_rows_types)
     }
     cr_expect_gt(checked, 30, "the rows name their members");
 }
+
+/* The loops visit a place's rows as one run of the table (schema.c): the
+ * rows of a place together, the places in the order of sl_h5_obj. */
+Test(schema, places_are_runs_of_rows)
+{
+    for (int i = 1; i < SL_H5F_COUNT; i++)
+        cr_expect_leq(sl_h5_schema[i - 1].obj, sl_h5_schema[i].obj, "%s%s after %s%s",
+                      sl_h5_obj_path(sl_h5_schema[i].obj), sl_h5_schema[i].name,
+                      sl_h5_obj_path(sl_h5_schema[i - 1].obj), sl_h5_schema[i - 1].name);
+}
