@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "h5_util.h"
+#include "h5read.h"
 #include "run.h"
 
 #define ANY ((size_t)-1)

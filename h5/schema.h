@@ -68,7 +68,9 @@ typedef enum sl_h5_need { SL_H5_REQ, SL_H5_OPT, SL_H5_PAT } sl_h5_need;
  * and the reader's loops follow (the member's C type is the row's type:
  * int64_t for I64, char * for STR; arrays of them, double for F64):
  *   NO             not in the loops: a group, or a field its own code
- *                  writes and reads (the root attrs, /metadata: h5_meta.c)
+ *                  writes and reads (the root attrs: h5write.c, h5read_file.c)
+ * (/metadata's rows name the reader's model, sl_file_meta: its writer,
+ * h5_meta.c, derives the fields from the run.)
  *   MEM(S, m)      member m of struct S
  *   SET(S, m)      the same, written only when it holds a value (> 0, not "")
  *   SRC(S, m)      an sl_source member, as its name
@@ -102,67 +104,67 @@ typedef struct sl_h5_member {
  * rank<R>/regions hard link to timing/regions (left out when timing/regions
  * is empty) and merge's origin attrs. */
 #define SL_H5_SCHEMA(X)                                                             \
-    X(ROOT_FORMAT, ROOT, format, ATTR, STR, 0, "", REQ, 1, NO)                                                          \
-    X(ROOT_FORMAT_VERSION, ROOT, format_version, ATTR, I64, 0, "", REQ, 1, NO)                                          \
-    X(ROOT_CREATED_BY, ROOT, created_by, ATTR, STR, 0, "", REQ, 1, NO)                                                  \
-    X(ROOT_RANK, ROOT, rank, GROUP, NONE, 0, "", PAT, 1, NO)                                                            \
-    X(ROOT_METADATA, ROOT, metadata, GROUP, NONE, 0, "", OPT, 2, NO)                                                    \
-    X(META_HOSTNAME, META, hostname, ATTR, STR, 0, "", OPT, 2, NO)                                                      \
-    X(META_TIMESTAMP, META, timestamp, ATTR, STR, 0, "", OPT, 2, NO)                                                    \
-    X(META_MPI_SIZE, META, mpi_size, ATTR, I64, 0, "", OPT, 2, NO)                                                      \
-    X(META_OMP_NUM_THREADS, META, omp_num_threads, ATTR, I64, 0, "", OPT, 2, NO)                                        \
-    X(META_START_TIME_NS, META, start_time_ns, ATTR, I64, 0, "", OPT, 2, NO)                                            \
-    X(META_FINALIZE_TIME_NS, META, finalize_time_ns, ATTR, I64, 0, "", OPT, 2, NO)                                      \
-    X(META_TOTAL_CORES, META, total_cores, ATTR, I64, 0, "", OPT, 2, NO)                                                \
-    X(META_WORKING_DIRECTORY, META, working_directory, ATTR, STR, 0, "", OPT, 2, NO)                                    \
-    X(META_USER, META, user, ATTR, STR, 0, "", OPT, 2, NO)                                                              \
-    X(META_SLURM, META, SLURM_, ATTR, STR, 0, "", PAT, 2, NO)                                                           \
-    X(RANK_HOSTNAME, RANK, hostname, ATTR, STR, 0, "", REQ, 1, MEM(sl_run, hostname))                                   \
-    X(RANK_EXECUTABLE, RANK, executable, ATTR, STR, 0, "", REQ, 1, MEM(sl_run, executable))                             \
-    X(RANK_COMMAND_LINE, RANK, command_line, ATTR, STR, 0, "", REQ, 1, MEM(sl_run, command_line))                       \
-    X(RANK_PID, RANK, pid, ATTR, I64, 0, "", REQ, 1, MEM(sl_run, pid))                                                  \
-    X(RANK_MPI_RANK, RANK, mpi_rank, ATTR, I64, 0, "", REQ, 1, MEM(sl_run, mpi_rank))                                   \
-    X(RANK_LIKWID_STATUS, RANK, likwid_status, ATTR, STR, 0, "", REQ, 1, MEM(sl_run, likwid_status))                    \
-    X(RANK_PARENT_PID, RANK, parent_pid, ATTR, I64, 0, "", OPT, 2, SET(sl_run, parent_pid))                             \
-    X(RANK_MERGED_FROM, RANK, merged_from, ATTR, STR, 0, "", OPT, 2, SET(sl_run, merged_from))                          \
-    X(RANK_MERGED_FROM_GROUP, RANK, merged_from_group, ATTR, STR, 0, "", OPT, 2, SET(sl_run, merged_from_group))        \
-    X(RANK_REGIONS, RANK, regions, GROUP, NONE, 0, "", OPT, 2, NO)                                                      \
-    X(RANK_TIMING, RANK, timing, GROUP, NONE, 0, "", REQ, 1, NO)                                                        \
-    X(RANK_LIKWID, RANK, likwid, GROUP, NONE, 0, "", OPT, 1, NO)                                                        \
-    X(TIMING_CLOCK, TIMING, clock, ATTR, STR, 0, "", REQ, 1, MEM(sl_timing, clock))                                     \
-    X(TIMING_ORIGIN_UNIX_NS, TIMING, origin_unix_ns, ATTR, I64, 0, "", REQ, 1, MEM(sl_timing, origin_unix_ns))          \
-    X(TIMING_REGIONS, TIMING, regions, GROUP, NONE, 0, "", REQ, 1, NO)                                                  \
-    X(TREG_TAG, TREG, tag, ATTR, STR, 0, "", REQ, 1, TAG(sl_timing_region, tag, tag_len))                               \
-    X(TREG_TAG_BYTES, TREG, tag_bytes, ATTR, U8V, 1, "(N,)", OPT, 1, TAG(sl_timing_region, tag, tag_len))               \
-    X(TREG_DROPPED_CALLS, TREG, dropped_calls, ATTR, I64, 0, "", REQ, 1, MEM(sl_timing_region, dropped_calls))          \
-    X(TREG_OPEN_AT_CLOSE, TREG, open_at_close, ATTR, I64, 0, "", REQ, 1, MEM(sl_timing_region, open_at_close))          \
-    X(TREG_UNMATCHED_STOPS, TREG, unmatched_stops, ATTR, I64, 0, "", OPT, 1, MEM(sl_timing_region, unmatched_stops))    \
-    X(TREG_NESTED_STARTS, TREG, nested_starts, ATTR, I64, 0, "", OPT, 1, MEM(sl_timing_region, nested_starts))          \
-    X(TREG_THREADS, TREG, threads, DATA, I64, 1, "(T,)", REQ, 1, ARR(sl_timing_region, threads, nthreads))              \
-    X(TREG_CALL_COUNTS, TREG, call_counts, DATA, I64, 1, "(T,)", REQ, 1, ARR(sl_timing_region, call_counts, nthreads))  \
-    X(TREG_TOTAL_NS, TREG, total_ns, DATA, I64, 1, "(T,)", REQ, 1, ARR(sl_timing_region, total_ns, nthreads))           \
-    X(TREG_MIN_NS, TREG, min_ns, DATA, I64, 1, "(T,)", REQ, 1, ARR(sl_timing_region, min_ns, nthreads))                 \
-    X(TREG_MAX_NS, TREG, max_ns, DATA, I64, 1, "(T,)", REQ, 1, ARR(sl_timing_region, max_ns, nthreads))                 \
-    X(TREG_CALL_THREADS, TREG, call_threads, DATA, I64, 1, "(C,)", REQ, 1, ARR(sl_timing_region, call_threads, ncalls)) \
-    X(TREG_START_TIMES, TREG, start_times, DATA, I64, 1, "(C,)", REQ, 1, ARR(sl_timing_region, start_times, ncalls))    \
-    X(TREG_END_TIMES, TREG, end_times, DATA, I64, 1, "(C,)", REQ, 1, ARR(sl_timing_region, end_times, ncalls))          \
-    X(LIKWID_NUM_REGIONS, LIKWID, num_regions, ATTR, I64, 0, "", REQ, 1, FN)                                            \
-    X(LIKWID_SOURCE, LIKWID, source, ATTR, STR, 0, "", REQ, 1, SRC(sl_likwid, source))                                  \
-    X(LIKWID_ENV, LIKWID, LIKWID_, ATTR, STR, 0, "", PAT, 1, FN)                                                        \
-    X(LIKWID_REGIONS, LIKWID, regions, GROUP, NONE, 0, "", REQ, 1, NO)                                                  \
-    X(LREG_TAG, LREG, tag, ATTR, STR, 0, "", REQ, 1, TAG(sl_region, tag, tag_len))                                      \
-    X(LREG_TAG_BYTES, LREG, tag_bytes, ATTR, U8V, 1, "(N,)", OPT, 1, TAG(sl_region, tag, tag_len))                      \
-    X(LREG_GROUP_NAME, LREG, group_name, ATTR, STR, 0, "", REQ, 1, MEM(sl_region, group_name))                          \
-    X(LREG_SOURCE, LREG, source, ATTR, STR, 0, "", REQ, 1, SRC(sl_region, source))                                      \
-    X(LREG_GROUP_ID, LREG, group_id, ATTR, I64, 0, "", REQ, 1, MEM(sl_region, group_id))                                \
-    X(LREG_EVENT_NAMES, LREG, event_names, ATTR, STRV, 1, "(E,)", REQ, 1, FN)                                           \
-    X(LREG_COUNTER_NAMES, LREG, counter_names, ATTR, STRV, 1, "(E,)", REQ, 1, FN)                                       \
-    X(LREG_METRIC_NAMES, LREG, metric_names, ATTR, STRV, 1, "(M,)", REQ, 1, ARR(sl_region, metric_names, nmetrics))     \
-    X(LREG_EVENT_LABELS, LREG, event_labels, ATTR, STRV, 1, "(E,)", REQ, 1, FN)                                         \
-    X(LREG_CPUS, LREG, cpus, DATA, I64, 1, "(T,)", REQ, 1, ARR(sl_region, cpus, nthreads))                              \
-    X(LREG_TIMES, LREG, times, DATA, F64, 1, "(T,)", REQ, 1, ARR(sl_region, times, nthreads))                           \
-    X(LREG_CALL_COUNTS, LREG, call_counts, DATA, I64, 1, "(T,)", REQ, 1, ARR(sl_region, call_counts, nthreads))         \
-    X(LREG_EVENTS, LREG, events, DATA, F64, 2, "(E, T)", REQ, 1, MAT(sl_region, events, nevents, nthreads))             \
+    X(ROOT_FORMAT, ROOT, format, ATTR, STR, 0, "", REQ, 1, NO)                                                             \
+    X(ROOT_FORMAT_VERSION, ROOT, format_version, ATTR, I64, 0, "", REQ, 1, NO)                                             \
+    X(ROOT_CREATED_BY, ROOT, created_by, ATTR, STR, 0, "", REQ, 1, NO)                                                     \
+    X(ROOT_RANK, ROOT, rank, GROUP, NONE, 0, "", PAT, 1, NO)                                                               \
+    X(ROOT_METADATA, ROOT, metadata, GROUP, NONE, 0, "", OPT, 2, NO)                                                       \
+    X(META_HOSTNAME, META, hostname, ATTR, STR, 0, "", OPT, 2, MEM(sl_file_meta, hostname))                                \
+    X(META_TIMESTAMP, META, timestamp, ATTR, STR, 0, "", OPT, 2, MEM(sl_file_meta, timestamp))                             \
+    X(META_MPI_SIZE, META, mpi_size, ATTR, I64, 0, "", OPT, 2, MEM(sl_file_meta, run.mpi_size))                            \
+    X(META_OMP_NUM_THREADS, META, omp_num_threads, ATTR, I64, 0, "", OPT, 2, MEM(sl_file_meta, run.omp_num_threads))       \
+    X(META_START_TIME_NS, META, start_time_ns, ATTR, I64, 0, "", OPT, 2, MEM(sl_file_meta, run.start_time_ns))             \
+    X(META_FINALIZE_TIME_NS, META, finalize_time_ns, ATTR, I64, 0, "", OPT, 2, MEM(sl_file_meta, run.finalize_time_ns))    \
+    X(META_TOTAL_CORES, META, total_cores, ATTR, I64, 0, "", OPT, 2, MEM(sl_file_meta, total_cores))                       \
+    X(META_WORKING_DIRECTORY, META, working_directory, ATTR, STR, 0, "", OPT, 2, MEM(sl_file_meta, run.working_directory)) \
+    X(META_USER, META, user, ATTR, STR, 0, "", OPT, 2, MEM(sl_file_meta, run.user))                                        \
+    X(META_SLURM, META, SLURM_, ATTR, STR, 0, "", PAT, 2, FN)                                                              \
+    X(RANK_HOSTNAME, RANK, hostname, ATTR, STR, 0, "", REQ, 1, MEM(sl_run, hostname))                                      \
+    X(RANK_EXECUTABLE, RANK, executable, ATTR, STR, 0, "", REQ, 1, MEM(sl_run, executable))                                \
+    X(RANK_COMMAND_LINE, RANK, command_line, ATTR, STR, 0, "", REQ, 1, MEM(sl_run, command_line))                          \
+    X(RANK_PID, RANK, pid, ATTR, I64, 0, "", REQ, 1, MEM(sl_run, pid))                                                     \
+    X(RANK_MPI_RANK, RANK, mpi_rank, ATTR, I64, 0, "", REQ, 1, MEM(sl_run, mpi_rank))                                      \
+    X(RANK_LIKWID_STATUS, RANK, likwid_status, ATTR, STR, 0, "", REQ, 1, MEM(sl_run, likwid_status))                       \
+    X(RANK_PARENT_PID, RANK, parent_pid, ATTR, I64, 0, "", OPT, 2, SET(sl_run, parent_pid))                                \
+    X(RANK_MERGED_FROM, RANK, merged_from, ATTR, STR, 0, "", OPT, 2, SET(sl_run, merged_from))                             \
+    X(RANK_MERGED_FROM_GROUP, RANK, merged_from_group, ATTR, STR, 0, "", OPT, 2, SET(sl_run, merged_from_group))           \
+    X(RANK_REGIONS, RANK, regions, GROUP, NONE, 0, "", OPT, 2, NO)                                                         \
+    X(RANK_TIMING, RANK, timing, GROUP, NONE, 0, "", REQ, 1, NO)                                                           \
+    X(RANK_LIKWID, RANK, likwid, GROUP, NONE, 0, "", OPT, 1, NO)                                                           \
+    X(TIMING_CLOCK, TIMING, clock, ATTR, STR, 0, "", REQ, 1, MEM(sl_timing, clock))                                        \
+    X(TIMING_ORIGIN_UNIX_NS, TIMING, origin_unix_ns, ATTR, I64, 0, "", REQ, 1, MEM(sl_timing, origin_unix_ns))             \
+    X(TIMING_REGIONS, TIMING, regions, GROUP, NONE, 0, "", REQ, 1, NO)                                                     \
+    X(TREG_TAG, TREG, tag, ATTR, STR, 0, "", REQ, 1, TAG(sl_timing_region, tag, tag_len))                                  \
+    X(TREG_TAG_BYTES, TREG, tag_bytes, ATTR, U8V, 1, "(N,)", OPT, 1, TAG(sl_timing_region, tag, tag_len))                  \
+    X(TREG_DROPPED_CALLS, TREG, dropped_calls, ATTR, I64, 0, "", REQ, 1, MEM(sl_timing_region, dropped_calls))             \
+    X(TREG_OPEN_AT_CLOSE, TREG, open_at_close, ATTR, I64, 0, "", REQ, 1, MEM(sl_timing_region, open_at_close))             \
+    X(TREG_UNMATCHED_STOPS, TREG, unmatched_stops, ATTR, I64, 0, "", OPT, 1, MEM(sl_timing_region, unmatched_stops))       \
+    X(TREG_NESTED_STARTS, TREG, nested_starts, ATTR, I64, 0, "", OPT, 1, MEM(sl_timing_region, nested_starts))             \
+    X(TREG_THREADS, TREG, threads, DATA, I64, 1, "(T,)", REQ, 1, ARR(sl_timing_region, threads, nthreads))                 \
+    X(TREG_CALL_COUNTS, TREG, call_counts, DATA, I64, 1, "(T,)", REQ, 1, ARR(sl_timing_region, call_counts, nthreads))     \
+    X(TREG_TOTAL_NS, TREG, total_ns, DATA, I64, 1, "(T,)", REQ, 1, ARR(sl_timing_region, total_ns, nthreads))              \
+    X(TREG_MIN_NS, TREG, min_ns, DATA, I64, 1, "(T,)", REQ, 1, ARR(sl_timing_region, min_ns, nthreads))                    \
+    X(TREG_MAX_NS, TREG, max_ns, DATA, I64, 1, "(T,)", REQ, 1, ARR(sl_timing_region, max_ns, nthreads))                    \
+    X(TREG_CALL_THREADS, TREG, call_threads, DATA, I64, 1, "(C,)", REQ, 1, ARR(sl_timing_region, call_threads, ncalls))    \
+    X(TREG_START_TIMES, TREG, start_times, DATA, I64, 1, "(C,)", REQ, 1, ARR(sl_timing_region, start_times, ncalls))       \
+    X(TREG_END_TIMES, TREG, end_times, DATA, I64, 1, "(C,)", REQ, 1, ARR(sl_timing_region, end_times, ncalls))             \
+    X(LIKWID_NUM_REGIONS, LIKWID, num_regions, ATTR, I64, 0, "", REQ, 1, FN)                                               \
+    X(LIKWID_SOURCE, LIKWID, source, ATTR, STR, 0, "", REQ, 1, SRC(sl_likwid, source))                                     \
+    X(LIKWID_ENV, LIKWID, LIKWID_, ATTR, STR, 0, "", PAT, 1, FN)                                                           \
+    X(LIKWID_REGIONS, LIKWID, regions, GROUP, NONE, 0, "", REQ, 1, NO)                                                     \
+    X(LREG_TAG, LREG, tag, ATTR, STR, 0, "", REQ, 1, TAG(sl_region, tag, tag_len))                                         \
+    X(LREG_TAG_BYTES, LREG, tag_bytes, ATTR, U8V, 1, "(N,)", OPT, 1, TAG(sl_region, tag, tag_len))                         \
+    X(LREG_GROUP_NAME, LREG, group_name, ATTR, STR, 0, "", REQ, 1, MEM(sl_region, group_name))                             \
+    X(LREG_SOURCE, LREG, source, ATTR, STR, 0, "", REQ, 1, SRC(sl_region, source))                                         \
+    X(LREG_GROUP_ID, LREG, group_id, ATTR, I64, 0, "", REQ, 1, MEM(sl_region, group_id))                                   \
+    X(LREG_EVENT_NAMES, LREG, event_names, ATTR, STRV, 1, "(E,)", REQ, 1, FN)                                              \
+    X(LREG_COUNTER_NAMES, LREG, counter_names, ATTR, STRV, 1, "(E,)", REQ, 1, FN)                                          \
+    X(LREG_METRIC_NAMES, LREG, metric_names, ATTR, STRV, 1, "(M,)", REQ, 1, ARR(sl_region, metric_names, nmetrics))        \
+    X(LREG_EVENT_LABELS, LREG, event_labels, ATTR, STRV, 1, "(E,)", REQ, 1, FN)                                            \
+    X(LREG_CPUS, LREG, cpus, DATA, I64, 1, "(T,)", REQ, 1, ARR(sl_region, cpus, nthreads))                                 \
+    X(LREG_TIMES, LREG, times, DATA, F64, 1, "(T,)", REQ, 1, ARR(sl_region, times, nthreads))                              \
+    X(LREG_CALL_COUNTS, LREG, call_counts, DATA, I64, 1, "(T,)", REQ, 1, ARR(sl_region, call_counts, nthreads))            \
+    X(LREG_EVENTS, LREG, events, DATA, F64, 2, "(E, T)", REQ, 1, MAT(sl_region, events, nevents, nthreads))                \
     X(LREG_METRICS, LREG, metrics, DATA, F64, 2, "(M, T)", REQ, 1, MAT(sl_region, metrics, nmetrics, nthreads))
 
 typedef enum sl_h5_fid {
