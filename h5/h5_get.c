@@ -175,15 +175,6 @@ int sl_h5r_str(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, cha
     return rc;
 }
 
-int sl_h5r_match_str(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *pat,
-                     const char *name, char **out)
-{
-    sl_h5_field row = *pat;
-    row.name = name;
-    row.need = SL_H5_REQ;
-    return sl_h5r_str(r, obj, path, &row, out);
-}
-
 int sl_h5r_i64(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, int64_t *out)
 {
     const char *want = "an int64";

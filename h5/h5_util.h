@@ -198,7 +198,7 @@ int sl_h5r_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *run);
  * and leaves *out as it was (*out NULL and *n 0 for sl_h5r_u8v). */
 int sl_h5r_str(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, char **out);
 int sl_h5r_i64(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, int64_t *out);
-/* String attr name of obj, one of the matches of pattern row pat. */
+/* String attr name of obj, one of the matches of pattern row pat (schema.c). */
 int sl_h5r_match_str(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *pat,
                      const char *name, char **out);
 /* Group name of parent, -1 when it is missing or not a group (no message). */

@@ -162,6 +162,15 @@ int sl_h5w_rows(sl_h5w *w, hid_t g, sl_h5_obj place, unsigned kinds, const void 
     return rc;
 }
 
+int sl_h5r_match_str(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *pat,
+                     const char *name, char **out)
+{
+    sl_h5_field row = *pat;
+    row.name = name;
+    row.need = SL_H5_REQ;
+    return sl_h5r_str(r, obj, path, &row, out);
+}
+
 /* The exact tag: tag_bytes when present, else attr tag. */
 static int read_tag(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f_tag,
                     const sl_h5_field *f_bytes, char **tag, size_t *len)
