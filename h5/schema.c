@@ -53,7 +53,9 @@ __attribute__((constructor)) static void index_places(void)
     }
 }
 
-#define EACH_ROW(i, place) for (int i = row_first[place]; i < row_first[(place) + 1]; i++)
+/* Each row i of place while cond holds. */
+#define EACH_ROW(i, place, cond)                                                       \
+    for (int i = row_first[place], end_ = row_first[(place) + 1]; (cond) && i < end_; i++)
 
 const char *sl_h5_obj_path(sl_h5_obj o)
 {
@@ -144,10 +146,8 @@ int sl_h5w_rows(sl_h5w *w, hid_t g, sl_h5_obj place, unsigned kinds, const void 
                 sl_h5w_fn fn, void *ctx, int lacking)
 {
     int rc = 0;
-    EACH_ROW(i, place) {
+    EACH_ROW(i, place, !rc) {
         const sl_h5_field *f = &sl_h5_schema[i];
-        if (rc)
-            break;
         if (!(kinds & 1u << f->kind) || f->model.how == SL_H5M_NO || unset(f, elem))
             continue;
         if (lacking) {
@@ -217,7 +217,7 @@ static size_t *extent(void *elem, size_t off)
 /* A place's tag_bytes row (read with its tag row). */
 static const sl_h5_field *bytes_row(const sl_h5_field *tag)
 {
-    EACH_ROW(i, tag->obj)
+    EACH_ROW(i, tag->obj, 1)
         if (SL_H5_ROW(i)->model.how == SL_H5M_TAG &&
             SL_H5_ROW(i)->type == SL_H5T_U8V)
             return SL_H5_ROW(i);
@@ -250,7 +250,7 @@ static int get_attr(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f, 
 
 void sl_h5r_rows_unknown(sl_h5_obj place, void *elem)
 {
-    EACH_ROW(i, place) {
+    EACH_ROW(i, place, 1) {
         const sl_h5_field *f = SL_H5_ROW(i);
         if (f->model.how == SL_H5M_ARR || f->model.how == SL_H5M_MAT) {
             *extent(elem, f->model.dim[0]) = ANY;
@@ -264,11 +264,9 @@ int sl_h5r_rows_attrs(sl_h5r *r, hid_t g, const char *path, sl_h5_obj place, voi
                       sl_h5r_fn fn, void *ctx, sl_h5_opened *op)
 {
     int rc = 0;
-    EACH_ROW(i, place) {
+    EACH_ROW(i, place, !rc) {
         const sl_h5_field *f = SL_H5_ROW(i);
         const sl_h5_member *m = &f->model;
-        if (rc)
-            break;
         if (m->how == SL_H5M_NO)
             continue;
         if (f->kind == SL_H5K_ATTR) {
@@ -306,11 +304,9 @@ int sl_h5r_rows_data(sl_h5r *r, hid_t g, const char *path, sl_h5_obj place, void
                      sl_h5_opened *op)
 {
     int rc = 0;
-    EACH_ROW(i, place) {
+    EACH_ROW(i, place, !rc) {
         const sl_h5_field *f = SL_H5_ROW(i);
         const sl_h5_member *m = &f->model;
-        if (rc)
-            break;
         if (f->kind != SL_H5K_DATA || m->how == SL_H5M_NO)
             continue;
         size_t d0 = *extent(elem, m->dim[0]);
@@ -331,7 +327,7 @@ int sl_h5r_rows_data(sl_h5r *r, hid_t g, const char *path, sl_h5_obj place, void
 
 void sl_h5r_rows_carry(sl_h5_obj place, void *dst, void *src)
 {
-    EACH_ROW(i, place) {
+    EACH_ROW(i, place, 1) {
         const sl_h5_field *f = SL_H5_ROW(i);
         const sl_h5_member *m = &f->model;
         if (f->kind != SL_H5K_ATTR)
@@ -355,7 +351,7 @@ void sl_h5r_rows_carry(sl_h5_obj place, void *dst, void *src)
 
 void sl_h5r_rows_drop(sl_h5_obj place, void *elem)
 {
-    EACH_ROW(i, place) {
+    EACH_ROW(i, place, 1) {
         const sl_h5_field *f = SL_H5_ROW(i);
         const sl_h5_member *m = &f->model;
         if (f->kind != SL_H5K_ATTR)
