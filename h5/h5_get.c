@@ -279,6 +279,20 @@ int sl_h5r_u8v(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, cha
     return rc;
 }
 
+hid_t sl_h5_open_group(hid_t parent, const char *name)
+{
+    /* opened without a look-up first (one per region cost 1% of show);
+     * a missing link only makes the open fail */
+    hid_t g = H5Oopen(parent, name, sl_h5_guard_lapl());
+    if (g >= 0 && H5Iget_type(g) != H5I_GROUP) {
+        H5Oclose(g);
+        g = -1;
+    }
+    if (g < 0)
+        H5Eclear2(H5E_DEFAULT);
+    return g;
+}
+
 static hid_t open_data(sl_h5r *r, hid_t g, const char *path, const char *name, const char *want)
 {
     /* H5Oopen + H5Iget_type: the same on HDF5 1.10 and later. Why an open

@@ -99,15 +99,30 @@ static herr_t slurm_attr(hid_t g, const char *name, const H5A_info_t *info, void
     var_ctx *c = data;
     if (strncmp(name, SL_H5N_SLURM_, strlen(SL_H5N_SLURM_)) != 0)
         return 0;
-    sl_h5_field row = *SL_H5_FIELD(META_SLURM);
-    row.name = name;
-    row.need = SL_H5_REQ;
     char *v = NULL;
-    c->rc = sl_h5r_str(c->r, g, "/" SL_H5N_metadata, &row, &v);
+    c->rc = sl_h5r_match_str(c->r, g, "/" SL_H5N_metadata, SL_H5_FIELD(META_SLURM), name, &v);
     if (!c->rc)
         c->rc = sl_run_meta_add_var(c->m, name, v);
     free(v);
     return c->rc ? -1 : 0;
+}
+
+/* The one derived field of /metadata: its SLURM_* attributes. */
+static int meta_fn(sl_h5r *r, hid_t g, const char *path, sl_h5_fid id, void *elem, void *ctx)
+{
+    (void)ctx;
+    if (id != SL_H5F_META_SLURM)
+        return 0;
+    var_ctx c = {r, &((sl_file_meta *)elem)->run, 0};
+    hsize_t idx = 0;
+    herr_t it = H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, slurm_attr, &c);
+    if (!c.rc && it < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        sl_diag_add(r->diag, r->file, 0, "%s: cannot list attributes: expected readable "
+                    "attributes", path);
+        return -EINVAL;
+    }
+    return c.rc;
 }
 
 void sl_file_meta_free(sl_file_meta *m)
@@ -141,36 +156,7 @@ int sl_h5r_meta(sl_h5r *r, hid_t file, sl_file_meta *out)
         return -EINVAL;
     }
     out->present = 1;
-    sl_run_meta *m = &out->run;
-    int rc = sl_h5r_str(r, g, path, SL_H5_FIELD(META_HOSTNAME), &out->hostname);
-    if (!rc)
-        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(META_TIMESTAMP), &out->timestamp);
-    if (!rc)
-        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(META_MPI_SIZE), &m->mpi_size);
-    if (!rc)
-        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(META_OMP_NUM_THREADS), &m->omp_num_threads);
-    if (!rc)
-        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(META_TOTAL_CORES), &out->total_cores);
-    if (!rc)
-        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(META_START_TIME_NS), &m->start_time_ns);
-    if (!rc)
-        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(META_FINALIZE_TIME_NS), &m->finalize_time_ns);
-    if (!rc)
-        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(META_WORKING_DIRECTORY), &m->working_directory);
-    if (!rc)
-        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(META_USER), &m->user);
-    if (!rc) {
-        var_ctx c = {r, m, 0};
-        hsize_t idx = 0;
-        herr_t it = H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, slurm_attr, &c);
-        rc = c.rc;
-        if (!rc && it < 0) {
-            H5Eclear2(H5E_DEFAULT);
-            sl_diag_add(r->diag, r->file, 0, "%s: cannot list attributes: expected readable "
-                        "attributes", path);
-            rc = -EINVAL;
-        }
-    }
+    int rc = sl_h5r_rows_attrs(r, g, path, SL_H5O_META, out, meta_fn, NULL, NULL);
     H5Oclose(g);
     return rc;
 }

@@ -32,104 +32,35 @@ int sl_h5w_tag(sl_h5w *w, hid_t g, const char *tag, size_t len)
     return rc;
 }
 
-/* Creates a region's group under name with its tag attrs; *g open on
- * success. */
-static int named_group(sl_h5w *w, hid_t parent, const char *name, const char *tag, size_t len,
-                       hid_t *g)
-{
-    *g = sl_h5w_group(w, parent, name, 0);
-    if (*g < 0)
-        return -EIO;
-    int rc = sl_h5w_tag(w, *g, tag, len);
-    if (rc) {
-        H5Gclose(*g);
-        *g = -1;
-    }
-    return rc;
-}
+/* ---- rank attributes, timing/ ---- */
 
-/* The same under the encoded name (docs/FORMAT.md, "Names of region
- * groups"). */
-static int region_group(sl_h5w *w, hid_t parent, const char *tag, size_t len, int64_t gid,
-                        int multi, hid_t *g)
+/* A region's group under its encoded name (docs/FORMAT.md, "Names of
+ * region groups"). */
+static hid_t region_group(sl_h5w *w, hid_t parent, const char *tag, size_t len, int64_t gid,
+                          int multi)
 {
     char *name = sl_name_encode(tag, len, gid, multi);
     if (!name)
         return -ENOMEM;
-    int rc = named_group(w, parent, name, tag, len, g);
+    hid_t g = sl_h5w_group(w, parent, name, 0);
     free(name);
-    return rc;
+    return g < 0 ? -EIO : g;
 }
 
 /* Writes the rank attributes the group does not have yet (all of them for
- * a new group; sl_h5_into keeps an existing group's own). */
+ * a new group; sl_h5_into keeps an existing group's own). parent_pid only
+ * a forked child's group has (files without it read as 0). */
 int sl_h5w_rank_attrs(sl_h5w *w, hid_t g, const sl_run *run)
 {
-    const struct {
-        const char *name;
-        const char *s; /* NULL: integer */
-        int64_t v;
-    } a[] = {
-        {SL_H5N_hostname, run->hostname, 0},
-        {SL_H5N_executable, run->executable, 0},
-        {SL_H5N_command_line, run->command_line, 0},
-        {SL_H5N_pid, NULL, run->pid},
-        {SL_H5N_mpi_rank, NULL, run->mpi_rank},
-        {SL_H5N_likwid_status, run->likwid_status, 0},
-    };
-    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
-        htri_t has = H5Aexists(g, a[i].name);
-        if (has < 0)
-            return sl_h5w_fail(w, -EIO, "look up attribute", a[i].name);
-        if (has)
-            continue;
-        int rc = a[i].s ? sl_h5w_str(w, g, a[i].name, a[i].s) : sl_h5w_i64(w, g, a[i].name, a[i].v);
-        if (rc)
-            return rc;
-    }
-    /* Only a forked child's group has it (an optional field: files without
-     * it read as 0, so format 2 stays as it was). */
-    if (run->parent_pid > 0) {
-        htri_t has = H5Aexists(g, SL_H5N_parent_pid);
-        if (has < 0)
-            return sl_h5w_fail(w, -EIO, "look up attribute", SL_H5N_parent_pid);
-        if (!has)
-            return sl_h5w_i64(w, g, SL_H5N_parent_pid, run->parent_pid);
-    }
-    return 0;
+    return sl_h5w_rows(w, g, SL_H5O_RANK, SL_H5_ROWS_ATTR, run, NULL, NULL, 1);
 }
 
 static int timing_region(sl_h5w *w, hid_t parent, const char *name, const sl_timing_region *t)
 {
-    hid_t g;
-    int rc = named_group(w, parent, name, t->tag, t->tag_len, &g);
-    if (rc)
-        return rc;
-    if (!rc)
-        rc = sl_h5w_i64(w, g, SL_H5N_dropped_calls, t->dropped_calls);
-    if (!rc)
-        rc = sl_h5w_i64(w, g, SL_H5N_open_at_close, t->open_at_close);
-    if (!rc)
-        rc = sl_h5w_i64(w, g, SL_H5N_unmatched_stops, t->unmatched_stops);
-    if (!rc)
-        rc = sl_h5w_i64(w, g, SL_H5N_nested_starts, t->nested_starts);
-    const struct {
-        const char *name;
-        const int64_t *v;
-        size_t n;
-    } d[] = {
-        {SL_H5N_threads, t->threads, t->nthreads},
-        {SL_H5N_call_counts, t->call_counts, t->nthreads},
-        {SL_H5N_total_ns, t->total_ns, t->nthreads},
-        {SL_H5N_min_ns, t->min_ns, t->nthreads},
-        {SL_H5N_max_ns, t->max_ns, t->nthreads},
-        {SL_H5N_call_threads, t->call_threads, t->ncalls},
-        {SL_H5N_start_times, t->start_times, t->ncalls},
-        {SL_H5N_end_times, t->end_times, t->ncalls},
-    };
-    for (size_t i = 0; !rc && i < sizeof d / sizeof d[0]; i++)
-        rc = sl_h5w_i64_data(w, g, d[i].name, d[i].v, d[i].n);
-    return close_fail(g, rc);
+    hid_t g = sl_h5w_group(w, parent, name, 0);
+    if (g < 0)
+        return -EIO;
+    return close_fail(g, sl_h5w_rows(w, g, SL_H5O_TREG, SL_H5_ROWS_ALL, t, NULL, NULL, 0));
 }
 
 int sl_h5w_timing(sl_h5w *w, hid_t rank_g, const sl_timing *t)
@@ -137,9 +68,7 @@ int sl_h5w_timing(sl_h5w *w, hid_t rank_g, const sl_timing *t)
     hid_t g = sl_h5w_group(w, rank_g, SL_H5N_timing, 0);
     if (g < 0)
         return -EIO;
-    int rc = sl_h5w_str(w, g, SL_H5N_clock, t->clock);
-    if (!rc)
-        rc = sl_h5w_i64(w, g, SL_H5N_origin_unix_ns, t->origin_unix_ns);
+    int rc = sl_h5w_rows(w, g, SL_H5O_TIMING, SL_H5_ROWS_ATTR, t, NULL, NULL, 0);
     if (rc)
         return close_fail(g, rc);
     hid_t regs = sl_h5w_group(w, g, SL_H5N_regions, 1);
@@ -195,57 +124,46 @@ unsigned char *sl_h5w_multi_groups(const sl_likwid *lw)
     return multi;
 }
 
-static int region_names(sl_h5w *w, hid_t g, const sl_region *r)
+/* What a region's names are made from: without names from its source,
+ * event_names are its labels and counter_names are unknown (""). */
+typedef struct lreg_names {
+    char **labels;
+    char **counters; /* nevents "" (NULL when the source named them) */
+} lreg_names;
+
+static int lreg_fn(sl_h5w *w, hid_t g, sl_h5_fid id, const void *elem, void *ctx)
 {
-    char **labels = sl_event_labels(r);
-    if (!labels && r->nevents)
-        return -ENOMEM;
-    char **counters = NULL;
-    int rc = 0;
-    if (!r->has_names) {
-        /* no names from this source: names are the labels, counters unknown */
-        counters = calloc(r->nevents ? r->nevents : 1, sizeof *counters);
-        if (!counters)
-            rc = -ENOMEM;
+    const sl_region *r = elem;
+    const lreg_names *n = ctx;
+    switch (id) {
+    case SL_H5F_LREG_EVENT_NAMES:
+        return sl_h5w_strv(w, g, SL_H5_NAME(LREG_EVENT_NAMES),
+                           r->has_names ? r->event_names : n->labels, r->nevents);
+    case SL_H5F_LREG_COUNTER_NAMES:
+        return sl_h5w_strv(w, g, SL_H5_NAME(LREG_COUNTER_NAMES),
+                           r->has_names ? r->counter_names : n->counters, r->nevents);
+    case SL_H5F_LREG_EVENT_LABELS:
+        return sl_h5w_strv(w, g, SL_H5_NAME(LREG_EVENT_LABELS), n->labels, r->nevents);
+    default:
+        return 0;
     }
-    if (!rc)
-        rc = sl_h5w_strv(w, g, SL_H5N_event_names, r->has_names ? r->event_names : labels, r->nevents);
-    if (!rc)
-        rc = sl_h5w_strv(w, g, SL_H5N_counter_names, r->has_names ? r->counter_names : counters,
-                         r->nevents);
-    if (!rc)
-        rc = sl_h5w_strv(w, g, SL_H5N_metric_names, r->metric_names, r->nmetrics);
-    if (!rc)
-        rc = sl_h5w_strv(w, g, SL_H5N_event_labels, labels, r->nevents);
-    free(counters);
-    sl_labels_free(labels, r->nevents);
-    return rc;
 }
 
 static int likwid_region(sl_h5w *w, hid_t parent, const sl_region *r, int multi)
 {
-    hid_t g;
-    int rc = region_group(w, parent, r->tag, r->tag_len, r->group_id, multi, &g);
-    if (rc)
-        return rc;
+    hid_t g = region_group(w, parent, r->tag, r->tag_len, r->group_id, multi);
+    if (g < 0)
+        return (int)g;
+    lreg_names n = {sl_event_labels(r), NULL};
+    int rc = !n.labels && r->nevents ? -ENOMEM : 0;
+    if (!rc && !r->has_names) {
+        n.counters = calloc(r->nevents ? r->nevents : 1, sizeof *n.counters);
+        rc = n.counters ? 0 : -ENOMEM;
+    }
     if (!rc)
-        rc = sl_h5w_str(w, g, SL_H5N_group_name, r->group_name);
-    if (!rc)
-        rc = sl_h5w_str(w, g, SL_H5N_source, sl_source_name(r->source));
-    if (!rc)
-        rc = sl_h5w_i64(w, g, SL_H5N_group_id, r->group_id);
-    if (!rc)
-        rc = region_names(w, g, r);
-    if (!rc)
-        rc = sl_h5w_i64_data(w, g, SL_H5N_cpus, r->cpus, r->nthreads);
-    if (!rc)
-        rc = sl_h5w_f64_data(w, g, SL_H5N_times, r->times, r->nthreads, 1, 1);
-    if (!rc)
-        rc = sl_h5w_i64_data(w, g, SL_H5N_call_counts, r->call_counts, r->nthreads);
-    if (!rc)
-        rc = sl_h5w_f64_data(w, g, SL_H5N_events, r->events, r->nevents, r->nthreads, 2);
-    if (!rc)
-        rc = sl_h5w_f64_data(w, g, SL_H5N_metrics, r->metrics, r->nmetrics, r->nthreads, 2);
+        rc = sl_h5w_rows(w, g, SL_H5O_LREG, SL_H5_ROWS_ALL, r, lreg_fn, &n, 0);
+    free(n.counters);
+    sl_labels_free(n.labels, r->nevents);
     return close_fail(g, rc);
 }
 
@@ -270,17 +188,23 @@ static int likwid_env(sl_h5w *w, hid_t g, const sl_run *run)
     return 0;
 }
 
+/* likwid/'s derived fields: the number of regions, the run's LIKWID_*
+ * variables (ctx: the run). */
+static int likwid_fn(sl_h5w *w, hid_t g, sl_h5_fid id, const void *elem, void *ctx)
+{
+    const sl_likwid *lw = elem;
+    if (id == SL_H5F_LIKWID_NUM_REGIONS)
+        return sl_h5w_i64(w, g, SL_H5_NAME(LIKWID_NUM_REGIONS), (int64_t)lw->nregions);
+    return id == SL_H5F_LIKWID_ENV ? likwid_env(w, g, ctx) : 0;
+}
+
 int sl_h5w_likwid(sl_h5w *w, hid_t rank_g, const sl_run *run)
 {
     const sl_likwid *lw = &run->likwid;
     hid_t g = sl_h5w_group(w, rank_g, SL_H5N_likwid, 1);
     if (g < 0)
         return -EIO;
-    int rc = sl_h5w_i64(w, g, SL_H5N_num_regions, (int64_t)lw->nregions);
-    if (!rc)
-        rc = sl_h5w_str(w, g, SL_H5N_source, sl_source_name(lw->source));
-    if (!rc)
-        rc = likwid_env(w, g, run);
+    int rc = sl_h5w_rows(w, g, SL_H5O_LIKWID, SL_H5_ROWS_ATTR, lw, likwid_fn, (void *)run, 0);
     if (rc)
         return close_fail(g, rc);
     hid_t regs = sl_h5w_group(w, g, SL_H5N_regions, 1);
@@ -367,16 +291,8 @@ static int sp_likwid_region(sl_h5w *w, hid_t regs, const sl_region *r, int multi
                          r->has_names ? r->nevents : 0);
     if (!rc)
         rc = sl_h5w_strv(w, g, SL_H5N_metric_names, r->metric_names, r->nmetrics);
-    if (!rc)
-        rc = sl_h5w_i64_data(w, g, SL_H5N_cpus, r->cpus, r->nthreads);
-    if (!rc)
-        rc = sl_h5w_f64_data(w, g, SL_H5N_times, r->times, r->nthreads, 1, 1);
-    if (!rc)
-        rc = sl_h5w_i64_data(w, g, SL_H5N_call_counts, r->call_counts, r->nthreads);
-    if (!rc)
-        rc = sl_h5w_f64_data(w, g, SL_H5N_events, r->events, r->nevents, r->nthreads, 2);
-    if (!rc)
-        rc = sl_h5w_f64_data(w, g, SL_H5N_metrics, r->metrics, r->nmetrics, r->nthreads, 2);
+    if (!rc) /* the datasets as ours */
+        rc = sl_h5w_rows(w, g, SL_H5O_LREG, SL_H5_ROWS_DATA, r, NULL, NULL, 0);
     sl_labels_free(labels, r->nevents);
     H5Gclose(g);
     return rc;

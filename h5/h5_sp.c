@@ -86,15 +86,9 @@ static char *join(const char *path, const char *name)
 static hid_t open_group(sl_h5r *r, hid_t parent, const char *name, const char *path,
                         const char *what)
 {
-    hid_t g = H5Oopen(parent, name, sl_h5_guard_lapl());
-    if (g >= 0 && H5Iget_type(g) != H5I_GROUP) {
-        H5Oclose(g);
-        g = -1;
-    }
-    if (g < 0) {
-        H5Eclear2(H5E_DEFAULT);
+    hid_t g = sl_h5_open_group(parent, name);
+    if (g < 0)
         sl_diag_add(r->diag, r->file, 0, "%s: not a group: expected %s", path, what);
-    }
     return g;
 }
 
@@ -297,11 +291,8 @@ static herr_t sp_env_attr(hid_t g, const char *name, const H5A_info_t *info, voi
     int *rc = c[2];
     if (strncmp(name, SL_H5N_LIKWID_, strlen(SL_H5N_LIKWID_)) != 0)
         return 0;
-    sl_h5_field row = *SL_H5_FIELD(LIKWID_ENV);
-    row.name = name;
-    row.need = SL_H5_REQ;
     char *v = NULL;
-    *rc = sl_h5r_str(r, g, c[3], &row, &v);
+    *rc = sl_h5r_match_str(r, g, c[3], SL_H5_FIELD(LIKWID_ENV), name, &v);
     if (!*rc)
         *rc = sl_run_add_env(run, name, v);
     free(v);
@@ -421,35 +412,5 @@ int sl_h5r_sp_run(sl_h5r *r, hid_t f, const char *name, int64_t number,
     if (g >= 0)
         H5Oclose(g);
     free(path);
-    return rc;
-}
-
-/* The whole file: /metadata, then every rank<N> in order of N. */
-int sl_h5r_sp_file(sl_h5r *r, hid_t f, sl_runset *out)
-{
-    r->version = SL_H5_FORMAT_VERSION; /* /metadata: every field optional */
-    int rc = sl_h5r_meta(r, f, &out->meta);
-    char **names = NULL;
-    size_t n = 0;
-    if (!rc)
-        rc = sl_h5r_links(r, f, "", &names, &n);
-    sl_h5_rankref *refs = rc ? NULL : calloc(n ? n : 1, sizeof *refs);
-    if (!rc && !refs)
-        rc = -ENOMEM;
-    size_t nr = 0;
-    for (size_t i = 0; !rc && i < n; i++)
-        if (sl_h5_rank_parse(names[i], &refs[nr].rank, &refs[nr].copy))
-            refs[nr++].name = names[i];
-    if (!rc) {
-        sl_h5_rank_number(refs, nr);
-        out->runs = calloc(nr ? nr : 1, sizeof *out->runs);
-        rc = out->runs ? 0 : -ENOMEM;
-    }
-    for (size_t i = 0; !rc && i < nr; i++) {
-        rc = sl_h5r_sp_run(r, f, refs[i].name, refs[i].number, &out->meta, &out->runs[i]);
-        out->nruns = i + 1;
-    }
-    free(refs);
-    sl_h5r_free_names(names, n);
     return rc;
 }

@@ -105,6 +105,21 @@ void sl_h5_timestamp(char *buf, size_t len, const sl_run *run);
  * timing layout; h5_run.c). */
 int sl_h5w_regions_link(sl_h5w *w, hid_t rank_group);
 
+/* ---- the loops over the schema's rows (schema.c) ---- */
+
+#define SL_H5_ROW(id) (&sl_h5_schema[id])
+#define SL_H5_ROWS_ATTR (1u << SL_H5K_ATTR)
+#define SL_H5_ROWS_DATA (1u << SL_H5K_DATA)
+#define SL_H5_ROWS_ALL (SL_H5_ROWS_ATTR | SL_H5_ROWS_DATA)
+
+/* A derived field (an FN row) of the element at hand: its place's handler. */
+typedef int (*sl_h5w_fn)(sl_h5w *w, hid_t g, sl_h5_fid id, const void *elem, void *ctx);
+/* Writes the fields of place (of the kinds in `kinds`) from elem, in row
+ * order: each from the member its row names, the FN rows through fn.
+ * lacking: only the attributes g does not have yet. */
+int sl_h5w_rows(sl_h5w *w, hid_t g, sl_h5_obj place, unsigned kinds, const void *elem,
+                sl_h5w_fn fn, void *ctx, int lacking);
+
 /* ---- placing files (h5_place.c) ---- */
 
 /* Writes buf to a new temporary file in path's directory, fsyncs it and links
@@ -124,13 +139,42 @@ int sl_place_replace(const char *path, const void *buf, size_t len, sl_diag *dia
 /* Reads a whole file into a malloc'd buffer. */
 int sl_slurp(const char *path, void **buf, size_t *len, sl_diag *diag);
 
-/* ---- reading (h5_get.c) ---- */
+/* ---- reading (h5_get.c; the loops over the rows: schema.c) ---- */
 
 typedef struct sl_h5r {
     const char *file;
     sl_diag *diag;
     int64_t version; /* the file's format_version, once read */
 } sl_h5r;
+
+/* A place's rows are read in two passes. The first (sl_h5r_rows_attrs)
+ * reads its attributes and opens, for their shape, the datasets that fix an
+ * extent not known yet (a region's threads, calls): into a staging element
+ * whose extents sl_h5r_rows_unknown marked unknown, as the model's element
+ * can only be made once its extents are known. The caller then makes the
+ * element, sl_h5r_rows_carry moves the first pass's members into it (strings
+ * change hands), sl_h5r_rows_drop frees what stays in the staging element,
+ * and the second pass (sl_h5r_rows_data) reads the datasets into the made
+ * element (or sl_h5r_rows_close closes them when it was not made). A place
+ * without datasets is read by the first pass straight into its model (op
+ * NULL). */
+typedef int (*sl_h5r_fn)(sl_h5r *r, hid_t g, const char *path, sl_h5_fid id, void *elem,
+                         void *ctx);
+typedef struct sl_h5_opened {
+    int n;
+    struct {
+        sl_h5_fid id;
+        hid_t d;
+    } at[4];
+} sl_h5_opened;
+void sl_h5r_rows_unknown(sl_h5_obj place, void *elem);
+int sl_h5r_rows_attrs(sl_h5r *r, hid_t g, const char *path, sl_h5_obj place, void *elem,
+                      sl_h5r_fn fn, void *ctx, sl_h5_opened *op);
+void sl_h5r_rows_carry(sl_h5_obj place, void *dst, void *src);
+void sl_h5r_rows_drop(sl_h5_obj place, void *elem);
+int sl_h5r_rows_data(sl_h5r *r, hid_t g, const char *path, sl_h5_obj place, void *elem,
+                     sl_h5_opened *op);
+void sl_h5r_rows_close(sl_h5_opened *op);
 
 /* The file-access list every reader opens a file with (h5_get.c: what and
  * why); H5P_DEFAULT's equal when it cannot be made, so the caller always
@@ -154,6 +198,11 @@ int sl_h5r_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *run);
  * and leaves *out as it was (*out NULL and *n 0 for sl_h5r_u8v). */
 int sl_h5r_str(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, char **out);
 int sl_h5r_i64(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, int64_t *out);
+/* String attr name of obj, one of the matches of pattern row pat (schema.c). */
+int sl_h5r_match_str(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *pat,
+                     const char *name, char **out);
+/* Group name of parent, -1 when it is missing or not a group (no message). */
+hid_t sl_h5_open_group(hid_t parent, const char *name);
 /* 1-D string array attr; *n must equal want unless want is (size_t)-1.
  * out NULL: its type and length checked, the strings not read. */
 int sl_h5r_strv(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, size_t want,
@@ -193,9 +242,6 @@ int sl_h5_sp_file(hid_t f);
 /* 1 when rank group name of f (a file of ours) is one of scope-profiler's
  * copied by merge: regions/, no timing/, none of our rank attributes. */
 int sl_h5_sp_group(hid_t f, const char *name);
-struct sl_runset;
-/* Reads such a file: its /metadata, every rank<N> in order of N. */
-int sl_h5r_sp_file(sl_h5r *r, hid_t f, struct sl_runset *out);
 /* Reads rank group name of f, in scope-profiler's layout (regions/ the
  * timing, one thread; likwid/ in their LIKWID writer's layout or ours). */
 int sl_h5r_sp_run(sl_h5r *r, hid_t f, const char *name, int64_t number,

@@ -18,17 +18,9 @@
 
 static hid_t open_group(sl_h5r *r, hid_t parent, const char *path, const char *name)
 {
-    /* opened without a look-up first (one per region cost 1% of show);
-     * a missing link only makes the open fail */
-    hid_t g = H5Oopen(parent, name, sl_h5_guard_lapl());
-    if (g >= 0 && H5Iget_type(g) != H5I_GROUP) {
-        H5Oclose(g);
-        g = -1;
-    }
-    if (g < 0) {
-        H5Eclear2(H5E_DEFAULT);
+    hid_t g = sl_h5_open_group(parent, name);
+    if (g < 0)
         sl_diag_add(r->diag, r->file, 0, "%s/%s: group missing: expected a group", path, name);
-    }
     return g;
 }
 
@@ -38,77 +30,25 @@ static char *join(const char *path, const char *name)
     return asprintf(&s, "%s/%s", path, name) < 0 ? NULL : s;
 }
 
-/* The exact tag: tag_bytes when present, else attr tag. */
-static int read_tag(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f_tag,
-                    const sl_h5_field *f_bytes, char **tag, size_t *len)
-{
-    int rc = sl_h5r_u8v(r, g, path, f_bytes, tag, len);
-    if (rc || *tag)
-        return rc;
-    char *t = NULL;
-    rc = sl_h5r_str(r, g, path, f_tag, &t);
-    if (rc)
-        return rc;
-    *tag = t;
-    *len = strlen(t);
-    return 0;
-}
+/* ---- timing/ ---- */
 
 static int timing_region(sl_h5r *r, hid_t g, const char *path, sl_timing *t)
 {
-    char *tag = NULL;
-    size_t len = 0, nt = ANY, nc = ANY;
-    hid_t dt = -1, dc = -1; /* threads, call_threads: opened once, for the shape and the data */
-    int rc = read_tag(r, g, path, SL_H5_FIELD(TREG_TAG), SL_H5_FIELD(TREG_TAG_BYTES), &tag, &len);
-    if (!rc && (dt = sl_h5r_open_shape(r, g, path, SL_H5_FIELD(TREG_THREADS), &nt, NULL)) < 0)
-        rc = -EINVAL;
-    if (!rc && (dc = sl_h5r_open_shape(r, g, path, SL_H5_FIELD(TREG_CALL_THREADS), &nc, NULL)) < 0)
-        rc = -EINVAL;
+    sl_timing_region st = {0};
+    sl_h5_opened op = {0};
+    sl_h5r_rows_unknown(SL_H5O_TREG, &st);
+    int rc = sl_h5r_rows_attrs(r, g, path, SL_H5O_TREG, &st, NULL, NULL, &op);
     sl_timing_region *tr = NULL;
     if (!rc) {
-        tr = sl_timing_add(t, tag, len, nt, nc);
+        tr = sl_timing_add(t, st.tag, st.tag_len, st.nthreads, st.ncalls);
         rc = tr ? 0 : -ENOMEM;
     }
-    free(tag);
-    if (!rc) {
-        rc = sl_h5r_read_open(r, dt, path, SL_H5_FIELD(TREG_THREADS), nt, 0, tr->threads);
-        dt = -1;
-    }
-    if (!rc) {
-        rc = sl_h5r_read_open(r, dc, path, SL_H5_FIELD(TREG_CALL_THREADS), nc, 0, tr->call_threads);
-        dc = -1;
-    }
-    if (dt >= 0)
-        H5Oclose(dt);
-    if (dc >= 0)
-        H5Oclose(dc);
-    if (rc)
-        return rc;
-    const struct {
-        sl_h5_fid f;
-        int64_t *v;
-    } a[] = {
-        {SL_H5F_TREG_DROPPED_CALLS, &tr->dropped_calls},
-        {SL_H5F_TREG_OPEN_AT_CLOSE, &tr->open_at_close},
-        {SL_H5F_TREG_UNMATCHED_STOPS, &tr->unmatched_stops}, /* optional: stays 0 */
-        {SL_H5F_TREG_NESTED_STARTS, &tr->nested_starts},
-    };
-    for (size_t i = 0; !rc && i < sizeof a / sizeof a[0]; i++)
-        rc = sl_h5r_i64(r, g, path, &sl_h5_schema[a[i].f], a[i].v);
-    const struct {
-        sl_h5_fid f;
-        int64_t *v;
-        size_t n;
-    } d[] = {
-        {SL_H5F_TREG_CALL_COUNTS, tr->call_counts, nt},
-        {SL_H5F_TREG_TOTAL_NS, tr->total_ns, nt},
-        {SL_H5F_TREG_MIN_NS, tr->min_ns, nt},
-        {SL_H5F_TREG_MAX_NS, tr->max_ns, nt},
-        {SL_H5F_TREG_START_TIMES, tr->start_times, nc},
-        {SL_H5F_TREG_END_TIMES, tr->end_times, nc},
-    };
-    for (size_t i = 0; !rc && i < sizeof d / sizeof d[0]; i++)
-        rc = sl_h5r_data(r, g, path, &sl_h5_schema[d[i].f], d[i].n, 0, d[i].v);
+    if (!rc)
+        sl_h5r_rows_carry(SL_H5O_TREG, tr, &st);
+    sl_h5r_rows_drop(SL_H5O_TREG, &st);
+    if (!rc)
+        return sl_h5r_rows_data(r, g, path, SL_H5O_TREG, tr, &op);
+    sl_h5r_rows_close(&op);
     return rc;
 }
 
@@ -153,29 +93,12 @@ static int read_timing(sl_h5r *r, hid_t rank_g, const char *path, sl_timing *t)
     if (!tpath)
         return -ENOMEM;
     hid_t g = open_group(r, rank_g, path, SL_H5N_timing);
-    int rc = g < 0 ? -EINVAL : sl_h5r_str(r, g, tpath, SL_H5_FIELD(TIMING_CLOCK), &t->clock);
-    if (!rc)
-        rc = sl_h5r_i64(r, g, tpath, SL_H5_FIELD(TIMING_ORIGIN_UNIX_NS), &t->origin_unix_ns);
+    int rc = g < 0 ? -EINVAL : sl_h5r_rows_attrs(r, g, tpath, SL_H5O_TIMING, t, NULL, NULL, NULL);
     if (!rc)
         rc = each_region(r, g, tpath, timing_cb, t, NULL);
     if (g >= 0)
         H5Oclose(g);
     free(tpath);
-    return rc;
-}
-
-static int read_source(sl_h5r *r, hid_t g, const char *path, const sl_h5_field *f,
-                       sl_source *src)
-{
-    char *s = NULL;
-    int rc = sl_h5r_str(r, g, path, f, &s);
-    if (!rc && (sl_source_parse(s, strlen(s), src) < 0 || *src == SL_SOURCE_NONE)) {
-        sl_diag_add(r->diag, r->file, 0,
-                    "%s/%s: unknown source \"%s\": expected full_api, marker_file or marker_api",
-                    path, f->name, s);
-        rc = -EINVAL;
-    }
-    free(s);
     return rc;
 }
 
@@ -201,65 +124,58 @@ static int copy_names(char **dst, char **src, size_t n)
     return 0;
 }
 
+/* A region's derived fields: its names, kept aside until the region is
+ * made (they are its own only when the source named them); the labels
+ * are checked, not read (they are made again from the names). */
+typedef struct lreg_names {
+    char **ev, **ctr;
+    size_t nc;
+} lreg_names;
+
+static int lreg_fn(sl_h5r *r, hid_t g, const char *path, sl_h5_fid id, void *elem, void *ctx)
+{
+    sl_region *st = elem;
+    lreg_names *n = ctx;
+    size_t nl = 0;
+    switch (id) {
+    case SL_H5F_LREG_EVENT_NAMES:
+        return sl_h5r_strv(r, g, path, SL_H5_ROW(id), ANY, &n->ev, &st->nevents);
+    case SL_H5F_LREG_COUNTER_NAMES:
+        return sl_h5r_strv(r, g, path, SL_H5_ROW(id), st->nevents, &n->ctr, &n->nc);
+    case SL_H5F_LREG_EVENT_LABELS:
+        return sl_h5r_strv(r, g, path, SL_H5_ROW(id), st->nevents, NULL, &nl);
+    default:
+        return 0;
+    }
+}
+
 static int likwid_region(sl_h5r *r, hid_t g, const char *path, void *arg)
 {
     sl_likwid *lw = arg;
-    char *tag = NULL, *group_name = NULL;
-    char **ev = NULL, **ctr = NULL, **met = NULL;
-    size_t len = 0, ne = 0, nc = 0, nm = 0, nl = 0, nt = ANY;
-    int64_t gid = 0;
-    sl_source src = SL_SOURCE_NONE;
-    int rc = read_tag(r, g, path, SL_H5_FIELD(LREG_TAG), SL_H5_FIELD(LREG_TAG_BYTES), &tag, &len);
-    if (!rc)
-        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(LREG_GROUP_NAME), &group_name);
-    if (!rc)
-        rc = read_source(r, g, path, SL_H5_FIELD(LREG_SOURCE), &src);
-    if (!rc)
-        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(LREG_GROUP_ID), &gid);
-    if (!rc)
-        rc = sl_h5r_strv(r, g, path, SL_H5_FIELD(LREG_EVENT_NAMES), ANY, &ev, &ne);
-    if (!rc)
-        rc = sl_h5r_strv(r, g, path, SL_H5_FIELD(LREG_COUNTER_NAMES), ne, &ctr, &nc);
-    if (!rc)
-        /* checked, not read: the labels are made again from the names */
-        rc = sl_h5r_strv(r, g, path, SL_H5_FIELD(LREG_EVENT_LABELS), ne, NULL, &nl);
-    if (!rc)
-        rc = sl_h5r_strv(r, g, path, SL_H5_FIELD(LREG_METRIC_NAMES), ANY, &met, &nm);
-    hid_t dcpus = -1; /* opened once, for the shape and the data */
-    if (!rc && (dcpus = sl_h5r_open_shape(r, g, path, SL_H5_FIELD(LREG_CPUS), &nt, NULL)) < 0)
-        rc = -EINVAL;
+    sl_region st = {0};
+    lreg_names n = {0};
+    sl_h5_opened op = {0};
+    sl_h5r_rows_unknown(SL_H5O_LREG, &st);
+    int rc = sl_h5r_rows_attrs(r, g, path, SL_H5O_LREG, &st, lreg_fn, &n, &op);
     sl_region *reg = NULL;
-    int has_names = 0;
     if (!rc) {
-        has_names = names_given(ev, ctr, ne, src);
-        reg = sl_likwid_add(lw, tag, len, gid, group_name, src, nt, ne, nm, has_names);
+        int has_names = names_given(n.ev, n.ctr, st.nevents, st.source);
+        reg = sl_likwid_add(lw, st.tag, st.tag_len, st.group_id, st.group_name, st.source,
+                            st.nthreads, st.nevents, st.nmetrics, has_names);
         rc = reg ? 0 : -ENOMEM;
+        if (!rc && has_names)
+            rc = copy_names(reg->event_names, n.ev, st.nevents);
+        if (!rc && has_names)
+            rc = copy_names(reg->counter_names, n.ctr, st.nevents);
     }
-    if (!rc && has_names)
-        rc = copy_names(reg->event_names, ev, ne);
-    if (!rc && has_names)
-        rc = copy_names(reg->counter_names, ctr, ne);
     if (!rc)
-        rc = copy_names(reg->metric_names, met, nm);
-    if (!rc) {
-        rc = sl_h5r_read_open(r, dcpus, path, SL_H5_FIELD(LREG_CPUS), nt, 0, reg->cpus);
-        dcpus = -1;
-    }
-    if (dcpus >= 0)
-        H5Oclose(dcpus);
+        sl_h5r_rows_carry(SL_H5O_LREG, reg, &st);
+    sl_h5r_free_names(n.ev, n.ev ? st.nevents : 0);
+    sl_h5r_free_names(n.ctr, n.nc);
+    sl_h5r_rows_drop(SL_H5O_LREG, &st);
     if (!rc)
-        rc = sl_h5r_data(r, g, path, SL_H5_FIELD(LREG_TIMES), nt, 0, reg->times);
-    if (!rc)
-        rc = sl_h5r_data(r, g, path, SL_H5_FIELD(LREG_CALL_COUNTS), nt, 0, reg->call_counts);
-    if (!rc)
-        rc = sl_h5r_data(r, g, path, SL_H5_FIELD(LREG_EVENTS), ne, nt, reg->events);
-    if (!rc)
-        rc = sl_h5r_data(r, g, path, SL_H5_FIELD(LREG_METRICS), nm, nt, reg->metrics);
-    free(tag);
-    free(group_name);
-    sl_h5r_free_names(ev, ne);
-    sl_h5r_free_names(ctr, nc);
-    sl_h5r_free_names(met, nm);
+        return sl_h5r_rows_data(r, g, path, SL_H5O_LREG, reg, &op);
+    sl_h5r_rows_close(&op);
     return rc;
 }
 
@@ -288,11 +204,8 @@ static herr_t env_attr(hid_t g, const char *name, const H5A_info_t *info, void *
         H5Aclose(a);
     if (!is_str)
         return 0;
-    sl_h5_field row = *SL_H5_FIELD(LIKWID_ENV);
-    row.name = name;
-    row.need = SL_H5_REQ;
     char *v = NULL;
-    c->rc = sl_h5r_str(c->r, g, c->path, &row, &v);
+    c->rc = sl_h5r_match_str(c->r, g, c->path, SL_H5_FIELD(LIKWID_ENV), name, &v);
     if (!c->rc)
         c->rc = sl_run_add_env(c->run, name, v);
     free(v);
@@ -321,6 +234,22 @@ static int read_env(sl_h5r *r, hid_t g, const char *path, sl_run *run)
     return 0;
 }
 
+/* likwid/'s derived fields: num_regions (checked against the regions
+ * once they are read), the run's LIKWID_* variables. */
+typedef struct likwid_ctx {
+    sl_run *run;
+    int64_t num_regions;
+} likwid_ctx;
+
+static int likwid_fn(sl_h5r *r, hid_t g, const char *path, sl_h5_fid id, void *elem, void *ctx)
+{
+    (void)elem;
+    likwid_ctx *c = ctx;
+    if (id == SL_H5F_LIKWID_NUM_REGIONS)
+        return sl_h5r_i64(r, g, path, SL_H5_ROW(id), &c->num_regions);
+    return id == SL_H5F_LIKWID_ENV ? read_env(r, g, path, c->run) : 0;
+}
+
 static int read_likwid(sl_h5r *r, hid_t rank_g, const char *path, sl_run *run)
 {
     if (H5Lexists(rank_g, SL_H5N_likwid, H5P_DEFAULT) <= 0) {
@@ -331,18 +260,14 @@ static int read_likwid(sl_h5r *r, hid_t rank_g, const char *path, sl_run *run)
     if (!lpath)
         return -ENOMEM;
     hid_t g = open_group(r, rank_g, path, SL_H5N_likwid);
-    int64_t num = 0;
+    likwid_ctx c = {run, 0};
     size_t count = 0;
-    int rc = g < 0 ? -EINVAL : sl_h5r_i64(r, g, lpath, SL_H5_FIELD(LIKWID_NUM_REGIONS), &num);
-    if (!rc)
-        rc = read_source(r, g, lpath, SL_H5_FIELD(LIKWID_SOURCE), &run->likwid.source);
-    if (!rc)
-        rc = read_env(r, g, lpath, run);
+    int rc = g < 0 ? -EINVAL : sl_h5r_rows_attrs(r, g, lpath, SL_H5O_LIKWID, &run->likwid, likwid_fn, &c, NULL);
     if (!rc)
         rc = each_region(r, g, lpath, likwid_region, &run->likwid, &count);
-    if (!rc && (num < 0 || (uint64_t)num != count)) {
+    if (!rc && (c.num_regions < 0 || (uint64_t)c.num_regions != count)) {
         sl_diag_add(r->diag, r->file, 0, "%s/%s: is %" PRId64 ": expected %zu, the regions present",
-                    lpath, SL_H5_NAME(LIKWID_NUM_REGIONS), num, count);
+                    lpath, SL_H5_NAME(LIKWID_NUM_REGIONS), c.num_regions, count);
         rc = -EINVAL;
     }
     if (g >= 0)
@@ -379,25 +304,7 @@ int sl_h5r_run(sl_h5r *r, hid_t f, const char *name, int64_t rank, sl_run *run)
     if (!path)
         return -ENOMEM;
     hid_t g = open_group(r, f, "", name);
-    rc = g < 0 ? -EINVAL : 0;
-    if (!rc)
-        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_HOSTNAME), &run->hostname);
-    if (!rc)
-        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_EXECUTABLE), &run->executable);
-    if (!rc)
-        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_COMMAND_LINE), &run->command_line);
-    if (!rc)
-        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(RANK_PID), &run->pid);
-    if (!rc)
-        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(RANK_PARENT_PID), &run->parent_pid);
-    if (!rc)
-        rc = sl_h5r_i64(r, g, path, SL_H5_FIELD(RANK_MPI_RANK), &run->mpi_rank);
-    if (!rc)
-        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_LIKWID_STATUS), &run->likwid_status);
-    if (!rc)
-        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_MERGED_FROM), &run->merged_from);
-    if (!rc)
-        rc = sl_h5r_str(r, g, path, SL_H5_FIELD(RANK_MERGED_FROM_GROUP), &run->merged_from_group);
+    rc = g < 0 ? -EINVAL : sl_h5r_rows_attrs(r, g, path, SL_H5O_RANK, run, NULL, NULL, NULL);
     if (!rc)
         rc = read_timing(r, g, path, &run->timing);
     if (!rc && r->version >= SL_H5_FIELD(RANK_REGIONS)->since)

@@ -51,21 +51,25 @@ int sl_h5r_format(sl_h5r *r, hid_t f)
     return rc;
 }
 
-/* A rank group without timing/ and without our rank attributes is in
- * scope-profiler's layout: copied from one of their files by merge. */
-static int read_run(sl_h5r *r, hid_t f, const char *name, int64_t number, sl_runset *out,
-                    sl_run *run)
+/* A rank group of a scope-profiler file, or one without timing/ and
+ * without our rank attributes, is in scope-profiler's layout (the latter
+ * copied from one of their files by merge). */
+static int read_run(sl_h5r *r, hid_t f, int sp, const char *name, int64_t number,
+                    sl_runset *out, sl_run *run)
 {
-    if (r->version >= 2 && sl_h5_sp_group(f, name))
+    if (sp || (r->version >= 2 && sl_h5_sp_group(f, name)))
         return sl_h5r_sp_run(r, f, name, number, &out->meta, run);
     return sl_h5r_run(r, f, name, number, run);
 }
 
+/* /metadata, then every rank group in order of its number. */
 static int read_file(sl_h5r *r, hid_t f, sl_runset *out)
 {
-    if (sl_h5_sp_file(f))
-        return sl_h5r_sp_file(r, f, out);
-    int rc = sl_h5r_format(r, f);
+    int sp = sl_h5_sp_file(f), rc = 0;
+    if (sp)
+        r->version = SL_H5_FORMAT_VERSION; /* their /metadata: every field optional */
+    else
+        rc = sl_h5r_format(r, f);
     if (!rc)
         rc = sl_h5r_meta(r, f, &out->meta);
     char **names = NULL;
@@ -85,7 +89,7 @@ static int read_file(sl_h5r *r, hid_t f, sl_runset *out)
         rc = out->runs ? 0 : -ENOMEM;
     }
     for (size_t i = 0; !rc && i < nr; i++) {
-        rc = read_run(r, f, refs[i].name, refs[i].number, out, &out->runs[i]);
+        rc = read_run(r, f, sp, refs[i].name, refs[i].number, out, &out->runs[i]);
         out->nruns = i + 1; /* freed by the caller on failure, even half read */
     }
     free(refs);

@@ -5,6 +5,7 @@
  * This file knows the format's structure (head, run, timing, likwid part,
  * tail); the fields themselves are read by the cursor (wire_cursor.c). */
 #include "wire.h"
+#include "field_names.h"
 #include "wire_cursor.h"
 
 #include <errno.h>
@@ -44,11 +45,11 @@ static int region(sl_wc *c, sl_likwid *lw)
     free(group);
     if (!r)
         return sl_wc_nomem(c);
-    if (sl_wc_keyword(c, "cpus"))
+    if (sl_wc_keyword(c, SL_H5N_cpus))
         return c->err;
     for (size_t t = 0; t < T && !c->err; t++)
         sl_wc_get_i64(c, &r->cpus[t], "cpu number");
-    if (sl_wc_line_done(c) || sl_wc_keyword(c, "times") ||
+    if (sl_wc_line_done(c) || sl_wc_keyword(c, SL_H5N_times) ||
         sl_wc_dbl_row(c, r->times, 1, T, "time") ||
         sl_wc_line_done(c) || sl_wc_keyword(c, "counts"))
         return c->err;
@@ -90,7 +91,7 @@ static int region(sl_wc *c, sl_likwid *lw)
 static int likwid_part(sl_wc *c, sl_likwid *lw)
 {
     size_t n = 0;
-    if (sl_wc_keyword(c, "likwid") || sl_wc_get_source(c, &lw->source, "likwid source") ||
+    if (sl_wc_keyword(c, SL_H5N_likwid) || sl_wc_get_source(c, &lw->source, "likwid source") ||
         sl_wc_get_count(c, 2, &n, "number of regions") || sl_wc_line_done(c))
         return c->err;
     for (size_t i = 0; i < n && !c->err; i++)
@@ -147,7 +148,7 @@ static int tregion(sl_wc *c, sl_timing *tm)
 static int timing_part(sl_wc *c, sl_timing *tm)
 {
     size_t n = 0;
-    if (sl_wc_keyword(c, "timing") || sl_wc_set_str(c, &tm->clock, "clock name") ||
+    if (sl_wc_keyword(c, SL_H5N_timing) || sl_wc_set_str(c, &tm->clock, "clock name") ||
         sl_wc_get_i64(c, &tm->origin_unix_ns, "origin_unix_ns") ||
         sl_wc_get_count(c, 2, &n, "number of timing regions") || sl_wc_line_done(c))
         return c->err;
@@ -237,8 +238,8 @@ static int meta_part(sl_wc *c, sl_run *run)
         sl_wc_get_i64(c, &m->omp_num_threads, "omp_num_threads") ||
         sl_wc_get_i64(c, &m->start_time_ns, "start_time_ns") ||
         sl_wc_get_i64(c, &m->finalize_time_ns, "finalize_time_ns") || sl_wc_line_done(c) ||
-        sl_wc_named_str(c, "working_directory", &m->working_directory) ||
-        sl_wc_named_str(c, "user", &m->user) || sl_wc_keyword(c, "metavars") ||
+        sl_wc_named_str(c, SL_H5N_working_directory, &m->working_directory) ||
+        sl_wc_named_str(c, SL_H5N_user, &m->user) || sl_wc_keyword(c, "metavars") ||
         sl_wc_get_count(c, 2, &n, "number of variables") || sl_wc_line_done(c))
         return c->err;
     return vars(c, n, m, add_meta_var);
@@ -249,13 +250,13 @@ int sl_wire_read_run(const char *buf, size_t len, const char *name, sl_run *run,
     sl_wc c;
     int version = 0;
     sl_wc_start(&c, buf, len, name, diag);
-    if (head(&c, "run", &version) || sl_wc_named_i64(&c, "rank", &run->rank) ||
-        sl_wc_named_i64(&c, "mpi_rank", &run->mpi_rank) || sl_wc_named_i64(&c, "pid", &run->pid) ||
-        (version >= 3 && sl_wc_named_i64(&c, "parent_pid", &run->parent_pid)) ||
-        sl_wc_named_str(&c, "hostname", &run->hostname) ||
-        sl_wc_named_str(&c, "executable", &run->executable) ||
-        sl_wc_named_str(&c, "command_line", &run->command_line) ||
-        sl_wc_named_str(&c, "likwid_status", &run->likwid_status))
+    if (head(&c, "run", &version) || sl_wc_named_i64(&c, SL_H5N_rank, &run->rank) ||
+        sl_wc_named_i64(&c, SL_H5N_mpi_rank, &run->mpi_rank) || sl_wc_named_i64(&c, SL_H5N_pid, &run->pid) ||
+        (version >= 3 && sl_wc_named_i64(&c, SL_H5N_parent_pid, &run->parent_pid)) ||
+        sl_wc_named_str(&c, SL_H5N_hostname, &run->hostname) ||
+        sl_wc_named_str(&c, SL_H5N_executable, &run->executable) ||
+        sl_wc_named_str(&c, SL_H5N_command_line, &run->command_line) ||
+        sl_wc_named_str(&c, SL_H5N_likwid_status, &run->likwid_status))
         return c.err;
     size_t nenv = 0;
     if (sl_wc_keyword(&c, "env") || sl_wc_get_count(&c, 2, &nenv, "number of variables") ||

@@ -2,6 +2,7 @@
  * (through the shim), so it uses write(2) on a fixed buffer only: no stdio,
  * no locale, no allocation. */
 #include "wire.h"
+#include "field_names.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -126,7 +127,7 @@ static void cstr(wbuf *w, const char *s)
 
 static void likwid_part(wbuf *w, const sl_likwid *lw)
 {
-    word(w, "likwid ");
+    word(w, SL_H5N_likwid " ");
     word(w, sl_source_name(lw->source));
     size(w, lw->nregions);
     eol(w);
@@ -144,11 +145,11 @@ static void likwid_part(wbuf *w, const sl_likwid *lw)
         size(w, r->nmetrics);
         i64(w, r->has_names ? 1 : 0);
         eol(w);
-        word(w, "cpus");
+        word(w, SL_H5N_cpus);
         for (size_t t = 0; t < T; t++)
             i64(w, r->cpus[t]);
         eol(w);
-        word(w, "times");
+        word(w, SL_H5N_times);
         for (size_t t = 0; t < T; t++)
             dbl(w, r->times[t]);
         eol(w);
@@ -176,7 +177,7 @@ static void likwid_part(wbuf *w, const sl_likwid *lw)
 
 static void timing_part(wbuf *w, const sl_timing *tm)
 {
-    word(w, "timing");
+    word(w, SL_H5N_timing);
     cstr(w, tm->clock);
     i64(w, tm->origin_unix_ns);
     size(w, tm->nregions);
@@ -211,8 +212,13 @@ static void timing_part(wbuf *w, const sl_timing *tm)
     }
 }
 
-static void head(wbuf *w, const char *kind)
+/* Starts the output to fd: the magic line and the kind. */
+static void head(wbuf *w, int fd, const char *kind)
 {
+    w->fd = fd;
+    w->err = 0;
+    w->n = 0;
+    w->lines = 0;
     word(w, SL_WIRE_MAGIC);
     eol(w);
     word(w, "kind ");
@@ -243,6 +249,20 @@ static void named_str(wbuf *w, const char *key, const char *s)
     eol(w);
 }
 
+/* "<key> <count N>", then N lines "var <name> <value>". */
+static void var_lines(wbuf *w, const char *key, const sl_env_var *vars, size_t n)
+{
+    word(w, key);
+    size(w, n);
+    eol(w);
+    for (size_t i = 0; i < n; i++) {
+        word(w, "var");
+        cstr(w, vars[i].name);
+        cstr(w, vars[i].value);
+        eol(w);
+    }
+}
+
 /* Version 2: the run's metadata (docs/WIRE.md). */
 static void meta_part(wbuf *w, const sl_run_meta *m)
 {
@@ -252,44 +272,24 @@ static void meta_part(wbuf *w, const sl_run_meta *m)
     i64(w, m->start_time_ns);
     i64(w, m->finalize_time_ns);
     eol(w);
-    named_str(w, "working_directory", m->working_directory);
-    named_str(w, "user", m->user);
-    word(w, "metavars");
-    size(w, m->nvars);
-    eol(w);
-    for (size_t i = 0; i < m->nvars; i++) {
-        word(w, "var");
-        cstr(w, m->vars[i].name);
-        cstr(w, m->vars[i].value);
-        eol(w);
-    }
+    named_str(w, SL_H5N_working_directory, m->working_directory);
+    named_str(w, SL_H5N_user, m->user);
+    var_lines(w, "metavars", m->vars, m->nvars);
 }
 
 int sl_wire_write_run(int fd, const sl_run *run)
 {
     wbuf w;
-    w.fd = fd;
-    w.err = 0;
-    w.n = 0;
-    w.lines = 0;
-    head(&w, "run");
-    named_i64(&w, "rank", run->rank);
-    named_i64(&w, "mpi_rank", run->mpi_rank);
-    named_i64(&w, "pid", run->pid);
-    named_i64(&w, "parent_pid", run->parent_pid);
-    named_str(&w, "hostname", run->hostname);
-    named_str(&w, "executable", run->executable);
-    named_str(&w, "command_line", run->command_line);
-    named_str(&w, "likwid_status", run->likwid_status);
-    word(&w, "env");
-    size(&w, run->nenv);
-    eol(&w);
-    for (size_t i = 0; i < run->nenv; i++) {
-        word(&w, "var");
-        cstr(&w, run->env[i].name);
-        cstr(&w, run->env[i].value);
-        eol(&w);
-    }
+    head(&w, fd, "run");
+    named_i64(&w, SL_H5N_rank, run->rank);
+    named_i64(&w, SL_H5N_mpi_rank, run->mpi_rank);
+    named_i64(&w, SL_H5N_pid, run->pid);
+    named_i64(&w, SL_H5N_parent_pid, run->parent_pid);
+    named_str(&w, SL_H5N_hostname, run->hostname);
+    named_str(&w, SL_H5N_executable, run->executable);
+    named_str(&w, SL_H5N_command_line, run->command_line);
+    named_str(&w, SL_H5N_likwid_status, run->likwid_status);
+    var_lines(&w, "env", run->env, run->nenv);
     meta_part(&w, &run->meta);
     timing_part(&w, &run->timing);
     likwid_part(&w, &run->likwid);
@@ -299,11 +299,7 @@ int sl_wire_write_run(int fd, const sl_run *run)
 int sl_wire_write_likwid(int fd, const sl_likwid *lw)
 {
     wbuf w;
-    w.fd = fd;
-    w.err = 0;
-    w.n = 0;
-    w.lines = 0;
-    head(&w, "likwid");
+    head(&w, fd, "likwid");
     likwid_part(&w, lw);
     return finish(&w);
 }

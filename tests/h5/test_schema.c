@@ -161,3 +161,37 @@ Test(schema, written_file_matches_the_table)
     free(dir);
     free(path);
 }
+
+/* The loops of the writer and the reader take a member's C type from its
+ * row: a member of another type (an int where the row says I64, a double
+ * array where it says int64) would be written and read as garbage. */
+Test(schema, members_have_the_rows_types)
+{
+    int checked = 0;
+    for (int i = 0; i < SL_H5F_COUNT; i++) {
+        const sl_h5_field *f = &sl_h5_schema[i];
+        const sl_h5_member *m = &f->model;
+        if (m->how == SL_H5M_NO || m->how == SL_H5M_FN || m->how == SL_H5M_SRC)
+            continue;
+        sl_h5_type want = m->how == SL_H5M_TAG ? SL_H5T_STR : f->type;
+        cr_expect_eq(m->ctype, want, "%s%s: its member is a %s, the row says %s",
+                     sl_h5_obj_path(f->obj), f->name, sl_h5_type_name(m->ctype),
+                     sl_h5_type_name(want));
+        cr_expect(f->kind != SL_H5K_GROUP, "%s%s: a group has no member", sl_h5_obj_path(f->obj),
+                  f->name);
+        cr_expect(m->how != SL_H5M_MAT || f->rank == 2, "%s%s: MAT of a rank-%d row",
+                  sl_h5_obj_path(f->obj), f->name, f->rank);
+        checked++;
+    }
+    cr_expect_gt(checked, 30, "the rows name their members");
+}
+
+/* The loops visit a place's rows as one run of the table (schema.c): the
+ * rows of a place together, the places in the order of sl_h5_obj. */
+Test(schema, places_are_runs_of_rows)
+{
+    for (int i = 1; i < SL_H5F_COUNT; i++)
+        cr_expect_leq(sl_h5_schema[i - 1].obj, sl_h5_schema[i].obj, "%s%s after %s%s",
+                      sl_h5_obj_path(sl_h5_schema[i].obj), sl_h5_schema[i].name,
+                      sl_h5_obj_path(sl_h5_schema[i - 1].obj), sl_h5_schema[i - 1].name);
+}
