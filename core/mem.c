@@ -28,7 +28,14 @@ void sl_strings_free(char **v, size_t n)
 {
     if (!v)
         return;
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
+    sl_strings_clear(v, n);
     free(v);
+}
+
+void sl_strings_clear(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i]);
+        v[i] = NULL;
+    }
 }

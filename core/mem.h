@@ -19,4 +19,8 @@ char *sl_bytes_dup(const char *s, size_t len);
 /* Frees v[0..n) and v; v may be NULL. */
 void sl_strings_free(char **v, size_t n);
 
+/* Frees v[0..n) and sets each to NULL, leaving the array itself (a
+ * caller's output array emptied after a failure part-way through). */
+void sl_strings_clear(char **v, size_t n);
+
 #endif

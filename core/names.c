@@ -1,6 +1,7 @@
 /* Names of region groups and the text form of tags (core/names.h has the
  * rule; docs/FORMAT.md documents it for readers). */
 #include "names.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -280,9 +281,6 @@ int sl_names_sp(const char *const *tags, const size_t *lens, size_t n, char **ou
     free(sorted);
     free(later);
     if (rc)
-        for (size_t i = 0; i < n; i++) {
-            free(out[i]);
-            out[i] = NULL;
-        }
+        sl_strings_clear(out, n);
     return rc;
 }

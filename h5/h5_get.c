@@ -3,6 +3,7 @@
  * "FILE: OBJECT: what is wrong: expected what" and -EINVAL, never a crash. */
 #include "h5_guard.h"
 #include "h5_util.h"
+#include "mem.h"
 #include "vec.h"
 
 #include <errno.h>
@@ -144,10 +145,7 @@ static int read_strings(hid_t a, hid_t ftype, size_t n, char **out)
     }
     H5Tclose(mtype);
     if (rc)
-        for (size_t i = 0; i < n; i++) {
-            free(out[i]);
-            out[i] = NULL;
-        }
+        sl_strings_clear(out, n);
     return rc;
 }
 

@@ -1079,35 +1079,22 @@ static void log_line(int once, const char *fmt, va_list ap)
         emit(buf, n);
 }
 
-void sl_log_warn(const char *fmt, ...)
-{
-    if (atomic_load(&log_quiet))
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    log_line(1, fmt, ap);
-    va_end(ap);
-}
-
-void sl_log_info(const char *fmt, ...)
-{
-    if (atomic_load(&log_quiet))
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    log_line(0, fmt, ap);
-    va_end(ap);
-}
-
-void sl_log_debug(const char *fmt, ...)
-{
-    if (!atomic_load(&log_verbose))
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    log_line(0, fmt, ap);
-    va_end(ap);
-}
+/* The three levels: NAME, whether a line is said (read at each call: Init
+ * sets the flags), whether it is said once per text. */
+#define SL_LOG_LEVEL(NAME, SAID, ONCE)                                                   \
+    void NAME(const char *fmt, ...)                                                      \
+    {                                                                                    \
+        if (!(SAID))                                                                     \
+            return;                                                                      \
+        va_list ap;                                                                      \
+        va_start(ap, fmt);                                                               \
+        log_line(ONCE, fmt, ap);                                                         \
+        va_end(ap);                                                                      \
+    }
+SL_LOG_LEVEL(sl_log_warn, !atomic_load(&log_quiet), 1)
+SL_LOG_LEVEL(sl_log_info, !atomic_load(&log_quiet), 0)
+SL_LOG_LEVEL(sl_log_debug, atomic_load(&log_verbose), 0)
+#undef SL_LOG_LEVEL
 
 void sl_log_line_raw(const char *line, size_t n)
 {

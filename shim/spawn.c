@@ -348,18 +348,18 @@ char *sl_spawn_describe(const sl_spawn_result *res, double timeout_s)
     const char *l = last ? last : "";
     char buf[512];
     switch (res->outcome) {
-    case SL_SPAWN_EXITED:
-        if (*l)
-            snprintf(buf, sizeof buf, "exited with status %d: %s", res->exit_code, l);
-        else
-            snprintf(buf, sizeof buf, "exited with status %d", res->exit_code);
+    case SL_SPAWN_EXITED: {
+        int n = snprintf(buf, sizeof buf, "exited with status %d", res->exit_code);
+        if (*l && n > 0 && (size_t)n < sizeof buf)
+            snprintf(buf + n, sizeof buf - (size_t)n, ": %s", l);
         break;
-    case SL_SPAWN_SIGNALED:
-        if (*l)
-            snprintf(buf, sizeof buf, "killed by signal %d (stderr: %s)", res->signal, l);
-        else
-            snprintf(buf, sizeof buf, "killed by signal %d", res->signal);
+    }
+    case SL_SPAWN_SIGNALED: {
+        int n = snprintf(buf, sizeof buf, "killed by signal %d", res->signal);
+        if (*l && n > 0 && (size_t)n < sizeof buf)
+            snprintf(buf + n, sizeof buf - (size_t)n, " (stderr: %s)", l);
         break;
+    }
     case SL_SPAWN_TIMED_OUT:
         snprintf(buf, sizeof buf, "timed out after %.3g s", timeout_s);
         break;
