@@ -23,18 +23,26 @@ void sl_csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* Runs of bytes that need no escape are written whole: an export has
+ * hundreds of thousands of strings. */
 void sl_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    const unsigned char *p = (const unsigned char *)s;
+    for (;;) {
+        const unsigned char *run = p;
+        while (*p && *p != '"' && *p != '\\' && *p >= 0x20 && *p != 0x7f)
+            p++;
+        fwrite(run, 1, (size_t)(p - run), f);
+        if (!*p)
+            break;
         if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
         else if (*p == '\n' || *p == '\r' || *p == '\t')
             fprintf(f, "\\%c", *p == '\n' ? 'n' : *p == '\r' ? 'r' : 't');
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
         else
-            fputc(*p, f);
+            fprintf(f, "\\u%04x", *p);
+        p++;
     }
     fputc('"', f);
 }
@@ -54,9 +62,13 @@ void sl_json_bytes(FILE *f, const char *s)
 
 void sl_json_i64_array(FILE *f, const int64_t *v, size_t n)
 {
+    char b[SL_NUM_BUF];
     fputc('[', f);
-    for (size_t i = 0; i < n; i++)
-        fprintf(f, "%s%lld", i ? "," : "", (long long)v[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputc(',', f);
+        fputs(sl_fmt_int(v[i], b), f);
+    }
     fputc(']', f);
 }
 

@@ -149,7 +149,7 @@ static void put_cell(FILE *f, const cell *c, int json)
             fputs("null", f);
         break;
     case C_INT:
-        fprintf(f, "%lld", c->i);
+        fputs(sl_fmt_int(c->i, b), f);
         break;
     case C_DBL:
         if (json && !isfinite(c->d))
@@ -171,6 +171,7 @@ struct out {
     int json;
     size_t ncols;
     char **names;           /* every column, in order */
+    char **keys;            /* JSON: each name escaped, with its ':' (once, not per row) */
     cell *cells;
     size_t nrows;
 };
@@ -184,8 +185,7 @@ static void put_row(struct out *o)
         if (o->json) {
             if (i)
                 fputc(',', f);
-            sl_json_string(f, o->names[i]);
-            fputc(':', f);
+            fputs(o->keys[i], f);
         } else if (i) {
             fputc(',', f);
         }
@@ -193,6 +193,23 @@ static void put_row(struct out *o)
     }
     fputs(o->json ? "}" : "\n", f);
     o->nrows++;
+}
+
+/* o->keys[i]: o->names[i] as a JSON string and ':'. 0 or -ENOMEM. */
+static int json_keys(struct out *o)
+{
+    o->keys = calloc(o->ncols, sizeof *o->keys);
+    for (size_t i = 0; o->keys && i < o->ncols; i++) {
+        size_t len = 0;
+        FILE *m = open_memstream(&o->keys[i], &len);
+        if (!m)
+            return -ENOMEM;
+        sl_json_string(m, o->names[i]);
+        fputc(':', m);
+        if (fclose(m) || !o->keys[i])
+            return -ENOMEM;
+    }
+    return o->keys ? 0 : -ENOMEM;
 }
 
 /* ---- rows ------------------------------------------------------------------ */
@@ -417,6 +434,10 @@ int sl_export_write(FILE *f, const sl_runset *set, enum sl_export_format fmt)
             o.names[c++] = met.v[i];
         for (size_t i = 0; i < NTIMING; i++)
             o.names[c++] = (char *)timing_cols[i];
+        if (o.json)
+            rc = json_keys(&o);
+    }
+    if (!rc) {
         if (o.json) {
             fputc('[', f);
         } else {
@@ -436,6 +457,8 @@ int sl_export_write(FILE *f, const sl_runset *set, enum sl_export_format fmt)
         free(regs[k].met_col);
     }
     free(regs);
+    if (o.keys)
+        sl_strings_free(o.keys, o.ncols);
     free(o.names);
     free(o.cells);
     cols_free(&ev);

@@ -91,7 +91,7 @@ static int show_group_table(FILE *f, const sl_show_filter *flt, const sl_show_vi
                 if (vr->kind == SL_ROW_CALLS && agg)
                     rc |= sl_table_set(&t, 1, col, sl_fmt_value(v->calls[order[k]], num));
                 else if (vr->kind == SL_ROW_CALLS)
-                    rc |= sl_table_setf(&t, 1, col, "%lld", (long long)r->call_counts[th]);
+                    rc |= sl_table_set(&t, 1, col, sl_fmt_int(r->call_counts[th], num));
                 else
                     rc |= sl_table_set(&t, (size_t)row, col, sl_fmt_value(vr->v[th], num));
             }
@@ -100,7 +100,7 @@ static int show_group_table(FILE *f, const sl_show_filter *flt, const sl_show_vi
         free(tag);
     }
     if (!rc)
-        sl_table_print(f, &t, 1);
+        rc = sl_table_print(f, &t, 1);
 table_out:
     sl_table_free(&t);
 out:
@@ -197,7 +197,7 @@ static int show_timing_table(FILE *f, const sl_timing *tm)
             if (shown[k])
                 sl_table_setf(&t, ro, c++, "%lld", fig[k].i);
     }
-    sl_table_print(f, &t, 1);
+    rc = sl_table_print(f, &t, 1);
 out:
     sl_table_free(&t);
     free(s);

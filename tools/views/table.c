@@ -1,7 +1,7 @@
 /* Plain-text tables and number formats for `scope-likwid show`. */
 #include "table.h"
 
-#include "mem.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,7 +17,8 @@ void sl_table_init(sl_table *t, size_t ncols)
 
 void sl_table_free(sl_table *t)
 {
-    sl_strings_free(t->cells, t->nrows * t->ncols);
+    free(t->cells);
+    free(t->text);
     memset(t, 0, sizeof *t);
 }
 
@@ -25,7 +26,7 @@ long sl_table_add_row(sl_table *t)
 {
     if (t->nrows == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 16;
-        char **grown = realloc(t->cells, cap * t->ncols * sizeof *grown);
+        size_t *grown = realloc(t->cells, cap * t->ncols * sizeof *grown);
         if (!grown && t->ncols)
             return -ENOMEM;
         t->cells = grown;
@@ -35,15 +36,29 @@ long sl_table_add_row(sl_table *t)
     return (long)t->nrows++;
 }
 
+/* A cell set twice keeps its first text in t->text, unused: cells are set
+ * once or twice, and a table lives for one print. */
 int sl_table_set(sl_table *t, size_t row, size_t col, const char *s)
 {
-    char **slot = &t->cells[row * t->ncols + col];
-    char *copy = NULL;
-    if (s && !(copy = strdup(s)))
+    size_t *slot = &t->cells[row * t->ncols + col];
+    if (!s) {
+        *slot = 0;
+        return 0;
+    }
+    size_t len = strlen(s) + 1;
+    if (SL_VEC_RESERVE(t->text, t->text_cap, t->text_len, len) < 0)
         return -ENOMEM;
-    free(*slot);
-    *slot = copy;
+    memcpy(t->text + t->text_len, s, len);
+    *slot = t->text_len + 1;
+    t->text_len += len;
     return 0;
+}
+
+/* The text of a cell, "-" when it is empty. */
+static const char *cell_text(const sl_table *t, size_t r, size_t c)
+{
+    size_t at = t->cells[r * t->ncols + c];
+    return at ? t->text + at - 1 : "-";
 }
 
 int sl_table_setf(sl_table *t, size_t row, size_t col, const char *fmt, ...)
@@ -66,67 +81,89 @@ static size_t text_width(const char *s)
     return w;
 }
 
-/* n copies of ch, in runs (a table has tens of thousands of cells: one
- * fprintf or fputc per pad byte cost more than the numbers). */
-static void fill(FILE *f, char ch, size_t n)
+/* A table has tens of thousands of cells: each line is put together in
+ * one buffer and written with one fwrite (a stdio call per cell or per
+ * pad run cost more than the numbers). */
+struct line {
+    char *buf;
+    size_t len, cap;
+};
+
+static int put(struct line *l, const char *s, size_t n)
 {
-    static const char spaces[] = "                                                                ";
-    static const char dashes[] = "----------------------------------------------------------------";
-    const char *run = ch == ' ' ? spaces : dashes;
-    while (n) {
-        size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
-        fwrite(run, 1, k, f);
-        n -= k;
-    }
+    if (SL_VEC_RESERVE(l->buf, l->cap, l->len, n) < 0)
+        return -ENOMEM;
+    memcpy(l->buf + l->len, s, n);
+    l->len += n;
+    return 0;
 }
 
-static void rule(FILE *f, const size_t *width, size_t ncols)
+static int fill(struct line *l, char ch, size_t n)
 {
-    for (size_t c = 0; c < ncols; c++) {
-        fputc('+', f);
-        fill(f, '-', width[c] + 2);
-    }
-    fputs("+\n", f);
+    if (SL_VEC_RESERVE(l->buf, l->cap, l->len, n) < 0)
+        return -ENOMEM;
+    memset(l->buf + l->len, ch, n);
+    l->len += n;
+    return 0;
 }
 
-void sl_table_print(FILE *f, const sl_table *t, size_t header_rows)
+static int rule(struct line *l, const size_t *width, size_t ncols)
+{
+    int rc = 0;
+    for (size_t c = 0; c < ncols && !rc; c++)
+        rc = put(l, "+", 1) ? -ENOMEM : fill(l, '-', width[c] + 2);
+    return rc ? rc : put(l, "+\n", 2);
+}
+
+/* Writes the line and empties it; a line that could not be put together
+ * is not written (the table ends there, never garbled, and the caller is
+ * told). */
+static int flush(FILE *f, struct line *l, int rc)
+{
+    if (!rc)
+        fwrite(l->buf, 1, l->len, f);
+    l->len = 0;
+    return rc;
+}
+
+int sl_table_print(FILE *f, const sl_table *t, size_t header_rows)
 {
     if (!t->ncols)
-        return;
+        return 0;
     size_t *width = calloc(t->ncols, sizeof *width);
     if (!width)
-        return;
+        return -ENOMEM;
     for (size_t r = 0; r < t->nrows; r++)
         for (size_t c = 0; c < t->ncols; c++) {
-            const char *s = t->cells[r * t->ncols + c];
-            size_t w = text_width(s ? s : "-");
+            size_t w = text_width(cell_text(t, r, c));
             if (w > width[c])
                 width[c] = w;
         }
-    rule(f, width, t->ncols);
-    for (size_t r = 0; r < t->nrows; r++) {
-        for (size_t c = 0; c < t->ncols; c++) {
-            const char *s = t->cells[r * t->ncols + c];
-            if (!s)
-                s = "-";
-            size_t pad = width[c] - text_width(s);
-            fputs("| ", f);
-            if (c == 0) {
-                fputs(s, f);
-                fill(f, ' ', pad);
-            } else {
-                fill(f, ' ', pad);
-                fputs(s, f);
-            }
-            fputc(' ', f);
+    struct line l = {0};
+    int rc = flush(f, &l, rule(&l, width, t->ncols));
+    for (size_t r = 0; r < t->nrows && !rc; r++) {
+        for (size_t c = 0; c < t->ncols && !rc; c++) {
+            const char *s = cell_text(t, r, c);
+            size_t len = strlen(s), pad = width[c] - text_width(s);
+            rc = put(&l, "| ", 2);
+            if (!rc && c == 0)
+                rc = put(&l, s, len) ? -ENOMEM : fill(&l, ' ', pad);
+            else if (!rc)
+                rc = fill(&l, ' ', pad) ? -ENOMEM : put(&l, s, len);
+            if (!rc)
+                rc = put(&l, " ", 1);
         }
-        fputs("|\n", f);
-        if (r + 1 == header_rows)
-            rule(f, width, t->ncols);
+        if (!rc)
+            rc = put(&l, "|\n", 2);
+        if (!rc && r + 1 == header_rows)
+            rc = rule(&l, width, t->ncols);
+        rc = flush(f, &l, rc);
     }
-    if (t->nrows)
-        rule(f, width, t->ncols);
+    if (t->nrows && !rc)
+        rc = flush(f, &l, rule(&l, width, t->ncols));
+    free(l.buf);
     free(width);
+    return rc;
 }
 
 static const char *non_finite(double v)
@@ -138,11 +175,8 @@ static const char *non_finite(double v)
     return NULL;
 }
 
-/* "%lld" of a whole double below 2^53, without snprintf (the tables
- * print one per cell). -0.0 gives "0", as "%lld" does. */
-static void fmt_whole(double v, char buf[SL_NUM_BUF])
+const char *sl_fmt_int(long long x, char buf[SL_NUM_BUF])
 {
-    long long x = (long long)v;
     unsigned long long u = x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x;
     char tmp[24];
     size_t n = 0;
@@ -156,6 +190,13 @@ static void fmt_whole(double v, char buf[SL_NUM_BUF])
     while (n)
         buf[k++] = tmp[--n];
     buf[k] = '\0';
+    return buf;
+}
+
+/* "%lld" of a whole double below 2^53. -0.0 gives "0", as "%lld" does. */
+static void fmt_whole(double v, char buf[SL_NUM_BUF])
+{
+    sl_fmt_int((long long)v, buf);
 }
 
 const char *sl_fmt_value(double v, char buf[SL_NUM_BUF])
