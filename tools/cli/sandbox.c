@@ -243,6 +243,8 @@ int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv)
             close(out);
         if (err >= 0)
             close(err);
+        if (reading != MAP_FAILED)
+            munmap(reading, SHARED_SIZE);
         reading = NULL;
         return fn(argc, argv);
     }
