@@ -1,6 +1,8 @@
 /* The plain-text table and the JSON string writer of tools/views, byte for
- * byte against texts written out here, and the table's failure path:
- * realloc is wrapped (-Wl,--wrap=realloc) to fail from its Nth call on. */
+ * byte against texts written out here, and their failure paths: realloc is
+ * wrapped (-Wl,--wrap=realloc) to fail from its Nth call on, and
+ * open_memstream (-Wl,--wrap=open_memstream), which export uses for its
+ * JSON keys, to fail on demand. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,6 +10,7 @@
 #include <string.h>
 
 #include "csv_json.h"
+#include "export_rows.h"
 #include "table.h"
 
 static long realloc_calls_left = -1; /* -1: never fail */
@@ -19,6 +22,15 @@ void *__wrap_realloc(void *p, size_t n)
     if (realloc_calls_left > 0)
         realloc_calls_left--;
     return __real_realloc(p, n);
+}
+
+static int memstream_fails;
+FILE *__real_open_memstream(char **buf, size_t *len);
+FILE *__wrap_open_memstream(char **buf, size_t *len)
+{
+    if (memstream_fails)
+        return NULL;
+    return __real_open_memstream(buf, len);
 }
 
 /* What the memstream f received (the caller frees *buf). Only the code
@@ -116,4 +128,37 @@ Test(fmt, int_as_lld)
         snprintf(want, sizeof want, "%lld", v[i]);
         cr_expect_str_eq(sl_fmt_int(v[i], b), want);
     }
+}
+
+/* What a stream that is a temporary file received (caller frees). */
+static char *file_text(FILE *f)
+{
+    long n = ftell(f);
+    char *s = calloc(1, (size_t)n + 1);
+    cr_assert(s);
+    rewind(f);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    return s;
+}
+
+Test(export, json_keys_not_made_is_enomem_before_any_output)
+{
+    sl_runset none = {0};
+    FILE *f = tmpfile();
+    cr_assert(f);
+    cr_assert_eq(sl_export_write(f, &none, SL_EXPORT_JSON), 0);
+    char *out = file_text(f);
+    cr_expect_str_eq(out, "[]\n");
+    free(out);
+
+    f = tmpfile();
+    cr_assert(f);
+    memstream_fails = 1;
+    int rc = sl_export_write(f, &none, SL_EXPORT_JSON);
+    memstream_fails = 0;
+    cr_expect_eq(rc, -ENOMEM);
+    out = file_text(f);
+    cr_expect_str_eq(out, "", "output before the failure: %s", out);
+    free(out);
 }

@@ -457,8 +457,7 @@ int sl_export_write(FILE *f, const sl_runset *set, enum sl_export_format fmt)
         free(regs[k].met_col);
     }
     free(regs);
-    if (o.keys)
-        sl_strings_free(o.keys, o.ncols);
+    sl_strings_free(o.keys, o.ncols);
     free(o.names);
     free(o.cells);
     cols_free(&ev);

@@ -89,22 +89,26 @@ struct line {
     size_t len, cap;
 };
 
-static int put(struct line *l, const char *s, size_t n)
+/* Room for n more bytes at the line's end, counted as used; NULL when
+ * there is no memory. */
+static char *grow(struct line *l, size_t n)
 {
     if (SL_VEC_RESERVE(l->buf, l->cap, l->len, n) < 0)
-        return -ENOMEM;
-    memcpy(l->buf + l->len, s, n);
+        return NULL;
     l->len += n;
-    return 0;
+    return l->buf + l->len - n;
+}
+
+static int put(struct line *l, const char *s, size_t n)
+{
+    char *at = grow(l, n);
+    return at ? (memcpy(at, s, n), 0) : -ENOMEM;
 }
 
 static int fill(struct line *l, char ch, size_t n)
 {
-    if (SL_VEC_RESERVE(l->buf, l->cap, l->len, n) < 0)
-        return -ENOMEM;
-    memset(l->buf + l->len, ch, n);
-    l->len += n;
-    return 0;
+    char *at = grow(l, n);
+    return at ? (memset(at, ch, n), 0) : -ENOMEM;
 }
 
 static int rule(struct line *l, const size_t *width, size_t ncols)
@@ -193,12 +197,6 @@ const char *sl_fmt_int(long long x, char buf[SL_NUM_BUF])
     return buf;
 }
 
-/* "%lld" of a whole double below 2^53. -0.0 gives "0", as "%lld" does. */
-static void fmt_whole(double v, char buf[SL_NUM_BUF])
-{
-    sl_fmt_int((long long)v, buf);
-}
-
 const char *sl_fmt_value(double v, char buf[SL_NUM_BUF])
 {
     const char *nf = non_finite(v);
@@ -206,7 +204,7 @@ const char *sl_fmt_value(double v, char buf[SL_NUM_BUF])
         return nf;
     /* counters are accumulated doubles: whole numbers read best as integers */
     if (fabs(v) < 9007199254740992.0 && v == floor(v))
-        fmt_whole(v, buf);
+        sl_fmt_int((long long)v, buf); /* -0.0 gives "0", as "%lld" does */
     else
         snprintf(buf, SL_NUM_BUF, "%.6g", v);
     return buf;
@@ -217,10 +215,8 @@ const char *sl_fmt_exact(double v, char buf[SL_NUM_BUF])
     const char *nf = non_finite(v);
     if (nf)
         return nf;
-    if (fabs(v) < 9007199254740992.0 && v == floor(v)) {
-        fmt_whole(v, buf);
-        return buf;
-    }
+    if (fabs(v) < 9007199254740992.0 && v == floor(v))
+        return sl_fmt_int((long long)v, buf);
     for (int prec = 1; prec < 17; prec++) {
         snprintf(buf, SL_NUM_BUF, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)
