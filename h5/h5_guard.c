@@ -133,7 +133,8 @@ int sl_h5_guard_image(const void *image, size_t len, const char *file, sl_diag *
     file_size = len;
     no_external_links();
     if (len < 48 || memcmp(buf, sig, 8) != 0)
-        return damaged(diag, file, "no HDF5 superblock at the start", 0);
+        return damaged(diag, file, len >= 8 && !memcmp(buf, sig, 8) ? "cut short within the superblock"
+                                                                   : "no HDF5 superblock at the start", 0);
     unsigned v = buf[8];
     size_t so, sl, base;
     if (v <= 1) {

@@ -11,6 +11,7 @@
  * order. Each group gets its origin (merged_from, merged_from_group) unless
  * it already has one from an earlier merge: a merged input's groups keep
  * their numbers where free and their first origin. */
+#include "h5probe.h"
 #include "h5merge.h"
 #include "h5_guard.h"
 
@@ -279,7 +280,8 @@ static int merge_one(merge *m, sl_h5w *w, hid_t dst, const char *path)
         if (access(path, R_OK) < 0)
             sl_diag_add(m->diag, path, 0, "cannot open: %s", strerror(errno));
         else
-            sl_diag_add(m->diag, path, 0, "not an HDF5 file: expected a scope-likwid result file");
+            sl_diag_add(m->diag, path, 0, "%s: expected a scope-likwid result file",
+                        sl_h5_unreadable_why(path, (char[96]){0}, 96));
         return -EINVAL;
     }
     sl_h5r r = {path, m->diag, 0};

@@ -2,7 +2,12 @@
  * of scope-profiler's (its structure, h5_sp.c)? */
 #include "h5probe.h"
 
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "h5_guard.h"
 #include "h5_util.h"
@@ -69,4 +74,33 @@ sl_h5_probed sl_h5_probe(const char *path)
     H5Eclear2(H5E_DEFAULT);
     sl_h5_restore(&es);
     return kind;
+}
+
+const char *sl_h5_unreadable_why(const char *path, char *buf, size_t size)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    unsigned char sb[48];
+    struct stat st;
+    snprintf(buf, size, "not an HDF5 file");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return buf;
+    ssize_t got = fstat(fd, &st) ? -1 : pread(fd, sb, sizeof sb, 0);
+    close(fd);
+    if (got < 8 || memcmp(sb, sig, 8))
+        return buf;
+    /* The end-of-file address follows the base address (format spec,
+     * superblock versions 0-3): byte 40, 44 or 28. */
+    size_t at = sb[8] == 0 ? 40 : sb[8] == 1 ? 44 : sb[8] <= 3 ? 28 : 0;
+    if (!at || (size_t)got < at + 8) {
+        snprintf(buf, size, "cut short (%jd bytes, within the superblock)", (intmax_t)st.st_size);
+        return buf;
+    }
+    uint64_t end = 0;
+    for (int i = 7; i >= 0; i--)
+        end = end << 8 | sb[at + i];
+    if (end != UINT64_MAX && end > (uint64_t)st.st_size)
+        snprintf(buf, size, "cut short (%jd of the %" PRIu64 " bytes its superblock records)",
+                 (intmax_t)st.st_size, end);
+    return buf;
 }

@@ -2,6 +2,7 @@
  * points, the root's format attributes, the rank groups in order (each read
  * by h5read.c). Everything is checked; a file that is not ours gives diag
  * lines and -EINVAL. */
+#include "h5probe.h"
 #include "h5read.h"
 
 #include <errno.h>
@@ -109,7 +110,8 @@ static int read_path(const char *path, sl_runset *out, sl_diag *diag)
     close(fd);
     if (H5Fis_hdf5(path) <= 0) {
         H5Eclear2(H5E_DEFAULT);
-        sl_diag_add(diag, path, 0, "not an HDF5 file: expected a scope-likwid result file");
+        sl_diag_add(diag, path, 0, "%s: expected a scope-likwid result file",
+                    sl_h5_unreadable_why(path, (char[96]){0}, 96));
         return -EINVAL;
     }
     int rc = sl_h5_guard_file(path, diag);

@@ -19,11 +19,22 @@ esac
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 # valgrind: the valgrind suite of the README's test command; python3-dev:
-# the pylikwid-like extension of tests/rtldlocal.
+# the pylikwid-like extension of tests/rtldlocal; lmod and man-db: the
+# install-prefix test loads our modulefile and reads our man page.
 # $extra unquoted on purpose: a list of package names.
 apt-get install -y --no-install-recommends \
     build-essential pkg-config meson ninja-build \
     likwid libhdf5-dev hdf5-tools libcriterion-dev \
     gfortran openmpi-bin libopenmpi-dev \
     python3 python3-dev python3-h5py python3-numpy \
-    valgrind time $extra
+    valgrind time lmod man-db $extra
+# Environment Modules conflicts with lmod as a package: the install-prefix
+# test runs its modulecmd.tcl from the Debian package unpacked here.
+envmod=/opt/scope-likwid-test/environment-modules
+if [ ! -f "$envmod/usr/lib/x86_64-linux-gnu/modulecmd.tcl" ]; then
+    dl=$(mktemp -d)
+    (cd "$dl" && apt-get download environment-modules 2>/dev/null)
+    mkdir -p "$envmod"
+    dpkg-deb -x "$dl"/environment-modules_*.deb "$envmod"
+    rm -rf "$dl"
+fi

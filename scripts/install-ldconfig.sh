@@ -10,7 +10,16 @@ set -u
 libdir=${1:?usage: install-ldconfig.sh LIBDIR}
 [ -z "${DESTDIR:-}" ] || exit 0
 [ -z "${MESON_INSTALL_DRY_RUN:-}" ] || exit 0
-say() { echo "scope-likwid: $*" >&2; }
+# meson install (Debian 12's 1.0) runs this script with its stdout and
+# stderr in pipes it never prints; the line goes to meson's own stderr
+# (the parent's descriptor 2) when that is not where ours already goes.
+say() {
+    if [ -w "/proc/$PPID/fd/2" ] &&
+        [ "$(stat -L -c %d:%i "/proc/$PPID/fd/2" 2>/dev/null)" != "$(stat -L -c %d:%i /proc/self/fd/2 2>/dev/null)" ]; then
+        echo "scope-likwid: $*" >>"/proc/$PPID/fd/2" && return
+    fi
+    echo "scope-likwid: $*" >&2
+}
 full="LD_PRELOAD=$libdir/libscope_likwid.so"
 ldconfig=$(command -v ldconfig || echo /sbin/ldconfig)
 if [ "$(id -u)" != 0 ]; then

@@ -33,6 +33,19 @@ for c in convert show export diff merge plot run recover; do
         [ ! -s "$TMP/help_$c.err" ] || fail "$c $h: wrote to stderr"
     done
 done
+# `help CMD` is `CMD --help`, byte for byte; `help NOSUCH` a usage error.
+for c in convert show export diff merge plot run recover; do
+    sl "helpcmd_$c" help "$c"
+    check_rc 0 "help $c"
+    CHECKS=$((CHECKS + 1))
+    cmp -s "$TMP/helpcmd_$c.out" "$TMP/help_$c.out" || fail "help $c: output differs from $c -h"
+done
+sl helpcmd_nosuch help nosuch
+check_rc 2 "help nosuch"
+one_line helpcmd_nosuch "scope-likwid: unknown command 'nosuch'" "help nosuch"
+# The top-level help says every kind of input convert reads.
+sl help_top --help
+check_grep "$TMP/help_top.out" "marker file, scope-likwid rescue file or result file" "--help: convert's inputs"
 # run --help names the result file plainly (no "....1.h5")
 CHECKS=$((CHECKS + 1))
 if grep -q '\.\.\.\.' "$TMP/help_run.out"; then fail "run --help: garbled file name"; fi
@@ -91,6 +104,8 @@ CHECKS=$((CHECKS + 1))
 # bad input: exit 1, one line naming the file
 mkdir adir
 printf 'plain text\n' >plain.h5
+head -c 2000 r.h5 >cut.h5
+head -c 20 r.h5 >cut20.h5
 "$MK" other.h5 || fail "mk_other_h5"
 for c in show export plot; do
     extra=
@@ -101,6 +116,14 @@ for c in show export plot; do
     sl "plain_$c" $c plain.h5 $extra
     check_rc 1 "$c on a text file"
     one_line "plain_$c" "scope-likwid: $c: plain.h5: not an HDF5 file" "$c on a text file"
+    sl "cut_$c" $c cut.h5 $extra
+    check_rc 1 "$c on a truncated result file"
+    one_line "cut_$c" "scope-likwid: $c: cut.h5: cut short (2000 of the $(wc -c <r.h5) bytes its superblock records)" \
+        "$c on a truncated result file"
+    sl "cut20_$c" $c cut20.h5 $extra
+    check_rc 1 "$c on a result file cut within its superblock"
+    one_line "cut20_$c" "scope-likwid: $c: cut20.h5: damaged: cut short within the superblock" \
+        "$c on a result file cut within its superblock"
     sl "other_$c" $c other.h5 $extra
     check_rc 1 "$c on a foreign HDF5 file"
     one_line "other_$c" "scope-likwid: $c: other.h5: an HDF5 file, but not a scope-likwid result file" \
@@ -117,6 +140,9 @@ one_line missing_show "scope-likwid: show: missing.h5: cannot open: No such file
 sl dir_diff diff adir r.h5
 check_rc 1 "diff on a directory"
 check_grep "$TMP/dir_diff.err" "scope-likwid: diff: adir: a directory" "diff on a directory"
+sl cut_merge merge -o m.h5 r.h5 cut.h5
+check_rc 1 "merge of a truncated result file"
+check_grep "$TMP/cut_merge.err" "scope-likwid: merge: cut.h5: cut short (2000 of the" "merge of a truncated result file"
 sl other_merge merge -o m.h5 r.h5 other.h5
 check_rc 1 "merge of a foreign HDF5 file"
 check_grep "$TMP/other_merge.err" "scope-likwid: merge: other.h5" "merge of a foreign HDF5 file"

@@ -6,7 +6,7 @@
 # installed `scope-likwid run` finds the installed shim, and the man pages
 # render without warnings. tests/install/meson.build passes the paths:
 #   SL_SRC SL_BUILD SL_PREFIX SL_BINDIR SL_LIBDIR SL_LIBEXECDIR SL_DATADIR
-#   SL_MANDIR SL_HELPER_REL SL_SOLVER SL_SIM_DIR SL_SIM_PERFCTR SL_CHECKER SL_PYTHON
+#   SL_MANDIR SL_MODULEFILEDIR SL_VERSION SL_HELPER_REL SL_SOLVER SL_SIM_DIR SL_SIM_PERFCTR SL_CHECKER SL_PYTHON
 . "$SL_SRC/tests/e2e/lib.sh"
 need SL_SOLVER SL_CHECKER SL_SIM_DIR SL_SIM_PERFCTR
 pick_python
@@ -35,13 +35,16 @@ LIBEXEC=$R$(under_prefix "$SL_LIBEXECDIR")
 DOC=$R$(under_prefix "$SL_DATADIR")/doc/scope-likwid
 MAN=$R$(under_prefix "$SL_MANDIR")
 SHIM=$LIB/libscope_likwid.so
+MODS=$R$(under_prefix "$SL_MODULEFILEDIR")/scope-likwid
 CLI=$BIN/scope-likwid
 
 # 1. Exactly these files: nothing linkable (no headers, no .pc, no .a), no
 # test or example program.
 {
     printf '%s\n' "$CLI" "$SHIM" "$LIBEXEC/scope-likwid-collect" "$LIBEXEC/scope-likwid-write" \
-        "$DOC/README.md" "$MAN/man1/scope-likwid.1" "$MAN/man7/libscope_likwid.7"
+        "$DOC/README.md" "$MAN/man1/scope-likwid.1" "$MAN/man7/libscope_likwid.7" \
+        "$MODS/$SL_VERSION" "$MODS/$SL_VERSION-preload" "$MODS/.version" \
+        "$R$(under_prefix "$SL_DATADIR")/bash-completion/completions/scope-likwid"
     for d in "$SL_SRC"/docs/*.md; do printf '%s\n' "$DOC/$(basename "$d")"; done
 } | sort >"$T/expected"
 find "$R" ! -type d | sort >"$T/installed"

@@ -40,7 +40,8 @@ int sl_file_refuse(const char *cmd, const char *path, sl_file_kind kind)
     if (kind == SL_FILE_DIRECTORY)
         sl_error(cmd, "%s: a directory: expected a scope-likwid result file", path);
     else if (kind == SL_FILE_NOT_HDF5)
-        sl_error(cmd, "%s: not an HDF5 file: expected a scope-likwid result file", path);
+        sl_error(cmd, "%s: %s: expected a scope-likwid result file", path,
+                 sl_h5_unreadable_why(path, (char[96]){0}, 96));
     else if (kind == SL_FILE_OTHER_HDF5)
         sl_error(cmd, "%s: " SL_H5_NEITHER, path);
     else

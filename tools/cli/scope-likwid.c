@@ -12,7 +12,8 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  convert INPUT [-o OUT.h5] [--rank R] [--strict] [--into FILE.h5]\n"
-    "                 LIKWID marker file (or scope-likwid rescue file) -> result file\n"
+    "                 LIKWID marker file, scope-likwid rescue file or result file\n"
+    "                 -> result file (--into: counters into an existing file)\n"
     "  show FILE.h5 [--csv | --json] [--rank R[,R...]] [--region PATTERN] [--group G]\n"
     "               [--metric NAME] [--threads sum|mean|max|all]\n"
     "                 print a result file as tables, CSV or JSON\n"
@@ -30,7 +31,7 @@ static const char usage[] =
     "  recover [DIR|JOURNAL...]\n"
     "                 result files from the journals of killed processes\n"
     "\n"
-    "  scope-likwid COMMAND --help     help on one command\n"
+    "  scope-likwid COMMAND --help     help on one command (also: scope-likwid help COMMAND)\n"
     "  scope-likwid --version          print the version\n"
     "  scope-likwid --print-shim-path  print the absolute path of the shim that\n"
     "                                  run preloads (exit 1 when none is found)\n"
@@ -60,7 +61,16 @@ int main(int argc, char **argv)
     if (argc < 2)
         return sl_usage_error(NULL, "missing command");
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    /* A subcommand gets argv from its own name on; `help COMMAND` is
+     * `COMMAND --help`. */
+    int sub_argc = argc - 1;
+    char **sub_argv = argv + 1;
+    char *help_argv[] = {NULL, "--help", NULL};
+    if (!strcmp(cmd, "help") && argc > 2) {
+        cmd = help_argv[0] = argv[2];
+        sub_argc = 2;
+        sub_argv = help_argv;
+    } else if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
         return SL_EXIT_OK;
     }
@@ -81,8 +91,8 @@ int main(int argc, char **argv)
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
-            return cmds[i].sandboxed ? sl_sandbox_run(cmds[i].run, argc - 1, argv + 1)
-                                     : cmds[i].run(argc - 1, argv + 1);
+            return cmds[i].sandboxed ? sl_sandbox_run(cmds[i].run, sub_argc, sub_argv)
+                                     : cmds[i].run(sub_argc, sub_argv);
     if (!strcmp(cmd, "--print-shim-path"))
         return print_shim_path();
     if (cmd[0] == '-')
