@@ -5,6 +5,10 @@
  *                                of D1, D2, ... ns (calls, total, min, max
  *                                follow from them)
  *   m TAG CALLS TOTAL_NS         timing region without per-call samples
+ *   c TAG CALLS TOTAL_NS D1 D2 ...
+ *                                timing region of CALLS calls taking TOTAL_NS,
+ *                                of which only D1, D2, ... ns were kept as
+ *                                samples (the rest dropped_calls: a cap)
  *   l TAG GID GNAME T1,T2,... [C1,C2,...] [NAME=V1,V2,...]...
  *                                LIKWID region (full_api): seconds per
  *                                thread, calls per thread (default 1 each),
@@ -14,7 +18,7 @@
  *                                total, min, max ns taken as they are (any
  *                                int64, no arithmetic) and one call sample
  *   a NAME VALUE                 the rank's mpi_rank, pid, hostname,
- *                                origin_unix_ns
+ *                                executable, origin_unix_ns
  *                                or its metadata (mpi_size, omp_num_threads,
  *                                start_time_ns, finalize_time_ns,
  *                                working_directory, user, SLURM_*)
@@ -84,6 +88,23 @@ static int timing(sl_run *run, char *tag, char **words, size_t nw, int samples)
             r->max_ns[0] = d;
     }
     r->call_counts[0] = (int64_t)nw;
+    return 0;
+}
+
+/* CALLS TOTAL_NS D1 D2 ...: the samples kept of CALLS calls, the rest
+ * dropped (their time in TOTAL_NS). */
+static int capped(sl_run *run, char *tag, char **words, size_t nw)
+{
+    int rc = timing(run, tag, words + 2, nw - 2, 1);
+    if (rc)
+        return rc;
+    sl_timing_region *r = &run->timing.regions[run->timing.nregions - 1];
+    int64_t calls = strtoll(words[0], NULL, 10);
+    if (calls < r->call_counts[0])
+        return -EINVAL;
+    r->dropped_calls = calls - r->call_counts[0];
+    r->call_counts[0] = calls;
+    r->total_ns[0] = strtoll(words[1], NULL, 10);
     return 0;
 }
 
@@ -171,6 +192,8 @@ static int attr(sl_run *run, char **w, size_t nw)
         m->finalize_time_ns = i;
     else if (!strcmp(n, SL_H5N_hostname))
         return sl_set_string(&run->hostname, v);
+    else if (!strcmp(n, SL_H5N_executable))
+        return sl_set_string(&run->executable, v);
     else if (!strcmp(n, SL_H5N_working_directory))
         return sl_set_string(&m->working_directory, v);
     else if (!strcmp(n, SL_H5N_user))
@@ -258,6 +281,8 @@ int main(int argc, char **argv)
             rc = timing(run, words[1], words + 2, nw - 2, 1);
         else if (!strcmp(words[0], "m") && nw == 4)
             rc = timing(run, words[1], words + 2, 2, 0);
+        else if (!strcmp(words[0], "c") && nw >= 5)
+            rc = capped(run, words[1], words + 2, nw - 2);
         else if (!strcmp(words[0], "l"))
             rc = likwid(run, words + 1, nw - 1);
         else if (!strcmp(words[0], "x"))
@@ -265,7 +290,7 @@ int main(int argc, char **argv)
         else if (!strcmp(words[0], "a"))
             rc = attr(run, words + 1, nw - 1);
         if (rc)
-            return fail("bad directive: expected rank, t, m, l, x or a (see mk_result.c)", lineno);
+            return fail("bad directive: expected rank, t, m, c, l, x or a (see mk_result.c)", lineno);
     }
     sl_diag diag;
     sl_diag_init(&diag);

@@ -69,20 +69,23 @@ int main(int argc, char **argv)
         return SL_EXIT_OK;
     }
     /* The reading subcommands run in a sandboxed child (sandbox.h): whatever
-     * libhdf5 does on a damaged file, the tool ends with one line. */
+     * libhdf5 does on a damaged file, the tool ends with one line and the
+     * command's exit status for an input it could not read (diff: 2, as
+     * distinct from its 1 for a regression). 0: not sandboxed. */
     static const struct {
         const char *name;
         int (*run)(int argc, char **argv);
-        int sandboxed;
+        int damaged_rc;
     } cmds[] = {
         {"convert", sl_cmd_convert, 0}, {"show", sl_cmd_show, 1},   {"run", sl_cmd_run, 0},
-        {"export", sl_cmd_export, 1},   {"diff", sl_cmd_diff, 1},   {"merge", sl_cmd_merge, 1},
+        {"export", sl_cmd_export, 1},   {"diff", sl_cmd_diff, 2},   {"merge", sl_cmd_merge, 1},
         {"plot", sl_cmd_plot, 1},       {"recover", sl_cmd_recover, 0},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
-            return cmds[i].sandboxed ? sl_sandbox_run(cmds[i].run, argc - 1, argv + 1)
-                                     : cmds[i].run(argc - 1, argv + 1);
+            return cmds[i].damaged_rc
+                       ? sl_sandbox_run(cmds[i].run, argc - 1, argv + 1, cmds[i].damaged_rc)
+                       : cmds[i].run(argc - 1, argv + 1);
     if (!strcmp(cmd, "--print-shim-path"))
         return print_shim_path();
     if (cmd[0] == '-')
