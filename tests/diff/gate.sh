@@ -5,9 +5,12 @@
 # means, not medians, of capped samples; JUnit XML (checked with Python's
 # xml.etree against the schema's required elements) and GitHub's workflow
 # commands and step summary; provenance warnings.
-# usage: gate.sh SCOPE_LIKWID SAMPLES_DIR MK_RESULT
+# usage: gate.sh SCOPE_LIKWID SAMPLES_DIR MK_RESULT SHIM SOLVER
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
+SHIM=$4 SOLVER=$5
+case $SHIM in /*) ;; *) SHIM=$START/$SHIM ;; esac
+case $SOLVER in /*) ;; *) SOLVER=$START/$SOLVER ;; esac
 
 # with VAR VALUE NAME ARGS...: sl NAME ARGS with VAR=VALUE in the environment
 with() {
@@ -152,6 +155,16 @@ check_rc 1 "4: capped, 50% slower in total"
 check_line c_slow.out "rank0,solve,timing,,,time/call,ms,mean (samples capped),1,1.5,50,,,slower,fail" "4: capped slower: row"
 sl c_none diff full.h5 full.h5
 check_no c_none.err "capped" "4: nothing capped: nothing said"
+# the shim's own files: the solver (2 threads x 20 calls of solve-step)
+# without and with SCOPE_LIKWID_MAX_CALLS=5 (LIKWID not counting)
+for f in run_full:1000 run_cap:5; do
+    SCOPE_LIKWID_MAX_CALLS=${f#*:} SCOPE_LIKWID_OUTPUT=$TMP/${f%%:*}.h5 OMP_NUM_THREADS=2 \
+        LD_PRELOAD=$SHIM "$SOLVER" >/dev/null 2>&1 || fail "4: the solver under the shim (${f%%:*})"
+done
+sl c_shim diff run_full.h5 run_cap.h5 --threshold 100000 --csv
+check_rc 0 "4: the shim's capped file"
+check_grep c_shim.out "rank0,solve-step,timing,,,time/call,ms,mean (samples capped)," "4: the shim's capped file: means compared"
+check_grep c_shim.err "(rank0 solve-step: new kept 10 of 40 calls)" "4: the shim's capped file: said"
 
 # ---- 5. JUnit XML and GitHub's workflow commands, beside the table
 # junit_check FILE TESTS FAILURES ERRORS: the JUnit schema's required
