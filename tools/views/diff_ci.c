@@ -74,11 +74,21 @@ static void xml_text(FILE *f, const char *s, int attr)
     }
 }
 
-static void xml_attr(FILE *f, const char *name, const char *value)
+/* name="A SEP B" with A and B as XML text, SEP only when B is not empty */
+static void xml_attr2(FILE *f, const char *name, const char *a, const char *sep, const char *b)
 {
     fprintf(f, " %s=\"", name);
-    xml_text(f, value, 1);
+    xml_text(f, a, 1);
+    if (*b) {
+        fputs(sep, f);
+        xml_text(f, b, 1);
+    }
     fputc('"', f);
+}
+
+static void xml_attr(FILE *f, const char *name, const char *value)
+{
+    xml_attr2(f, name, value, "", "");
 }
 
 static void junit_counts(FILE *f, size_t tests, size_t failures, size_t errors, size_t skipped)
@@ -89,15 +99,10 @@ static void junit_counts(FILE *f, size_t tests, size_t failures, size_t errors, 
 
 static void junit_case(FILE *f, const sl_diff_row *r)
 {
-    char name[2 * SL_DIFF_CELL_BUF], cls[2 * SL_DIFF_CELL_BUF], q[SL_DIFF_CELL_BUF],
-        src[SL_DIFF_CELL_BUF], line[4 * SL_DIFF_CELL_BUF];
-    const char *quantity = sl_diff_cell(r, SL_DIFF_COL_QUANTITY, q);
-    const char *source = sl_diff_cell(r, SL_DIFF_COL_SOURCE, src);
-    snprintf(name, sizeof name, "%s%s%s", r->region, *quantity ? " " : "", quantity);
-    snprintf(cls, sizeof cls, "%s%s%s", r->rank, *source ? "." : "", source);
+    char q[SL_DIFF_CELL_BUF], src[SL_DIFF_CELL_BUF], line[4 * SL_DIFF_CELL_BUF];
     fputs("    <testcase", f);
-    xml_attr(f, "name", name);
-    xml_attr(f, "classname", cls);
+    xml_attr2(f, "name", r->region, " ", sl_diff_cell(r, SL_DIFF_COL_QUANTITY, q));
+    xml_attr2(f, "classname", r->rank, ".", sl_diff_cell(r, SL_DIFF_COL_SOURCE, src));
     if (r->gate != SL_GATE_FAIL && !row_skipped(r)) {
         fputs("/>\n", f);
         return;
