@@ -107,6 +107,15 @@ check_line m_counters.out "rank0,solve,likwid,0,FLOPS_DP,runtime/call,s,max thre
 check_line m_counters.out "rank0,solve,timing,,,time/call,ms,median,1,1,0,1,1,same,pass" "2: counters lost: timing still compared"
 sl m_counters_ok diff lw_b.h5 lw_none.h5 --allow-missing
 check_rc 0 "2: counters lost, --allow-missing"
+# the region still there, its events gone
+mk_lw lw_ev.h5 "ev:FP_ARITH@PMC0=10,20 ev:CYCLES@FIXC1=5,5 MFLOP/s=100,100"
+mk_lw lw_noev.h5 "MFLOP/s=100,100"
+sl m_events diff lw_ev.h5 lw_noev.h5 --csv
+check_rc 1 "2: events lost"
+check_line m_events.out "rank0,solve,likwid,0,FLOPS_DP,counters,,events,2,0,,,,no data,fail" "2: events lost: row"
+sl m_events_label diff lw_ev.h5 lw_ev.h5 --csv --metric 'FP_ARITH:higher'
+check_rc 0 "2: an event label as a metric"
+check_line m_events_label.out "rank0,solve,likwid,0,FLOPS_DP,FP_ARITH,,thread mean,15,15,0,,,same,pass" "2: an event label's row"
 # a metric base has that new's region lacks
 mk_lw lw_nometric.h5 "CPI=1,1"
 sl m_metric diff lw_b.h5 lw_nometric.h5 --csv --metric MFLOP/s

@@ -10,9 +10,11 @@
  *                                of which only D1, D2, ... ns were kept as
  *                                samples (the rest dropped_calls: a cap)
  *   l TAG GID GNAME T1,T2,... [C1,C2,...] [NAME=V1,V2,...]...
+ *     [ev:EVENT@COUNTER=V1,V2,...]...
  *                                LIKWID region (full_api): seconds per
  *                                thread, calls per thread (default 1 each),
- *                                metrics per thread (nan, inf, -inf allowed)
+ *                                metrics per thread (nan, inf, -inf allowed),
+ *                                events per thread
  *   x TAG C1,C2.. T1,T2.. MIN1,.. MAX1,.. START END
  *                                timing region with these per-thread calls,
  *                                total, min, max ns taken as they are (any
@@ -220,10 +222,13 @@ static int likwid(sl_run *run, char **w, size_t nw)
             return -EINVAL;
         first_metric = 5;
     }
-    nm = nw - first_metric;
+    size_t ne = 0;
+    for (size_t i = first_metric; i < nw; i++)
+        ne += !strncmp(w[i], "ev:", 3);
+    nm = nw - first_metric - ne;
     run->likwid.source = SL_SOURCE_FULL_API;
     sl_region *r = sl_likwid_add(&run->likwid, w[0], strlen(w[0]), strtoll(w[1], NULL, 10), w[2],
-                                 SL_SOURCE_FULL_API, T, 0, nm, 1);
+                                 SL_SOURCE_FULL_API, T, ne, nm, 1);
     if (!r)
         return -ENOMEM;
     for (size_t t = 0; t < T; t++) {
@@ -231,15 +236,27 @@ static int likwid(sl_run *run, char **w, size_t nw)
         r->times[t] = times[t];
         r->call_counts[t] = (int64_t)calls[t];
     }
-    for (size_t m = 0; m < nm; m++) {
-        char *eq = strchr(w[first_metric + m], '=');
-        if (!eq)
+    for (size_t i = first_metric, e = 0, m = 0; i < nw; i++) {
+        int is_event = !strncmp(w[i], "ev:", 3);
+        char *name = w[i] + (is_event ? 3 : 0), *eq = strchr(name, '='), *at = strchr(name, '@');
+        if (!eq || (is_event && (!at || at > eq)))
             return -EINVAL;
         *eq = '\0';
-        if (sl_set_string(&r->metric_names[m], w[first_metric + m]) || list(eq + 1, vals) != T)
+        if (list(eq + 1, vals) != T)
             return -EINVAL;
+        double *row;
+        if (is_event) {
+            *at = '\0';
+            if (sl_set_string(&r->event_names[e], name) || sl_set_string(&r->counter_names[e], at + 1))
+                return -EINVAL;
+            row = r->events + e++ * T;
+        } else {
+            if (sl_set_string(&r->metric_names[m], name))
+                return -EINVAL;
+            row = r->metrics + m++ * T;
+        }
         for (size_t t = 0; t < T; t++)
-            r->metrics[m * T + t] = vals[t];
+            row[t] = vals[t];
     }
     return 0;
 }

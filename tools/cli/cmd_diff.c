@@ -39,6 +39,8 @@ static const char usage[] =
     "  likwid rows (when a rank has LIKWID data, s per call):\n"
     "     runtime/call, statistic \"max thread\": the slowest thread's LIKWID\n"
     "       time divided by that thread's calls;\n"
+    "     counters, statistic \"events\": the region's events in base, when\n"
+    "       new has the region but no events (LIKWID stopped counting);\n"
     "     each --metric NAME (a metric name, or else an event label),\n"
     "       statistic \"thread mean\": the mean over threads.\n"
     "\n"

@@ -52,8 +52,9 @@ typedef struct sl_diff_row {
     int64_t group_id;       /* -1: the shim's timing */
     char *group_name;       /* "" for timing */
     const char *statistic;  /* static text: "median", "mean", "mean (samples capped)",
-                             * "max thread", "thread mean" */
-    char *quantity;         /* "time/call", "runtime/call", or the metric's name */
+                             * "max thread", "thread mean", "events" */
+    char *quantity;         /* "time/call", "runtime/call", "counters" (base has
+                             * events, new none) or the metric's name */
     const char *unit;       /* "ms", "s", "" */
     double base, new_;      /* NAN: absent */
     double base_min, new_min; /* per-call minimum (median rows only), else NAN */

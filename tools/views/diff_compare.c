@@ -358,6 +358,16 @@ static int likwid_rows(diff_ctx *c, const char *rank, const sl_region *b, const 
     }
     judge(r, c->o->threshold, 1);
     gate_values(c, r, SL_BETTER_LOWER);
+    if (b->nevents > 0 && n->nevents == 0) {
+        /* LIKWID stopped counting: the region is there, its counters not */
+        if (!(r = add_row(c->d, rank, any->tag, any->tag_len, any->group_id, gname, "counters")))
+            return -ENOMEM;
+        r->statistic = "events";
+        r->base = (double)b->nevents;
+        r->new_ = 0;
+        r->verdict = SL_V_NO_DATA;
+        set_gate(c, r, 1, SL_BETTER_NONE);
+    }
     for (size_t m = 0; m < c->o->nmetrics; m++) {
         const sl_diff_metric *want = &c->o->metrics[m];
         double bv, nv;
