@@ -34,7 +34,7 @@ sl slow50 diff base.h5 slow50.h5 --threshold 10% --csv
 check_rc 1 "50% slower"
 check_line slow50.out "rank0,solve,timing,,,time/call,ms,median,1,1.5,50,1,1.5,slower,fail" "50% slower: solve"
 check_line slow50.out "rank0,io,timing,,,time/call,ms,median,2,2,0,2,2,same,pass" "50% slower: io"
-check_last_err "scope-likwid: diff: regression: 1 of 3 comparisons failed: 1 slower by more than 10%, 0 metrics worse by more than 10%, 0 missing in new" "50% slower: summary"
+check_last_err "scope-likwid: diff: regression: 1 of 3 comparisons failed (threshold 10%): slower 1, metric worse 0, missing in new 0" "50% slower: summary"
 # the table says it too
 sl slow50t diff base.h5 slow50.h5 --threshold 10%
 check_rc 1 "50% slower (table)"

@@ -44,7 +44,7 @@ check_rc 0 "1: pass"
 check_last_err "scope-likwid: diff: pass: 2 comparisons, none slower or worse by more than 10%, none missing in new" "1: pass: last line"
 sl e_slow diff base.h5 slow.h5
 check_rc 1 "1: regression"
-check_last_err "scope-likwid: diff: regression: 1 of 2 comparisons failed: 1 slower by more than 10%, 0 metrics worse by more than 10%, 0 missing in new" "1: regression: last line"
+check_last_err "scope-likwid: diff: regression: 1 of 2 comparisons failed (threshold 10%): slower 1, metric worse 0, missing in new 0" "1: regression: last line"
 sl e_missing diff base.h5 missing.h5
 check_rc 2 "1: missing input"
 check_grep e_missing.err "scope-likwid: diff: missing.h5: cannot open: No such file or directory" "1: missing input named"
@@ -78,7 +78,7 @@ sl m_region diff base.h5 lost_region.h5 --csv
 check_rc 1 "2: region lost"
 check_line m_region.out "rank0,io,timing,,,time/call,ms,median,2,,,2,,only in base,fail" "2: region lost: row"
 check_line m_region.out "rank0,fresh,timing,,,time/call,ms,median,,0.005,,,0.005,only in new," "2: region only in new: reported"
-check_last_err "scope-likwid: diff: regression: 1 of 3 comparisons failed: 0 slower by more than 10%, 0 metrics worse by more than 10%, 1 missing in new" "2: region lost: last line"
+check_last_err "scope-likwid: diff: regression: 1 of 3 comparisons failed (threshold 10%): slower 0, metric worse 0, missing in new 1" "2: region lost: last line"
 sl m_region_ok diff base.h5 lost_region.h5 --csv --allow-missing
 check_rc 0 "2: region lost, --allow-missing"
 check_line m_region_ok.out "rank0,io,timing,,,time/call,ms,median,2,,,2,,only in base," "2: --allow-missing: row reported, not failing"
@@ -127,7 +127,7 @@ mk_lw lw_low.h5 "MFLOP/s=70,70 CPI=1.5,1.5"
 sl d_higher diff lw_b.h5 lw_low.h5 --csv --metric 'MFLOP/s:higher'
 check_rc 1 "3: 30% drop, higher is better"
 check_line d_higher.out "rank0,solve,likwid,0,FLOPS_DP,MFLOP/s,,thread mean,100,70,-30,,,lower,fail" "3: higher is better: row"
-check_last_err "scope-likwid: diff: regression: 1 of 4 comparisons failed: 0 slower by more than 10%, 1 metrics worse by more than 10%, 0 missing in new" "3: higher is better: last line"
+check_last_err "scope-likwid: diff: regression: 1 of 4 comparisons failed (threshold 10%): slower 0, metric worse 1, missing in new 0" "3: higher is better: last line"
 sl d_lower diff lw_b.h5 lw_low.h5 --csv --metric 'MFLOP/s:lower'
 check_rc 0 "3: 30% drop, lower is better"
 check_line d_lower.out "rank0,solve,likwid,0,FLOPS_DP,MFLOP/s,,thread mean,100,70,-30,,,lower,pass" "3: lower is better: row"
@@ -201,7 +201,7 @@ check_grep j_err.xml '<error message="bad input, nothing compared">' "5: junit: 
 sl j_nodir diff base.h5 slow.h5 --junit nodir/j.xml
 check_rc 2 "5: junit file not written"
 check_grep j_nodir.err "scope-likwid: diff: nodir/j.xml: cannot write: No such file or directory" "5: junit not written: said"
-check_last_err "scope-likwid: diff: error: an output was not written (regression: 1 of 2 comparisons failed: 1 slower by more than 10%, 0 metrics worse by more than 10%, 0 missing in new)" "5: junit not written: last line"
+check_last_err "scope-likwid: diff: error: an output was not written (regression: 1 of 2 comparisons failed (threshold 10%): slower 1, metric worse 0, missing in new 0)" "5: junit not written: last line"
 # control bytes and markup in tags stay well-formed XML
 mk odd.h5 <<'EOF'
 rank 0
@@ -222,7 +222,7 @@ check_line summary.md "earlier step" "5: summary appended to"
 check_line summary.md "### scope-likwid diff: base.h5 vs slow.h5" "5: summary heading"
 check_line summary.md "| Rank | Region | Source | Quantity | Statistic | Base | New | Change | Verdict | Gate | Base min | New min |" "5: summary table head"
 check_line summary.md "| rank0 | solve | timing | time/call \\[ms\\] | median | 1 | 1.5 | +50.0% | slower | fail | 1 | 1.5 |" "5: summary row"
-check_line summary.md "**regression: 1 of 2 comparisons failed: 1 slower by more than 10%, 0 metrics worse by more than 10%, 0 missing in new**" "5: summary verdict"
+check_line summary.md "**regression: 1 of 2 comparisons failed (threshold 10%): slower 1, metric worse 0, missing in new 0**" "5: summary verdict"
 unset GITHUB_STEP_SUMMARY
 sl g_nosum diff base.h5 slow.h5 --github
 check_rc 1 "5: github without a step summary"
@@ -265,7 +265,7 @@ sl p_diff diff h_a.h5 h_b.h5
 check_rc 0 "6: provenance differs: still a pass"
 check_line p_diff.err "scope-likwid: diff: warning: base and new differ in hostname: 'nodeA' (base) vs 'nodeB' (new), 1 of 1 rank pairs" "6: other host"
 check_line p_diff.err "scope-likwid: diff: warning: base and new differ in executable: '/opt/app/bin/app' (base) vs '/opt/app2/bin/app' (new), 1 of 1 rank pairs" "6: other executable"
-check_last_err "scope-likwid: diff: pass: 1 comparisons, none slower or worse by more than 10%, none missing in new" "6: the verdict stays last"
+check_last_err "scope-likwid: diff: pass: 1 comparison, none slower or worse by more than 10%, none missing in new" "6: the verdict stays last"
 CHECKS=$((CHECKS + 1))
 [ "$(grep -c warning "$TMP/p_diff.err")" = 2 ] || fail "6: two warnings expected: $(cat "$TMP/p_diff.err")"
 sl p_same diff h_a.h5 h_a.h5

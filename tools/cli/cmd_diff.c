@@ -135,17 +135,17 @@ static void verdict_text(const sl_diff *d, double threshold, char *buf, size_t l
     for (size_t i = 0; i < d->n; i++)
         allowed += d->rows[i].missing && d->rows[i].gate != SL_GATE_FAIL;
     if (!d->failed) {
-        int at = snprintf(buf, len, "pass: %zu comparisons, none slower or worse by more than %s%%",
-                          d->n, pct);
+        int at = snprintf(buf, len, "pass: %zu comparison%s, none slower or worse by more than %s%%",
+                          d->n, d->n == 1 ? "" : "s", pct);
         if (at > 0 && (size_t)at < len)
             snprintf(buf + at, len - (size_t)at, allowed ? ", %zu missing in new (allowed)"
                                                          : ", none missing in new", allowed);
         return;
     }
     snprintf(buf, len,
-             "regression: %zu of %zu comparisons failed: %zu slower by more than %s%%, %zu "
-             "metrics worse by more than %s%%, %zu missing in new",
-             d->failed, d->n, d->slower, pct, d->worse, pct, d->missing);
+             "regression: %zu of %zu comparisons failed (threshold %s%%): slower %zu, metric "
+             "worse %zu, missing in new %zu",
+             d->failed, d->n, pct, d->slower, d->worse, d->missing);
 }
 
 typedef struct diff_out {

@@ -14,8 +14,11 @@
 #define SL_PROV_BUF 64
 
 /* One row per provenance field diff compares: the field (its name
- * SL_H5N_<id>) and the expression of `const sl_run *r` (with `char
- * buf[SL_PROV_BUF]` for a number's text) that gives its text. */
+ * SL_H5N_<id>) and the expression of `const sl_run *r` that gives its
+ * text, "" or NULL when unknown. A number is put into `char
+ * buf[SL_PROV_BUF]` first, e.g.
+ *   X(tsc_hz, r->tsc_hz > 0 ? (snprintf(buf, SL_PROV_BUF, "%lld",
+ *                                       (long long)r->tsc_hz), buf) : "") */
 #define SL_DIFF_PROVENANCE(X)   \
     X(hostname, r->hostname)    \
     X(executable, r->executable)
