@@ -81,6 +81,10 @@ static const char usage[] =
 
 enum diff_format { FMT_TABLE, FMT_CSV, FMT_JSON };
 
+/* diff's exit codes: a regression is not a broken pipeline. A usage error
+ * is a comparison not made too (SL_EXIT_USAGE, the same 2). */
+enum { DIFF_PASS = SL_EXIT_OK, DIFF_REGRESSION = SL_EXIT_FAIL, DIFF_NOT_COMPARED = SL_EXIT_USAGE };
+
 /* "N%" or "N": N percent, finite, >= 0. */
 static int parse_threshold(const char *s, double *out)
 {
@@ -161,21 +165,21 @@ static int fill_junit(FILE *f, void *ctx)
 }
 
 /* The CI outputs beside the table: the JUnit file, GitHub's step summary
- * (its workflow commands go to stdout). 0, or SL_EXIT_USAGE after a line
- * on stderr naming the file not written. */
+ * (its workflow commands go to stdout). DIFF_PASS, or DIFF_NOT_COMPARED
+ * after a line on stderr naming the file not written. */
 static int write_ci(const diff_out *o, const char *junit, int github)
 {
     int err;
     if (junit && (err = sl_out_file_write(junit, 0, fill_junit, (void *)o))) {
         sl_error("diff", "%s: cannot write: %s", junit, strerror(-err));
-        return SL_EXIT_USAGE;
+        return DIFF_NOT_COMPARED;
     }
     if (!github)
-        return SL_EXIT_OK;
+        return DIFF_PASS;
     sl_diff_print_github(stdout, o->d, o->error);
     const char *summary = getenv("GITHUB_STEP_SUMMARY");
     if (!summary || !*summary)
-        return SL_EXIT_OK;
+        return DIFF_PASS;
     FILE *f = fopen(summary, "a");
     if (f) {
         sl_diff_print_markdown(f, o->d, o->base, o->new_, o->verdict, o->error);
@@ -184,9 +188,9 @@ static int write_ci(const diff_out *o, const char *junit, int github)
     }
     if (!f) {
         sl_error("diff", "%s (GITHUB_STEP_SUMMARY): cannot write: %s", summary, strerror(errno));
-        return SL_EXIT_USAGE;
+        return DIFF_NOT_COMPARED;
     }
-    return SL_EXIT_OK;
+    return DIFF_PASS;
 }
 
 /* Nothing compared: the CI outputs say why too, then the last line. */
@@ -199,7 +203,7 @@ static int no_comparison(diff_out *o, const char *junit, int github, const char 
     write_ci(o, junit, github);
     fflush(stdout);
     fprintf(stderr, "scope-likwid: diff: error: %s\n", why);
-    return SL_EXIT_USAGE;
+    return DIFF_NOT_COMPARED;
 }
 
 int sl_cmd_diff(int argc, char **argv)
@@ -218,7 +222,7 @@ int sl_cmd_diff(int argc, char **argv)
     enum diff_format fmt = FMT_TABLE;
     int c, fmt_set = 0, github = 0, rc = SL_EXIT_OK;
     if (!metrics)
-        return SL_EXIT_USAGE;
+        return DIFF_NOT_COMPARED;
     optind = 0;
     while (rc == SL_EXIT_OK && (c = sl_getopt("diff", argc, argv, ":h", opts)) != SL_OPT_END) {
         if (c == 'h') {
@@ -302,16 +306,16 @@ int sl_cmd_diff(int argc, char **argv)
     rc = write_ci(&out, junit, github);
     if (fflush(stdout) || ferror(stdout)) {
         sl_error("diff", "stdout: cannot write: %s", strerror(errno));
-        rc = SL_EXIT_USAGE;
+        rc = DIFF_NOT_COMPARED;
     }
     for (size_t i = 0; i < d.nwarnings; i++)
         fprintf(stderr, "scope-likwid: diff: warning: %s\n", d.warnings[i]);
     warn_uncompared_metrics(&d, metrics, nmetrics);
-    if (rc != SL_EXIT_OK)
+    if (rc != DIFF_PASS)
         fprintf(stderr, "scope-likwid: diff: error: an output was not written (%s)\n", verdict);
     else if (d.failed)
-        rc = SL_EXIT_FAIL;
-    if (rc == SL_EXIT_OK || rc == SL_EXIT_FAIL)
+        rc = DIFF_REGRESSION;
+    if (rc == DIFF_PASS || rc == DIFF_REGRESSION)
         fprintf(stderr, "scope-likwid: diff: %s\n", verdict);
 done:
     sl_diff_free(&d);
