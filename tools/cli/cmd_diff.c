@@ -17,8 +17,9 @@
 #include "table.h"
 
 static const char usage[] =
-    "usage: scope-likwid diff BASE.h5 NEW.h5 [--threshold PCT] [--metric NAME[:higher|:lower]]...\n"
-    "                         [--allow-missing] [--csv | --json] [--junit FILE] [--github]\n"
+    "usage: scope-likwid diff BASE.h5 NEW.h5 [--threshold PCT]\n"
+    "                         [--metric NAME[:higher|:lower]]... [--allow-missing]\n"
+    "                         [--csv | --json] [--junit FILE] [--github]\n"
     "\n"
     "Compares the region runtimes of two result files, rank by rank, regions\n"
     "by exact tag (LIKWID regions by tag and group id): a CI gate. Ranks are\n"

@@ -18,8 +18,9 @@ static const char usage[] =
     "                 print a result file as tables, CSV or JSON\n"
     "  export FILE.h5 [--format csv|json | --csv | --json] [-o OUT]\n"
     "                 one row per (rank, region, group, thread) with every value\n"
-    "  diff BASE.h5 NEW.h5 [--threshold PCT] [--metric NAME]... [--csv | --json]\n"
-    "                 compare region runtimes; exit 1 when a region got slower\n"
+    "  diff BASE.h5 NEW.h5 [--threshold PCT] [--metric NAME[:higher|:lower]]...\n"
+    "       [--allow-missing] [--csv | --json] [--junit FILE] [--github]\n"
+    "                 compare region runtimes and metrics: a CI gate\n"
     "  merge -o JOB.h5 RANK_FILE.h5...\n"
     "                 one file with the rank groups of every input\n"
     "  plot FILE.h5 [-o OUT.html|OUT.svg] [--metric NAME] [--max-calls N]\n"
@@ -35,9 +36,10 @@ static const char usage[] =
     "  scope-likwid --print-shim-path  print the absolute path of the shim that\n"
     "                                  run preloads (exit 1 when none is found)\n"
     "\n"
-    "Exit codes: 0 ok, 1 bad input or failed write, 2 usage error; diff: 1\n"
-    "also when a region got slower; run: the application's exit status, 127\n"
-    "when it is not found, 126 when it cannot be executed.\n"
+    "Exit codes: 0 ok, 1 bad input or failed write, 2 usage error; diff: 0\n"
+    "pass, 1 a regression, 2 nothing compared (bad input, usage); run: the\n"
+    "application's exit status, 127 when it is not found, 126 when it cannot\n"
+    "be executed.\n"
     "Messages: \"scope-likwid: COMMAND: FILE: what is wrong\", one line each.\n";
 
 static int print_shim_path(void)
