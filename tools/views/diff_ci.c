@@ -130,13 +130,11 @@ void sl_diff_print_junit(FILE *f, const sl_diff *d, const char *base, const char
     size_t skipped = 0, tests = error ? 1 : d->n;
     for (size_t i = 0; i < d->n; i++)
         skipped += row_skipped(&d->rows[i]);
-    char suite[2 * SL_DIFF_CELL_BUF];
-    snprintf(suite, sizeof suite, "scope-likwid diff %s %s", base, new_);
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", f);
     xml_attr(f, "name", "scope-likwid diff");
     junit_counts(f, tests, d->failed, error != NULL, skipped);
     fputs(">\n  <testsuite", f);
-    xml_attr(f, "name", suite);
+    xml_attr2(f, "name", base, " vs ", new_);
     junit_counts(f, tests, d->failed, error != NULL, skipped);
     fputs(">\n    <properties>\n      <property name=\"base\"", f);
     xml_attr(f, "value", base);
