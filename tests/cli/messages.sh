@@ -2,7 +2,7 @@
 # One voice for the CLI: every subcommand answers --help (exit 0, "usage:
 # scope-likwid CMD"); usage errors are one line "scope-likwid: CMD: ..." with
 # exit 2; bad input is one line "scope-likwid: CMD: FILE: what is wrong" with
-# exit 1 (a directory called a directory, an HDF5 file that is not ours
+# exit 1 (diff: 2) (a directory called a directory, an HDF5 file that is not ours
 # called that); --print-shim-path. Third argument: mk_other_h5; fourth: the
 # shim.
 . "$(dirname "$0")/lib.sh"
@@ -138,7 +138,7 @@ check_rc 1 "show of a missing file"
 one_line missing_show "scope-likwid: show: missing.h5: cannot open: No such file or directory" \
     "show of a missing file"
 sl dir_diff diff adir r.h5
-check_rc 1 "diff on a directory"
+check_rc 2 "diff on a directory (no comparison: 2, as distinct from a regression)"
 check_grep "$TMP/dir_diff.err" "scope-likwid: diff: adir: a directory" "diff on a directory"
 sl cut_merge merge -o m.h5 r.h5 cut.h5
 check_rc 1 "merge of a truncated result file"

@@ -31,7 +31,7 @@ run() {
     echo "$v $name $rc $M $first"
 }
 # show, export, plot: one line; diff and merge add their own verdict line
-# ("diff: bad input, nothing compared", "merge: nothing written")
+# ("diff: error: bad input, nothing compared", "merge: nothing written")
 maxlines=1
 run show "$CLI" show "$M"
 run show-json "$CLI" show --json "$M"

@@ -5,16 +5,22 @@
  *                                of D1, D2, ... ns (calls, total, min, max
  *                                follow from them)
  *   m TAG CALLS TOTAL_NS         timing region without per-call samples
+ *   c TAG CALLS TOTAL_NS D1 D2 ...
+ *                                timing region of CALLS calls taking TOTAL_NS,
+ *                                of which only D1, D2, ... ns were kept as
+ *                                samples (the rest dropped_calls: a cap)
  *   l TAG GID GNAME T1,T2,... [C1,C2,...] [NAME=V1,V2,...]...
+ *     [ev:EVENT@COUNTER=V1,V2,...]...
  *                                LIKWID region (full_api): seconds per
  *                                thread, calls per thread (default 1 each),
- *                                metrics per thread (nan, inf, -inf allowed)
+ *                                metrics per thread (nan, inf, -inf allowed),
+ *                                events per thread
  *   x TAG C1,C2.. T1,T2.. MIN1,.. MAX1,.. START END
  *                                timing region with these per-thread calls,
  *                                total, min, max ns taken as they are (any
  *                                int64, no arithmetic) and one call sample
  *   a NAME VALUE                 the rank's mpi_rank, pid, hostname,
- *                                origin_unix_ns
+ *                                executable, origin_unix_ns
  *                                or its metadata (mpi_size, omp_num_threads,
  *                                start_time_ns, finalize_time_ns,
  *                                working_directory, user, SLURM_*)
@@ -84,6 +90,23 @@ static int timing(sl_run *run, char *tag, char **words, size_t nw, int samples)
             r->max_ns[0] = d;
     }
     r->call_counts[0] = (int64_t)nw;
+    return 0;
+}
+
+/* CALLS TOTAL_NS D1 D2 ...: the samples kept of CALLS calls, the rest
+ * dropped (their time in TOTAL_NS). */
+static int capped(sl_run *run, char *tag, char **words, size_t nw)
+{
+    int rc = timing(run, tag, words + 2, nw - 2, 1);
+    if (rc)
+        return rc;
+    sl_timing_region *r = &run->timing.regions[run->timing.nregions - 1];
+    int64_t calls = strtoll(words[0], NULL, 10);
+    if (calls < r->call_counts[0])
+        return -EINVAL;
+    r->dropped_calls = calls - r->call_counts[0];
+    r->call_counts[0] = calls;
+    r->total_ns[0] = strtoll(words[1], NULL, 10);
     return 0;
 }
 
@@ -171,6 +194,8 @@ static int attr(sl_run *run, char **w, size_t nw)
         m->finalize_time_ns = i;
     else if (!strcmp(n, SL_H5N_hostname))
         return sl_set_string(&run->hostname, v);
+    else if (!strcmp(n, SL_H5N_executable))
+        return sl_set_string(&run->executable, v);
     else if (!strcmp(n, SL_H5N_working_directory))
         return sl_set_string(&m->working_directory, v);
     else if (!strcmp(n, SL_H5N_user))
@@ -197,10 +222,13 @@ static int likwid(sl_run *run, char **w, size_t nw)
             return -EINVAL;
         first_metric = 5;
     }
-    nm = nw - first_metric;
+    size_t ne = 0;
+    for (size_t i = first_metric; i < nw; i++)
+        ne += !strncmp(w[i], "ev:", 3);
+    nm = nw - first_metric - ne;
     run->likwid.source = SL_SOURCE_FULL_API;
     sl_region *r = sl_likwid_add(&run->likwid, w[0], strlen(w[0]), strtoll(w[1], NULL, 10), w[2],
-                                 SL_SOURCE_FULL_API, T, 0, nm, 1);
+                                 SL_SOURCE_FULL_API, T, ne, nm, 1);
     if (!r)
         return -ENOMEM;
     for (size_t t = 0; t < T; t++) {
@@ -208,15 +236,27 @@ static int likwid(sl_run *run, char **w, size_t nw)
         r->times[t] = times[t];
         r->call_counts[t] = (int64_t)calls[t];
     }
-    for (size_t m = 0; m < nm; m++) {
-        char *eq = strchr(w[first_metric + m], '=');
-        if (!eq)
+    for (size_t i = first_metric, e = 0, m = 0; i < nw; i++) {
+        int is_event = !strncmp(w[i], "ev:", 3);
+        char *name = w[i] + (is_event ? 3 : 0), *eq = strchr(name, '='), *at = strchr(name, '@');
+        if (!eq || (is_event && (!at || at > eq)))
             return -EINVAL;
         *eq = '\0';
-        if (sl_set_string(&r->metric_names[m], w[first_metric + m]) || list(eq + 1, vals) != T)
+        if (list(eq + 1, vals) != T)
             return -EINVAL;
+        double *row;
+        if (is_event) {
+            *at = '\0';
+            if (sl_set_string(&r->event_names[e], name) || sl_set_string(&r->counter_names[e], at + 1))
+                return -EINVAL;
+            row = r->events + e++ * T;
+        } else {
+            if (sl_set_string(&r->metric_names[m], name))
+                return -EINVAL;
+            row = r->metrics + m++ * T;
+        }
         for (size_t t = 0; t < T; t++)
-            r->metrics[m * T + t] = vals[t];
+            row[t] = vals[t];
     }
     return 0;
 }
@@ -258,6 +298,8 @@ int main(int argc, char **argv)
             rc = timing(run, words[1], words + 2, nw - 2, 1);
         else if (!strcmp(words[0], "m") && nw == 4)
             rc = timing(run, words[1], words + 2, 2, 0);
+        else if (!strcmp(words[0], "c") && nw >= 5)
+            rc = capped(run, words[1], words + 2, nw - 2);
         else if (!strcmp(words[0], "l"))
             rc = likwid(run, words + 1, nw - 1);
         else if (!strcmp(words[0], "x"))
@@ -265,7 +307,7 @@ int main(int argc, char **argv)
         else if (!strcmp(words[0], "a"))
             rc = attr(run, words + 1, nw - 1);
         if (rc)
-            return fail("bad directive: expected rank, t, m, l, x or a (see mk_result.c)", lineno);
+            return fail("bad directive: expected rank, t, m, c, l, x or a (see mk_result.c)", lineno);
     }
     sl_diag diag;
     sl_diag_init(&diag);

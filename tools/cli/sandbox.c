@@ -224,7 +224,7 @@ static int child(sl_sandbox_fn fn, int argc, char **argv, pid_t parent, const si
     _exit(rc);
 }
 
-int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv)
+int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv, int damaged_rc)
 {
     const char *off = getenv("SCOPE_LIKWID_SANDBOX");
     if (off && !strcmp(off, "0"))
@@ -285,7 +285,7 @@ int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv)
     if (pid < 0) {
         fprintf(stderr, "scope-likwid: %s: cannot start the reading process: %s\n", argv[0],
                 strerror(errno));
-        rc = 1;
+        rc = damaged_rc;
     } else if (!killed && WIFEXITED(status)) {
         pass_on(out, STDOUT_FILENO);
         pass_on(err, STDERR_FILENO);
@@ -317,7 +317,7 @@ int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv)
             fprintf(stderr, ": damaged (%s)\n", what);
         } else /* before any input was opened */
             fprintf(stderr, "scope-likwid: %s: %s\n", argv[0], what);
-        rc = 1;
+        rc = damaged_rc;
     }
     close(out);
     close(err);

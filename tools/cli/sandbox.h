@@ -4,7 +4,8 @@
  * stdout and stderr are held back and passed on only when it ends on its
  * own. A child killed by a signal or the deadline becomes one line
  *   scope-likwid: CMD: FILE: damaged (killed by signal 11 while reading)
- * and exit status 1, with nothing else printed (docs/RELIABILITY.md). */
+ * and the command's exit status for bad input (1; diff 2), with nothing
+ * else printed (docs/RELIABILITY.md). */
 #ifndef SL_SANDBOX_H
 #define SL_SANDBOX_H
 
@@ -13,7 +14,8 @@
 typedef int (*sl_sandbox_fn)(int argc, char **argv);
 
 /* Runs fn(argc, argv) (argv[0] is the subcommand's name) in a child and
- * returns its exit status, or 1 after the one-line message. Environment:
+ * returns its exit status, or damaged_rc after the one-line message.
+ * Environment:
  *   SCOPE_LIKWID_READ_TIMEOUT  deadline in seconds (default 60; 0: none),
  *                              which starts again whenever the child
  *                              begins another input (sl_sandbox_reading)
@@ -22,7 +24,7 @@ typedef int (*sl_sandbox_fn)(int argc, char **argv);
  *   SCOPE_LIKWID_READ_OUTPUT   output (stdout, output files) limit in MiB
  *                              (default 256 + 64 x the inputs' total size)
  *   SCOPE_LIKWID_SANDBOX=0     run fn in this process (no isolation) */
-int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv);
+int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv, int damaged_rc);
 
 /* Called by the child before it opens an input: the file a crash is
  * reported against, and a new deadline. No effect outside a sandbox. */

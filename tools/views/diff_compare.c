@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,11 @@ const char *sl_verdict_name(sl_verdict v)
     return "?";
 }
 
+const char *sl_gate_name(sl_gate g)
+{
+    return g == SL_GATE_FAIL ? "fail" : g == SL_GATE_PASS ? "pass" : "";
+}
+
 void sl_diff_free(sl_diff *d)
 {
     for (size_t i = 0; i < d->n; i++) {
@@ -39,8 +45,35 @@ void sl_diff_free(sl_diff *d)
         free(d->rows[i].quantity);
     }
     free(d->rows);
+    sl_strings_free(d->warnings, d->nwarnings);
     memset(d, 0, sizeof *d);
 }
+
+int sl_diff_warn(sl_diff *d, const char *fmt, ...)
+{
+    char *line;
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vasprintf(&line, fmt, ap);
+    va_end(ap);
+    if (len < 0)
+        return -ENOMEM;
+    char **grown = realloc(d->warnings, (d->nwarnings + 1) * sizeof *grown);
+    if (!grown) {
+        free(line);
+        return -ENOMEM;
+    }
+    d->warnings = grown;
+    d->warnings[d->nwarnings++] = line;
+    return 0;
+}
+
+/* What one comparison needs besides its rows. */
+typedef struct diff_ctx {
+    sl_diff *d;
+    const sl_diff_opts *o;
+    char capped_example[240]; /* the first timing row whose samples were capped */
+} diff_ctx;
 
 /* A new row with everything absent; NULL on ENOMEM. */
 static sl_diff_row *add_row(sl_diff *d, const char *rank, const char *tag, size_t tag_len,
@@ -88,6 +121,38 @@ static void judge(sl_diff_row *r, double threshold, int is_time)
         r->verdict = SL_V_SAME;
 }
 
+/* The row's gate: what base has and new lacks (missing) fails unless
+ * allowed; else a change beyond the threshold in the worse direction
+ * fails (times: lower is better; a metric: its direction, none never
+ * fails). */
+static void set_gate(diff_ctx *c, sl_diff_row *r, int missing, sl_better better)
+{
+    r->missing = missing;
+    if (missing) {
+        r->gate = c->o->allow_missing ? SL_GATE_NONE : SL_GATE_FAIL;
+        c->d->missing += r->gate == SL_GATE_FAIL;
+        return;
+    }
+    if (better == SL_BETTER_NONE || r->verdict == SL_V_ONLY_NEW || r->verdict == SL_V_NO_DATA) {
+        r->gate = SL_GATE_NONE;
+        return;
+    }
+    int worse = better == SL_BETTER_LOWER
+                    ? r->verdict == SL_V_SLOWER || r->verdict == SL_V_HIGHER
+                    : r->verdict == SL_V_LOWER;
+    r->gate = worse ? SL_GATE_FAIL : SL_GATE_PASS;
+    if (worse && r->verdict == SL_V_SLOWER)
+        c->d->slower++;
+    else if (worse)
+        c->d->worse++;
+}
+
+/* A compared row's gate: missing when base has a value new lacks. */
+static void gate_values(diff_ctx *c, sl_diff_row *r, sl_better better)
+{
+    set_gate(c, r, r->verdict == SL_V_ONLY_BASE || (!isnan(r->base) && isnan(r->new_)), better);
+}
+
 /* ---- the shim's timing ---------------------------------------------------- */
 
 static int cmp_i64(const void *a, const void *b)
@@ -124,6 +189,25 @@ static double mean_ms(const sl_timing_region *r)
     return calls > 0 ? total / calls / 1e6 : NAN;
 }
 
+/* Calls counted over all threads (kept and dropped). */
+static int64_t calls_counted(const sl_timing_region *r)
+{
+    int64_t n = 0;
+    for (size_t t = 0; t < r->nthreads; t++)
+        n = sl_add_sat(n, r->call_counts[t]);
+    return n;
+}
+
+/* Some calls were counted without their per-call sample (dropped_calls:
+ * the SCOPE_LIKWID_MAX_CALLS cap, or no room; or fewer samples than calls
+ * counted): a median of the kept samples is not the region's. A region
+ * with no samples at all and nothing dropped never kept any (a file
+ * without per-call samples): its mean is all there is. */
+static int samples_capped(const sl_timing_region *r)
+{
+    return r && (r->dropped_calls > 0 || (r->ncalls > 0 && (int64_t)r->ncalls < calls_counted(r)));
+}
+
 /* One side's value with the statistic chosen for the row. */
 static int timing_value(const sl_timing_region *r, int use_median, double *v, double *min)
 {
@@ -142,16 +226,18 @@ static const sl_timing_region *find_timing(const sl_timing *t, const char *tag, 
     return NULL;
 }
 
-static int timing_row(sl_diff *d, const char *rank, const sl_timing_region *b,
-                      const sl_timing_region *n, double threshold)
+static int timing_row(diff_ctx *c, const char *rank, const sl_timing_region *b,
+                      const sl_timing_region *n)
 {
     const sl_timing_region *any = b ? b : n;
-    /* median needs per-call samples on both sides (or the one side there is) */
-    int use_median = (!b || b->ncalls > 0) && (!n || n->ncalls > 0);
-    sl_diff_row *r = add_row(d, rank, any->tag, any->tag_len, -1, "", "time/call");
+    int capped = samples_capped(b) || samples_capped(n);
+    /* median needs every call's sample on both sides (or the one side
+     * there is); else the totals' mean, which counts every call */
+    int use_median = (!b || b->ncalls > 0) && (!n || n->ncalls > 0) && !capped;
+    sl_diff_row *r = add_row(c->d, rank, any->tag, any->tag_len, -1, "", "time/call");
     if (!r)
         return -ENOMEM;
-    r->statistic = use_median ? "median" : "mean";
+    r->statistic = use_median ? "median" : capped ? "mean (samples capped)" : "mean";
     r->unit = "ms";
     int rc = 0;
     if (b)
@@ -163,22 +249,28 @@ static int timing_row(sl_diff *d, const char *rank, const sl_timing_region *b,
     else if (!n)
         r->verdict = SL_V_ONLY_BASE;
     else
-        judge(r, threshold, 1);
+        judge(r, c->o->threshold, 1);
+    if (capped && !c->d->capped++) {
+        const sl_timing_region *side = samples_capped(b) ? b : n;
+        snprintf(c->capped_example, sizeof c->capped_example, "%s %s: %s kept %zu of %lld calls",
+                 rank, r->region, side == b ? "base" : "new", side->ncalls,
+                 (long long)calls_counted(side));
+    }
+    gate_values(c, r, SL_BETTER_LOWER);
     return rc;
 }
 
-static int compare_timing(sl_diff *d, const char *rank, const sl_timing *b, const sl_timing *n,
-                          double threshold)
+static int compare_timing(diff_ctx *c, const char *rank, const sl_timing *b, const sl_timing *n)
 {
     int rc = 0;
     for (size_t i = 0; !rc && i < b->nregions; i++) {
         const sl_timing_region *br = &b->regions[i];
-        rc = timing_row(d, rank, br, find_timing(n, br->tag, br->tag_len), threshold);
+        rc = timing_row(c, rank, br, find_timing(n, br->tag, br->tag_len));
     }
     for (size_t i = 0; !rc && i < n->nregions; i++) {
         const sl_timing_region *nr = &n->regions[i];
         if (!find_timing(b, nr->tag, nr->tag_len))
-            rc = timing_row(d, rank, NULL, nr, threshold);
+            rc = timing_row(c, rank, NULL, nr);
     }
     return rc;
 }
@@ -243,14 +335,13 @@ static const sl_region *find_region(const sl_likwid *lw, const sl_region *like)
     return NULL;
 }
 
-static int likwid_rows(sl_diff *d, const char *rank, const sl_region *b, const sl_region *n,
-                       double threshold, char *const *metrics, size_t nmetrics)
+static int likwid_rows(diff_ctx *c, const char *rank, const sl_region *b, const sl_region *n)
 {
     const sl_region *any = b ? b : n;
     const char *gname = any->group_name && *any->group_name
                             ? any->group_name
                             : (b && n && n->group_name ? n->group_name : "");
-    sl_diff_row *r = add_row(d, rank, any->tag, any->tag_len, any->group_id, gname,
+    sl_diff_row *r = add_row(c->d, rank, any->tag, any->tag_len, any->group_id, gname,
                              "runtime/call");
     if (!r)
         return -ENOMEM;
@@ -262,39 +353,73 @@ static int likwid_rows(sl_diff *d, const char *rank, const sl_region *b, const s
         r->new_ = runtime_per_call(n);
     if (!b || !n) {
         r->verdict = b ? SL_V_ONLY_BASE : SL_V_ONLY_NEW;
+        gate_values(c, r, SL_BETTER_LOWER);
         return 0; /* metrics only where both sides can be compared */
     }
-    judge(r, threshold, 1);
-    for (size_t m = 0; m < nmetrics; m++) {
+    judge(r, c->o->threshold, 1);
+    gate_values(c, r, SL_BETTER_LOWER);
+    if (b->nevents > 0 && n->nevents == 0) {
+        /* LIKWID stopped counting: the region is there, its counters not */
+        if (!(r = add_row(c->d, rank, any->tag, any->tag_len, any->group_id, gname, "counters")))
+            return -ENOMEM;
+        r->statistic = "events";
+        r->base = (double)b->nevents;
+        r->new_ = 0;
+        r->verdict = SL_V_NO_DATA;
+        set_gate(c, r, 1, SL_BETTER_NONE);
+    }
+    for (size_t m = 0; m < c->o->nmetrics; m++) {
+        const sl_diff_metric *want = &c->o->metrics[m];
         double bv, nv;
-        int rc = metric_mean(b, metrics[m], &bv);
+        int rc = metric_mean(b, want->name, &bv);
         if (!rc)
-            rc = metric_mean(n, metrics[m], &nv);
+            rc = metric_mean(n, want->name, &nv);
         if (rc)
             return rc;
         if (isnan(bv) && isnan(nv))
             continue; /* not this group's metric */
-        if (!(r = add_row(d, rank, any->tag, any->tag_len, any->group_id, gname, metrics[m])))
+        if (!(r = add_row(c->d, rank, any->tag, any->tag_len, any->group_id, gname, want->name)))
             return -ENOMEM;
         r->statistic = "thread mean";
         r->base = bv;
         r->new_ = nv;
-        judge(r, threshold, 0);
+        judge(r, c->o->threshold, 0);
+        gate_values(c, r, want->better);
     }
     return 0;
 }
 
-static int compare_likwid(sl_diff *d, const char *rank, const sl_likwid *b, const sl_likwid *n,
-                          double threshold, char *const *metrics, size_t nmetrics)
+static int compare_likwid(diff_ctx *c, const char *rank, const sl_likwid *b, const sl_likwid *n)
 {
     int rc = 0;
     for (size_t i = 0; !rc && i < b->nregions; i++)
-        rc = likwid_rows(d, rank, &b->regions[i], find_region(n, &b->regions[i]), threshold,
-                         metrics, nmetrics);
+        rc = likwid_rows(c, rank, &b->regions[i], find_region(n, &b->regions[i]));
     for (size_t i = 0; !rc && i < n->nregions; i++)
         if (!find_region(b, &n->regions[i]))
-            rc = likwid_rows(d, rank, NULL, &n->regions[i], threshold, metrics, nmetrics);
+            rc = likwid_rows(c, rank, NULL, &n->regions[i]);
     return rc;
+}
+
+int sl_diff_has_metric(const sl_runset *s, const char *name)
+{
+    for (size_t i = 0; i < s->nruns; i++) {
+        const sl_likwid *lw = &s->runs[i].likwid;
+        for (size_t k = 0; k < lw->nregions; k++) {
+            double v;
+            const sl_region *r = &lw->regions[k];
+            int found = 0;
+            for (size_t m = 0; m < r->nmetrics && !found; m++)
+                found = r->metric_names[m] && !strcmp(r->metric_names[m], name);
+            if (found)
+                return 1;
+            /* an event label (the mean is NAN only when no thread's is finite) */
+            if (metric_mean(r, name, &v) < 0)
+                return -ENOMEM;
+            if (!isnan(v))
+                return 1;
+        }
+    }
+    return 0;
 }
 
 /* ---- ranks ---------------------------------------------------------------- */
@@ -330,19 +455,21 @@ static char *rank_label(const sl_run *b, const sl_run *n)
     return d;
 }
 
-static int whole_rank(sl_diff *out, const char *rank, sl_verdict v)
+static int whole_rank(diff_ctx *c, const char *rank, sl_verdict v)
 {
-    sl_diff_row *r = add_row(out, rank, NULL, 0, -1, "", "");
+    sl_diff_row *r = add_row(c->d, rank, NULL, 0, -1, "", "");
     if (!r)
         return -ENOMEM;
     r->verdict = v;
+    set_gate(c, r, v == SL_V_ONLY_BASE, SL_BETTER_NONE);
     return 0;
 }
 
-int sl_diff_build(const sl_runset *base, const sl_runset *new_, double threshold,
-                  char *const *metrics, size_t nmetrics, sl_diff *out)
+int sl_diff_build(const sl_runset *base, const sl_runset *new_, const sl_diff_opts *o,
+                  sl_diff *out)
 {
     memset(out, 0, sizeof *out);
+    diff_ctx c = {.d = out, .o = o};
     size_t *to_new;
     int rc = sl_diff_pair(base, new_, &to_new);
     unsigned char *paired = rc ? NULL : calloc(new_->nruns ? new_->nruns : 1, 1);
@@ -357,12 +484,12 @@ int sl_diff_build(const sl_runset *base, const sl_runset *new_, double threshold
             break;
         }
         if (!n) {
-            rc = whole_rank(out, rank, SL_V_ONLY_BASE);
+            rc = whole_rank(&c, rank, SL_V_ONLY_BASE);
         } else {
             paired[to_new[i]] = 1;
-            rc = compare_timing(out, rank, &b->timing, &n->timing, threshold);
+            rc = compare_timing(&c, rank, &b->timing, &n->timing);
             if (!rc)
-                rc = compare_likwid(out, rank, &b->likwid, &n->likwid, threshold, metrics, nmetrics);
+                rc = compare_likwid(&c, rank, &b->likwid, &n->likwid);
         }
         free(rank);
     }
@@ -370,9 +497,18 @@ int sl_diff_build(const sl_runset *base, const sl_runset *new_, double threshold
         if (paired[i])
             continue;
         char *rank = rank_label(NULL, &new_->runs[i]);
-        rc = rank ? whole_rank(out, rank, SL_V_ONLY_NEW) : -ENOMEM;
+        rc = rank ? whole_rank(&c, rank, SL_V_ONLY_NEW) : -ENOMEM;
         free(rank);
     }
+    if (!rc)
+        rc = sl_diff_provenance(base, new_, to_new, out);
+    if (!rc && out->capped)
+        rc = sl_diff_warn(out,
+                          "%zu timing row%s compared by mean, not median: per-call samples were "
+                          "capped (SCOPE_LIKWID_MAX_CALLS) in base or new (%s)",
+                          out->capped, out->capped == 1 ? "" : "s", c.capped_example);
+    for (size_t i = 0; i < out->n; i++)
+        out->failed += out->rows[i].gate == SL_GATE_FAIL;
     free(to_new);
     free(paired);
     if (rc)
