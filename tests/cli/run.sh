@@ -132,7 +132,86 @@ chmod +x "$TMP/perfctr-refuses"
 sl_env SCOPE_LIKWID_PERFCTR=$TMP/perfctr-refuses refuses run -C 0 -- sh -c 'echo ran'
 check_rc 0 "refused options"
 check_grep "$TMP/refuses.out" "ran" "refused options: app ran directly"
-check_grep "$TMP/refuses.err" "(Option(s) -g <string> or -W <string> must be given on commandline)" "refused options: reason"
+check_grep "$TMP/refuses.err" "scope-likwid: run: likwid-perfctr refuses the options given before '--' (Option(s) -g <string> or -W <string> must be given on commandline): running sh without likwid-perfctr; timing only" "refused options: reason"
+CHECKS=$((CHECKS + 1))
+if grep -q "cannot count" "$TMP/refuses.err"; then fail "missing -g called a host that cannot count"; fi
+
+# likwid-perfctr 5.x on a bad event set: it forks the application, stops it
+# (SIGSTOP) and exits 1; the stopped orphan holds the probe's pipe. run ends
+# it (by pid), says which option is wrong and runs the application directly.
+cat >"$TMP/perfctr-stops" <<'FAKE'
+#!/bin/sh
+if [ "$1" = "-e" ]; then echo "This architecture has 4 counters."; exit 0; fi
+while [ $# -gt 0 ]; do
+    case $1 in
+    -g|-C|-c) shift 2 ;;
+    -*) shift ;;
+    *) break ;;
+    esac
+done
+sh -c 'kill -STOP $$; exec "$@"' sh "$@" &
+echo $! >>"$STOPPED_LOG"
+echo "ERROR - [./src/perfgroup.c:perfgroup_readGroup:830] Cannot read group file NOSUCHGROUP.txt. Searched in /usr/share/likwid/perfgroups/zen5/NOSUCHGROUP.txt and /root/.likwid/groups/zen5/NOSUCHGROUP.txt" >&2
+exit 1
+FAKE
+chmod +x "$TMP/perfctr-stops"
+export STOPPED_LOG=$TMP/stopped.log
+# each stopped process must be gone: not stopped, not a zombie, not there
+check_ended() {
+    while read -r _p; do
+        CHECKS=$((CHECKS + 1))
+        if [ -e "/proc/$_p" ]; then
+            fail "$1: process $_p ($(cat "/proc/$_p/cmdline" | tr '\0' ' ')) left behind"
+            kill -KILL "$_p" 2>/dev/null || true
+        fi
+    done <"$STOPPED_LOG"
+    : >"$STOPPED_LOG"
+}
+_t0=$(date +%s)
+RC=0
+SCOPE_LIKWID_PERFCTR=$TMP/perfctr-stops SCOPE_LIKWID_OUTPUT=$TMP/nogroup.h5 \
+    timeout 60 "$SL" run -g NOSUCHGROUP -- "$APP" 4 >"$TMP/nogroup.out" 2>"$TMP/nogroup.err" || RC=$?
+_name=nogroup
+CHECKS=$((CHECKS + 1))
+check_rc 4 "-g NOSUCHGROUP: the app's status (124: run hung)"
+CHECKS=$((CHECKS + 1))
+[ $(($(date +%s) - _t0)) -lt 30 ] || fail "-g NOSUCHGROUP: took $(($(date +%s) - _t0)) s"
+check_grep "$TMP/nogroup.err" "scope-likwid: run: likwid-perfctr refuses the options given before '--' (Cannot read group file NOSUCHGROUP.txt. Searched in /usr/share/likwid/perfgroups/zen5/NOSUCHGROUP.txt and /root/.likwid/groups/zen5/NOSUCHGROUP.txt): running $APP without likwid-perfctr; timing only" "-g NOSUCHGROUP: the option named"
+CHECKS=$((CHECKS + 1))
+[ -f "$TMP/nogroup.h5" ] || fail "-g NOSUCHGROUP: no timing result $TMP/nogroup.h5: $(cat "$TMP/nogroup.err")"
+CHECKS=$((CHECKS + 1))
+[ -s "$STOPPED_LOG" ] || fail "-g NOSUCHGROUP: the stand-in stopped nothing"
+check_ended "-g NOSUCHGROUP probe"
+
+# the same failure in the real run (the probe with 'true' passed): the
+# stopped application is ended and named, run ends with likwid-perfctr's status
+cat >"$TMP/perfctr-stops-late" <<'FAKE'
+#!/bin/sh
+for a in "$@"; do [ "$a" = true ] && exit 0; done
+exec "$PERFCTR_STOPS" "$@"
+FAKE
+chmod +x "$TMP/perfctr-stops-late"
+RC=0
+PERFCTR_STOPS=$TMP/perfctr-stops SCOPE_LIKWID_PERFCTR=$TMP/perfctr-stops-late \
+    timeout 60 "$SL" run -g X -- sleep 100 >"$TMP/late.out" 2>"$TMP/late.err" || RC=$?
+_name=late
+CHECKS=$((CHECKS + 1))
+check_rc 1 "stopped in the real run: likwid-perfctr's status"
+check_grep "$TMP/late.err" "scope-likwid: run: ended process $(cat "$STOPPED_LOG"), which likwid-perfctr left stopped" "stopped in the real run: named"
+check_ended "stopped in the real run"
+
+# likwid-perfctr 5.5 in perf_event mode: exits 0, but its events cannot be set up
+cat >"$TMP/perfctr-nosetup" <<'FAKE'
+#!/bin/sh
+if [ "$1" = "-e" ]; then echo "This architecture has 4 counters."; exit 0; fi
+echo "ERROR - [./src/includes/perfmon_perfevent.h:perfmon_setupCountersThread_perfevent:1552] Setup of event INSTR_RETIRED_ANY on CPU 0 failed: Permission denied" >&2
+exit 0
+FAKE
+chmod +x "$TMP/perfctr-nosetup"
+sl_env SCOPE_LIKWID_PERFCTR=$TMP/perfctr-nosetup nosetup run -g CLOCK -- sh -c 'echo ran'
+check_rc 0 "events not set up"
+check_grep "$TMP/nosetup.out" "ran" "events not set up: app ran directly"
+check_grep "$TMP/nosetup.err" "LIKWID cannot count on this host (Setup of event INSTR_RETIRED_ANY on CPU 0 failed: Permission denied)" "events not set up: reason"
 
 # a likwid-perfctr that is not there
 sl_env SCOPE_LIKWID_PERFCTR=$TMP/no-perfctr noperf run -- sh -c 'echo ran'
