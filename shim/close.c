@@ -856,6 +856,14 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
         unlink(rescue);     /* the writer removed it already; an older writer did not */
         if (!out)
             sl_log_info("wrote %s", written);
+    } else if (rescue_why[0]) {
+        /* not beside the result: a directory of this node only, say so */
+        char host[256] = "";
+        gethostname(host, sizeof host - 1);
+        sl_log_warn("could not write %s (%s; not beside it either: %s, so on host %s only); "
+                    "timing data saved in %s: convert it with 'scope-likwid convert %s -o %s'",
+                    in->output, why, rescue_why, host[0] ? host : "unknownhost", rescue, rescue,
+                    in->output);
     } else {
         sl_log_warn("could not write %s (%s); timing data saved in %s: convert it with "
                     "'scope-likwid convert %s -o %s'", in->output, why, rescue, rescue,

@@ -793,6 +793,52 @@ static char *default_in(const char *dir, int mpi, const sl_output_vars *v)
     return sl_output_expand(sl_output_default(mpi), &in);
 }
 
+/* Creates the components of dir (a copy, changed and restored) from the top. */
+static int mkdirs_in(char *dir, const char *path)
+{
+    struct stat st;
+    /* each missing component, from the top: another rank may create the
+     * same ones at the same time (EEXIST is success) */
+    for (char *p = dir + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(dir, 0777) == 0) {
+            /* the umask decides group and others; the owner must be able
+             * to write the result into it whatever the umask */
+            if (stat(dir, &st) == 0 && (st.st_mode & 0700) != 0700)
+                chmod(dir, (st.st_mode & 07777) | 0700);
+        } else if (errno != EEXIST) {
+            int e = errno;
+            sl_log_warn("cannot create the directory %s for SCOPE_LIKWID_OUTPUT %s: %s", dir,
+                        path, strerror(e));
+            return -e;
+        }
+        *p = c;
+        if (!c)
+            return 0;
+    }
+}
+
+int sl_output_mkdirs(const char *path)
+{
+    const char *last = strrchr(path, '/');
+    if (!last || last == path)
+        return 0;
+    char *dir = strndup(path, (size_t)(last - path));    /* Init: no stack for PATH_MAX */
+    if (!dir)
+        return -ENOMEM;
+    struct stat st;
+    int rc = 0;
+    if (stat(dir, &st) == 0)
+        rc = S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+    else
+        rc = mkdirs_in(dir, path);
+    free(dir);
+    return rc;
+}
+
 char *sl_output_place(char *path, int mpi, const sl_output_vars *v, int *no_result)
 {
     *no_result = 0;
@@ -802,9 +848,15 @@ char *sl_output_place(char *path, int mpi, const sl_output_vars *v, int *no_resu
     if ((len > 0 && path[len - 1] == '/') || (exists && S_ISDIR(st.st_mode))) {
         char *in = default_in(path, mpi, v);
         free(path);
+        if (in)
+            sl_output_mkdirs(in);
         return in;
     }
-    if (!exists || S_ISREG(st.st_mode))
+    if (!exists) {
+        sl_output_mkdirs(path);
+        return path;
+    }
+    if (S_ISREG(st.st_mode))
         return path;
     if (stat("/dev/null", &null_st) == 0 && st.st_dev == null_st.st_dev &&
         st.st_ino == null_st.st_ino) {

@@ -119,12 +119,18 @@ char *sl_output_expand(const char *tmpl, const sl_output_vars *v);
 
 /* Where the result goes for what SCOPE_LIKWID_OUTPUT expanded to (path;
  * taken over, freed or returned): a directory, or a name ending in '/', gets
- * the default name (sl_output_default) inside it; /dev/null means no result
+ * the default name (sl_output_default) inside it; the directories of a name
+ * not there yet are created (sl_output_mkdirs); /dev/null means no result
  * file: NULL with *no_result set, said once; another file that is not a
  * regular one (a device, FIFO, socket) is refused with one line and the
  * default name in v->cwd is used (nothing is created next to it). NULL
  * without *no_result on ENOMEM. */
 char *sl_output_place(char *path, int mpi, const sl_output_vars *v, int *no_result);
+
+/* Creates every directory of path (the part before its last '/') that is
+ * not there, with the umask's modes but always rwx for the owner; a failure
+ * is said once. 0 or -errno. */
+int sl_output_mkdirs(const char *path);
 
 /* The name of a file derived from output: "<dir>/<stem>.<what><N>" and
  * ".h5" when output has it, kept within NAME_MAX (a later cycle's file:

@@ -174,6 +174,7 @@ Test(output, place_directory_gets_default_name, .init = redirect_stderr)
     cr_assert_str_eq(p, "/tmp/sl-place-none/scope-likwid-4711.h5",
                      "a directory to be: the name inside it");
     free(p);
+    rmdir("/tmp/sl-place-none");
     snprintf(file, sizeof file, "%s/r.h5", dir);
     p = place(file, "/cwd", &none);
     cr_assert_str_eq(p, file, "a file that does not exist yet: as given");
@@ -188,6 +189,71 @@ Test(output, place_directory_gets_default_name, .init = redirect_stderr)
     rmdir(dir);
     fflush(stderr);
     cr_assert_stderr_eq_str("", "nothing said about a file or a directory");
+}
+
+/* A name in directories not there yet (the man page's Slurm example without
+ * mkdir, a name ending in '/'): they are created, owner rwx whatever the
+ * umask, the rest as the umask says. */
+static mode_t mode_of(const char *p)
+{
+    struct stat st;
+    cr_assert_eq(stat(p, &st), 0, "%s not created", p);
+    cr_assert(S_ISDIR(st.st_mode), "%s is not a directory", p);
+    return st.st_mode & 07777;
+}
+
+Test(output, place_creates_directories, .init = redirect_stderr)
+{
+    char dir[] = "/tmp/sl-mkdirs-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char file[128], a[128], ab[128], slash[128], want[160];
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(ab, sizeof ab, "%s/a/b", dir);
+    snprintf(file, sizeof file, "%s/a/b/rank3.h5", dir);
+    mode_t old = umask(0777);
+    int none = -1;
+    char *p = place(file, "/cwd", &none);
+    umask(022);
+    cr_assert_str_eq(p, file);
+    free(p);
+    cr_assert_eq(mode_of(a), 0700, "umask 0777: owner-only");
+    cr_assert_eq(mode_of(ab), 0700);
+    snprintf(slash, sizeof slash, "%s/new/", dir);
+    snprintf(want, sizeof want, "%s/new/scope-likwid-4711.h5", dir);
+    p = place(slash, "/cwd", &none);
+    cr_assert_str_eq(p, want, "a directory to be: the default name inside it");
+    free(p);
+    snprintf(a, sizeof a, "%s/new", dir);
+    cr_assert_eq(mode_of(a), 0755, "umask 022: as the umask says");
+    umask(old);
+    rmdir(ab);
+    snprintf(ab, sizeof ab, "%s/a", dir);
+    rmdir(ab);
+    rmdir(a);
+    rmdir(dir);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("", "nothing said when the directories could be made");
+}
+
+Test(output, place_directory_cannot_be_made, .init = redirect_stderr)
+{
+    char dir[] = "/tmp/sl-mkdirs-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char file[128], in[160], want[512];
+    snprintf(file, sizeof file, "%s/plain", dir);
+    fclose(fopen(file, "w"));
+    snprintf(in, sizeof in, "%s/sub/r.h5", file);
+    int none = -1;
+    char *p = place(in, "/cwd", &none);
+    cr_assert_str_eq(p, in, "kept: the writer's failure keeps the timing in a rescue file");
+    free(p);
+    unlink(file);
+    rmdir(dir);
+    fflush(stderr);
+    snprintf(want, sizeof want,
+             "scope-likwid: cannot create the directory %s/sub for SCOPE_LIKWID_OUTPUT %s: "
+             "Not a directory\n", file, in);
+    cr_assert_stderr_eq_str(want);
 }
 
 Test(output, place_dev_null_means_no_result, .init = redirect_stderr)
