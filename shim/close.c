@@ -856,6 +856,7 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
         unlink(rescue);     /* the writer removed it already; an older writer did not */
         if (!out)
             sl_log_info("wrote %s", written);
+        sl_run_report("wrote", written);
     } else if (rescue_why[0]) {
         /* not beside the result: a directory of this node only, say so */
         char host[256] = "";
@@ -869,6 +870,8 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
                     "'scope-likwid convert %s -o %s'", in->output, why, rescue, rescue,
                     in->output);
     }
+    if (!written)
+        sl_run_report("rescue", rescue);
     if (out) {
         out->written = written;
         out->rescue = written ? NULL : rescue;

@@ -137,6 +137,17 @@ int sl_output_mkdirs(const char *path);
  * what "cycle"; a forked child's: "pid"). NULL: no memory. */
 char *sl_output_derived(const char *output, const char *what, long long n);
 
+/* ==== run's report ==== */
+/* `scope-likwid run` sets SCOPE_LIKWID_RUN_REPORT to a file it created and
+ * reads after the application: each process appends "KIND\tPID\tPATH\n"
+ * for its journal (at Init), the result it wrote ("wrote") or the rescue
+ * file it left ("rescue"), so run names exactly these files. */
+/* Takes the variable (at Init; read with secure_getenv). */
+void sl_run_report_take(void);
+/* Appends one line when the variable named a file at Init; never creates
+ * it; errno kept; async-signal-safe apart from snprintf of a number. */
+void sl_run_report(const char *kind, const char *path);
+
 /* ==== one copy ==== */
 /* One shim per process: with two copies of
  * libscope_likwid.so loaded (two paths in LD_PRELOAD, `scope-likwid run`

@@ -249,10 +249,46 @@ check_rc 1 "timing only: --metric CPI"
 check_grep "$TMP/appcpi.err" "scope-likwid: show: $res: no counter data (timing only)" \
     "timing only: --metric CPI"
 
+# run names exactly the file its process wrote, in one line; its report
+# file goes to TMPDIR (a private one: nothing may be left there)
+TMPDIR=$TMP/tmpdir
+export TMPDIR
+mkdir "$TMPDIR"
+# only_line RUN LINE WHAT: LINE is the only line of run (or recover) in RUN
+only_line() {
+    CHECKS=$((CHECKS + 1))
+    _got=$(grep -E '^scope-likwid: (run|recover): ' "$TMP/$1.err" | grep -v 'cannot count' || true)
+    [ "$_got" = "$2" ] || fail "$3: run said '$_got', expected '$2'"
+}
 # SCOPE_LIKWID_OUTPUT set by the user is left alone and named
 sl_env SCOPE_LIKWID_OUTPUT=$TMP/mine.h5 own run -- "$APP"
 check_rc 0 "own output"
-check_grep "$TMP/own.err" "SCOPE_LIKWID_OUTPUT ($TMP/mine.h5)" "own output named"
+only_line own "scope-likwid: run: result in $TMP/mine.h5" "own output named"
 CHECKS=$((CHECKS + 1))
 [ -f "$TMP/mine.h5" ] || fail "own output: $TMP/mine.h5 not written"
+# taken: the shim writes mine.1.h5, and run says so (not the old file)
+sl_env SCOPE_LIKWID_OUTPUT=$TMP/mine.h5 taken run -- "$APP"
+check_rc 0 "taken output"
+only_line taken "scope-likwid: run: result in $TMP/mine.1.h5" "taken output: the new name"
+# a template: the expanded name, never the template
+sl_env SCOPE_LIKWID_OUTPUT=$TMP/tmpl-%p.h5 tmpl run -- "$APP"
+app_pid=$(sed -n 's/^pid //p' "$TMP/tmpl.out")
+only_line tmpl "scope-likwid: run: result in $TMP/tmpl-$app_pid.h5" "template expanded"
+# the writer fails: the rescue file, not the template or a result
+RC=0
+SCOPE_LIKWID_OUTPUT=$TMP/resc-%p.h5 SCOPE_LIKWID_WRITER=$TMP/no-writer \
+    "$SL" run -- "$APP" >"$TMP/resc.out" 2>"$TMP/resc.err" || RC=$?
+_name=resc
+check_rc 0 "writer failed"
+app_pid=$(sed -n 's/^pid //p' "$TMP/resc.out")
+only_line resc "scope-likwid: run: no result file written; the timing is in $TMP/resc-$app_pid.h5.rescue (the line above says how to convert it)" "writer failed: the rescue file"
+# killed before Close: its journal is recovered into the result, one line
+sl_env SCOPE_LIKWID_OUTPUT=$TMP/killed.h5 killed run -- "$APP" kill
+check_rc 137 "killed app"
+only_line killed "scope-likwid: recover: recovered $TMP/killed.h5.journal: wrote $TMP/killed.h5" "killed: recovered"
+CHECKS=$((CHECKS + 1))
+[ -f "$TMP/killed.h5" ] || fail "killed: $TMP/killed.h5 not recovered"
+# no report file left behind in TMPDIR
+CHECKS=$((CHECKS + 1))
+[ -z "$(ls -A "$TMPDIR")" ] || fail "left in TMPDIR: $(ls -A "$TMPDIR")"
 finish

@@ -4,9 +4,8 @@
 #include "cmds.h"
 #include "recover.h"
 #include "why.h"
+#include "fileio.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -43,8 +42,8 @@ static const char usage[] =
     "\n"
     "The result file is SCOPE_LIKWID_OUTPUT when set, else\n"
     "./scope-likwid-run-<PID>.h5, PID being the process of APP that calls\n"
-    "likwid_markerInit (scope-likwid-run-<PID>.1.h5 if that name is taken);\n"
-    "its name is printed after APP exits.\n"
+    "likwid_markerInit (scope-likwid-run-<PID>.1.h5 if that name is taken).\n"
+    "After APP exits, one line names each file its processes wrote.\n"
     "\n"
     "Environment:\n"
     "  SCOPE_LIKWID_PERFCTR   likwid-perfctr program to use (default\n"
@@ -418,81 +417,98 @@ static char *escape_percent(const char *s)
     return out;
 }
 
-/* "scope-likwid-run-<digits>.h5" or "...-<digits>.<k>.h5": what the shim
- * makes of run's template "scope-likwid-run-%p.h5". */
-static int run_name(const char *n)
-{
-    if (strncmp(n, RUN_PREFIX, strlen(RUN_PREFIX)))
-        return 0;
-    n += strlen(RUN_PREFIX);
-    int parts = 0;
-    while (isdigit((unsigned char)*n)) {
-        while (isdigit((unsigned char)*n))
-            n++;
-        parts++;
-        if (*n != '.')
-            return 0;
-        n++;
-    }
-    return parts >= 1 && parts <= 2 && !strcmp(n, "h5");
-}
+/* ---- what the application's processes wrote ------------------------------ */
 
-/* Whether a is not before b. */
-static int not_before(struct timespec a, struct timespec b)
+/* The file the shim reports to (SCOPE_LIKWID_RUN_REPORT; shim.h, "run's
+ * report"): empty, owner-only, in TMPDIR or /tmp; NULL when none can be
+ * made. Each `scope-likwid run` has its own: under mpirun each rank's run
+ * hears of its own processes only. */
+static char *report_create(void)
 {
-    return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec >= b.tv_nsec);
-}
-
-/* Reports every result file of that name written in dir since `since` (the
- * processes of APP name them after their own pid). `since` is read from the
- * coarse clock that stamps files, to the nanosecond: a run a second before
- * in the same directory is not this one. Returns how many. */
-static int report_results(const char *dir, struct timespec since)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    int found = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        char p[PATH_MAX + 300];
-        struct stat st;
-        if (!run_name(e->d_name))
+    const char *tmp = getenv("TMPDIR");
+    const char *dirs[] = {tmp && tmp[0] == '/' ? tmp : NULL, "/tmp"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        char *p = NULL;
+        if (!dirs[i] || asprintf(&p, "%s/scope-likwid-run-report.XXXXXX", dirs[i]) < 0)
             continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && not_before(st.st_mtim, since)) {
-            fprintf(stderr, "scope-likwid: run: result in %s\n", p);
-            found++;
+        int fd = mkstemp(p);
+        if (fd >= 0) {
+            close(fd);
+            return p;
         }
+        free(p);
     }
-    closedir(d);
-    return found;
+    return NULL;
 }
 
-/* Recovers the journal of every result file of that name stamped in dir
- * since `since` (a process of APP that died without Close left it). */
-static void recover_killed(const char *dir, struct timespec since, int wait_status)
+/* One line of the report: KIND \t PID \t PATH; 0 when it is not one. */
+static int report_line(char *l, const char **kind, long *pid, const char **path)
 {
-    static const char suffix[] = ".journal";
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (n <= sizeof suffix - 1 || strcmp(e->d_name + n - (sizeof suffix - 1), suffix) != 0)
+    char *t1 = strchr(l, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+    if (!t2 || !t2[1])
+        return 0;
+    *t1 = *t2 = '\0';
+    char *end;
+    *pid = strtol(t1 + 1, &end, 10);
+    *kind = l;
+    *path = t2 + 1;
+    return end != t1 + 1 && !*end;
+}
+
+/* Says what the application's processes wrote, from the report: one line
+ * per result file ("result in"), per rescue file; the journal of a process
+ * that wrote neither (killed, crashed) is recovered. Returns how many
+ * processes reported. */
+static int report_results(const char *report, int wait_status)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (sl_read_file(report, (size_t)1 << 24, &text, &len) != 0)
+        return 0;
+    /* journals of processes not (yet) heard of again, in report order */
+    const char *journal[64];
+    long owner[64];
+    int njournals = 0, said = 0;
+    for (char *l = text, *e; l && *l; l = e ? e + 1 : NULL) {
+        e = strchr(l, '\n');
+        if (e)
+            *e = '\0';
+        const char *kind, *path;
+        long pid;
+        if (!report_line(l, &kind, &pid, &path))
             continue;
-        char name[NAME_MAX + 1];
-        snprintf(name, sizeof name, "%.*s", (int)(n - (sizeof suffix - 1)), e->d_name);
-        char p[PATH_MAX + 300], result[PATH_MAX + 300];
+        said++;
+        if (!strcmp(kind, "journal")) {
+            if (njournals < (int)(sizeof journal / sizeof journal[0])) {
+                journal[njournals] = path;
+                owner[njournals++] = pid;
+            }
+            continue;
+        }
+        for (int i = njournals - 1; i >= 0; i--)
+            if (owner[i] == pid) {
+                owner[i] = -1;      /* delivered */
+                break;
+            }
         struct stat st;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        snprintf(result, sizeof result, "%s/%s", dir, name);
-        if (run_name(name) && stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
-            not_before(st.st_mtim, since))
-            sl_recover_after_run(result, wait_status);
+        if (!strcmp(kind, "wrote") && stat(path, &st) == 0)
+            sl_error("run", "result in %s", path);
+        else if (!strcmp(kind, "rescue") && stat(path, &st) == 0)
+            sl_error("run", "no result file written; the timing is in %s (the line above says "
+                     "how to convert it)", path);
     }
-    closedir(d);
+    for (int i = 0; i < njournals; i++)
+        if (owner[i] >= 0 && access(journal[i], F_OK) == 0) {
+            char why[128];
+            if (WIFSIGNALED(wait_status))
+                snprintf(why, sizeof why, "was killed by signal %d (%s)", WTERMSIG(wait_status),
+                         strsignal(WTERMSIG(wait_status)));
+            else
+                snprintf(why, sizeof why, "ended without likwid_markerClose");
+            sl_recover_journal(journal[i], why);
+        }
+    free(text);
+    return said;
 }
 
 /* ---- command -------------------------------------------------------------- */
@@ -585,12 +601,20 @@ int sl_cmd_run(int argc, char **argv)
             snprintf(output_tmpl, n, "%s/" RUN_PREFIX "%%p.h5", dir);
         free(dir);
     }
+    char *report = report_create();
+    if (!report)
+        sl_error("run", "cannot create a file in TMPDIR or /tmp to learn the result's name "
+                 "(%s): the shim's own line names it", strerror(errno));
     if (!preload || (!user_output && !output_tmpl) || setenv("LD_PRELOAD", preload, 1) ||
-        (output_tmpl && setenv("SCOPE_LIKWID_OUTPUT", output_tmpl, 1))) {
+        (output_tmpl && setenv("SCOPE_LIKWID_OUTPUT", output_tmpl, 1)) ||
+        (report && setenv("SCOPE_LIKWID_RUN_REPORT", report, 1))) {
         sl_error("run", "out of memory");
         free(shim);
         free(preload);
         free(output_tmpl);
+        if (report)
+            unlink(report);
+        free(report);
         return SL_EXIT_FAIL;
     }
     free(preload);
@@ -602,6 +626,9 @@ int sl_cmd_run(int argc, char **argv)
     char **cmd = calloc((size_t)(nopts + nargs + 3), sizeof *cmd);
     if (!cmd) {
         sl_error("run", "out of memory");
+        if (report)
+            unlink(report);
+        free(report);
         return SL_EXIT_FAIL;
     }
     int c = 0;
@@ -633,8 +660,6 @@ int sl_cmd_run(int argc, char **argv)
     posix_spawnattr_setsigdefault(&attr, &def);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
 
-    struct timespec started;
-    clock_gettime(CLOCK_REALTIME_COARSE, &started);
     pid_t pid;
     int rc = posix_spawnp(&pid, cmd[0], NULL, &attr, cmd, environ);
     posix_spawnattr_destroy(&attr);
@@ -655,19 +680,20 @@ int sl_cmd_run(int argc, char **argv)
             nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
             end_children(0, 1, 0);
         }
-        /* killed or crashed: its journal becomes the result */
-        if (user_output && *user_output) {
-            if (!strchr(user_output, '%'))
-                sl_recover_after_run(user_output, st);
-        } else {
-            recover_killed(cwd, started, st);
+        /* what APP's processes wrote; a journal of one killed or crashed
+         * becomes its result */
+        if (report && !report_results(report, st)) {
+            if (user_output && *user_output)
+                sl_error("run", "no result file (did %s call likwid_markerInit? "
+                         "SCOPE_LIKWID_OUTPUT is %s)", argv[app], user_output);
+            else
+                sl_error("run", "%s/" RUN_PREFIX "<PID>.h5: no result file (did %s call "
+                         "likwid_markerInit?)", cwd, argv[app]);
         }
-        if (user_output && *user_output)
-            sl_error("run", "result in the file named by SCOPE_LIKWID_OUTPUT (%s)", user_output);
-        else if (!report_results(cwd, started))
-            sl_error("run", "%s/" RUN_PREFIX "<PID>.h5: no result file (did %s call "
-                     "likwid_markerInit?)", cwd, argv[app]);
     }
+    if (report)
+        unlink(report);
+    free(report);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
     free(cmd);
