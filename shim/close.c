@@ -459,6 +459,9 @@ void sl_run_record_fill(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) == 0)
         sl_set_string(&run->hostname, host);
+    sl_provenance_set(run, &sl_g.prov);
+    if (sl_g.run_id)
+        sl_set_string(&run->meta.run_id, sl_g.run_id);
     char *exe = realpath("/proc/self/exe", NULL);
     if (exe)
         sl_set_string(&run->executable, exe);

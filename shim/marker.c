@@ -147,7 +147,11 @@ static void do_init(void)
     char *cwd = getcwd(NULL, 0);
     sl_output_vars v = {.rank = sl_g.rank, .pid = sl_g.pid, .host = host,
                         .job = sl_job_from_env(), .cwd = cwd};
-    const char *tmpl = sl_g.cfg.output ? sl_g.cfg.output : sl_output_default(sl_g.mpi);
+    /* where it runs, once: Close may run at exit or in a signal's wake */
+    sl_provenance_read(&sl_g.prov);
+    free(sl_g.run_id);
+    sl_g.run_id = sl_run_id_from_env(host, sl_g.pid, real);
+    const char *tmpl = sl_g.cfg.output ? sl_g.cfg.output : sl_output_default(sl_g.mpi, v.job != NULL);
     char *expanded = sl_output_expand(tmpl, &v);
     int no_result = 0;      /* SCOPE_LIKWID_OUTPUT=/dev/null */
     sl_g.output = expanded ? sl_output_place(expanded, sl_g.mpi, &v, &no_result) : NULL;
@@ -675,19 +679,65 @@ int sl_rank_from_env(int64_t *rank)
     return 0;
 }
 
-const char *sl_job_from_env(void)
+/* The batch systems' job id variables, and the run id's name for each. */
+#define SL_JOB_VARS(X)                                                                   \
+    X("SLURM_JOB_ID", "slurm")                                                           \
+    X("PBS_JOBID", "pbs")                                                                \
+    X("LSB_JOBID", "lsf")                                                                \
+    X("FLUX_JOB_ID", "flux")                                                             \
+    X("JOB_ID", "sge")
+
+typedef struct job_var {
+    const char *var, *system;
+} job_var;
+
+#define SL_JOB_ROW(var, system) {var, system},
+static const job_var job_vars[] = {SL_JOB_VARS(SL_JOB_ROW)};
+#undef SL_JOB_ROW
+
+/* The first job variable that is set, or NULL. */
+static const job_var *job_var_set(void)
 {
-    static const char *const vars[] = {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
+    for (size_t i = 0; i < sizeof job_vars / sizeof job_vars[0]; i++) {
+        const char *v = getenv(job_vars[i].var);
         if (v && *v)
-            return v;
+            return &job_vars[i];
     }
     return NULL;
 }
 
-const char *sl_output_default(int mpi)
+const char *sl_job_from_env(void)
 {
+    const job_var *j = job_var_set();
+    return j ? getenv(j->var) : NULL;
+}
+
+char *sl_run_id_from_env(const char *host, int64_t pid, int64_t start_unix_ns)
+{
+    const job_var *j = job_var_set();
+    /* Slurm's steps are launches of one job (each srun); other systems
+     * have none: the launcher's namespace tells their launches apart */
+    const char *step = j && !strcmp(j->system, "slurm") ? getenv("SLURM_STEP_ID") : NULL;
+    const char *ns = getenv("PMIX_NAMESPACE");
+    if (!ns || !*ns)
+        ns = getenv("OMPI_MCA_ess_base_jobid");
+    int has_step = step && *step, has_ns = ns && *ns;
+    char *id = NULL;
+    int n;
+    if (j || has_ns)
+        n = asprintf(&id, "%s%s%s%s%s%s%s", j ? j->system : "", j ? "-" : "",
+                     j ? getenv(j->var) : "", has_step ? "." : "", has_step ? step : "",
+                     j && has_ns ? "/" : "", has_ns ? ns : "");
+    else
+        n = asprintf(&id, "%s:%lld:%lld", host && *host ? host : "unknownhost", (long long)pid,
+                     (long long)start_unix_ns);
+    return n < 0 ? NULL : id;
+}
+
+const char *sl_output_default(int mpi, int job)
+{
+    if (job)
+        return mpi ? "scope-likwid-%j-rank%r.h5" : "scope-likwid-%j-%p.h5";
     return mpi ? "scope-likwid-rank%r.h5" : "scope-likwid-%p.h5";
 }
 
@@ -794,7 +844,7 @@ static char *default_in(const char *dir, int mpi, const sl_output_vars *v)
 {
     sl_output_vars in = *v;
     in.cwd = dir;
-    return sl_output_expand(sl_output_default(mpi), &in);
+    return sl_output_expand(sl_output_default(mpi, v->job != NULL), &in);
 }
 
 /* Creates the components of dir (a copy, changed and restored) from the top. */

@@ -12,6 +12,7 @@
 #include "marker_fns.h"
 #include "journal.h"
 #include "likwid_result.h"
+#include "provenance.h"
 #include "run.h"
 #include "timing.h"
 
@@ -106,12 +107,21 @@ int sl_rank_from_env(int64_t *rank);
  * positive count; -1 when none does. */
 int64_t sl_world_size_from_env(void);
 
-/* Batch job id from SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, JOB_ID; NULL if none. */
+/* Batch job id from SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, FLUX_JOB_ID, JOB_ID;
+ * NULL if none. */
 const char *sl_job_from_env(void);
 
+/* The id shared by every process of one launch (docs/FORMAT.md, run_id):
+ * "slurm-JOB.STEP" (or pbs-, lsf-, flux-, sge-JOB), then "/" and the MPI
+ * launcher's namespace (PMIX_NAMESPACE, else OMPI_MCA_ess_base_jobid) when
+ * set; without either "HOST:PID:START" of this process. Newly allocated;
+ * NULL on ENOMEM. */
+char *sl_run_id_from_env(const char *host, int64_t pid, int64_t start_unix_ns);
+
 /* Default template: "scope-likwid-rank%r.h5" under MPI, "scope-likwid-%p.h5"
- * otherwise. */
-const char *sl_output_default(int mpi);
+ * otherwise; in a batch job the job id first ("scope-likwid-%j-rank%r.h5",
+ * "scope-likwid-%j-%p.h5"), so reruns in one directory never collide. */
+const char *sl_output_default(int mpi, int job);
 
 /* Expands %r %p %h %j %%; an unknown %x (or a lone % at the end) is warned
  * about and kept literally. Newly allocated; NULL on ENOMEM. */
@@ -208,6 +218,8 @@ typedef struct sl_state {
     int ngroups;                /* '|'-separated sets in LIKWID_EVENTS */
     int cycle;                  /* Init..Close cycle, 1 for the first (close.c) */
     char *first_output;         /* the first cycle's result file; later ones derive theirs */
+    sl_provenance prov;         /* CPU, kernel, clock: read at Init */
+    char *run_id;               /* /metadata's run_id (sl_run_id_from_env), at Init */
 } sl_state;
 
 extern sl_state sl_g;

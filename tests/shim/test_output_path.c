@@ -21,7 +21,8 @@ static void clear_env(void)
 {
     const char *vars[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID",
                           "MV2_COMM_WORLD_RANK", "MPI_LOCALRANKID", "ALPS_APP_PE", "PALS_RANKID",
-                          "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID",
+                          "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID", "JOB_ID",
+                          "SLURM_STEP_ID", "PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid",
                           "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS",
                           "MV2_COMM_WORLD_SIZE", "PALS_SIZE"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
@@ -79,8 +80,44 @@ Test(output, missing_host_and_job)
 
 Test(output, defaults)
 {
-    cr_assert_str_eq(sl_output_default(1), "scope-likwid-rank%r.h5");
-    cr_assert_str_eq(sl_output_default(0), "scope-likwid-%p.h5");
+    cr_assert_str_eq(sl_output_default(1, 0), "scope-likwid-rank%r.h5");
+    cr_assert_str_eq(sl_output_default(0, 0), "scope-likwid-%p.h5");
+    cr_assert_str_eq(sl_output_default(1, 1), "scope-likwid-%j-rank%r.h5");
+    cr_assert_str_eq(sl_output_default(0, 1), "scope-likwid-%j-%p.h5");
+}
+
+/* The run id: job + step, the launcher's namespace, else the process. */
+static void run_id_is(const char *want)
+{
+    char *id = sl_run_id_from_env("node1", 4711, 1733000000123456789);
+    cr_assert_not_null(id);
+    cr_expect_str_eq(id, want);
+    free(id);
+}
+
+Test(output, run_id)
+{
+    clear_env();
+    run_id_is("node1:4711:1733000000123456789");
+    setenv("PMIX_NAMESPACE", "1969422337", 1);
+    run_id_is("1969422337");
+    unsetenv("PMIX_NAMESPACE");
+    setenv("OMPI_MCA_ess_base_jobid", "42", 1);
+    run_id_is("42");
+    setenv("PBS_JOBID", "77.server", 1);
+    run_id_is("pbs-77.server/42");
+    unsetenv("OMPI_MCA_ess_base_jobid");
+    run_id_is("pbs-77.server");
+    setenv("SLURM_STEP_ID", "3", 1);    /* not Slurm's job: not its step */
+    run_id_is("pbs-77.server");
+    setenv("SLURM_JOB_ID", "88", 1);
+    run_id_is("slurm-88.3");
+    setenv("PMIX_NAMESPACE", "slurm.pmix.88.3", 1);
+    run_id_is("slurm-88.3/slurm.pmix.88.3");
+    clear_env();
+    setenv("FLUX_JOB_ID", "f2n3", 1);
+    run_id_is("flux-f2n3");
+    clear_env();
 }
 
 Test(output, rank_first_set_variable_wins)
@@ -139,6 +176,10 @@ Test(output, job_id)
 {
     clear_env();
     cr_assert_null(sl_job_from_env());
+    setenv("FLUX_JOB_ID", "f2n3", 1);
+    cr_assert_str_eq(sl_job_from_env(), "f2n3");
+    setenv("LSB_JOBID", "5", 1);
+    cr_assert_str_eq(sl_job_from_env(), "5");
     setenv("PBS_JOBID", "77.server", 1);
     cr_assert_str_eq(sl_job_from_env(), "77.server");
     setenv("SLURM_JOB_ID", "88", 1);
