@@ -611,10 +611,8 @@ static void bounds(const sl_timing *t, int64_t *start, int64_t *fin)
  * sssd) into the application. */
 static void user_name(sl_run_meta *m)
 {
-    const char *u = getenv("USER");
-    if (!u || !*u)
-        u = getenv("LOGNAME");
-    if (u && *u)
+    const char *u = sl_user_from_env();
+    if (u)
         sl_set_string(&m->user, u);
 }
 

@@ -6,6 +6,7 @@
 #include "vec.h"
 
 #include <elf.h>
+#include <fnmatch.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -120,7 +121,10 @@ static void check_counting(void)
 static void do_init(void)
 {
     sl_config_load(&sl_g.cfg);
-    if (sl_g.cfg.disabled) {
+    char *exe = realpath("/proc/self/exe", NULL);
+    int excluded = sl_excluded(getenv("SCOPE_LIKWID_EXCLUDE"), exe);
+    free(exe);
+    if (sl_g.cfg.disabled || excluded) {
         atomic_store(&sl_mode, SL_MODE_PASS);
         return;
     }
@@ -146,7 +150,8 @@ static void do_init(void)
         host[0] = '\0';
     char *cwd = getcwd(NULL, 0);
     sl_output_vars v = {.rank = sl_g.rank, .pid = sl_g.pid, .host = host,
-                        .job = sl_job_from_env(), .cwd = cwd};
+                        .job = sl_job_from_env(), .user = sl_user_from_env(),
+                        .unix_s = real / 1000000000, .cwd = cwd};
     /* where it runs, once: Close may run at exit or in a signal's wake */
     sl_provenance_read(&sl_g.prov);
     free(sl_g.run_id);
@@ -734,6 +739,34 @@ char *sl_run_id_from_env(const char *host, int64_t pid, int64_t start_unix_ns)
     return n < 0 ? NULL : id;
 }
 
+const char *sl_user_from_env(void)
+{
+    const char *u = getenv("USER");
+    if (!u || !*u)
+        u = getenv("LOGNAME");
+    return u && *u ? u : NULL;
+}
+
+int sl_excluded(const char *patterns, const char *exe)
+{
+    if (!patterns || !*patterns || !exe)
+        return 0;
+    const char *base = strrchr(exe, '/');
+    base = base ? base + 1 : exe;
+    for (const char *p = patterns; *p;) {
+        size_t n = strcspn(p, ":");
+        char pat[256];
+        if (n && n < sizeof pat) {
+            memcpy(pat, p, n);
+            pat[n] = '\0';
+            if (fnmatch(pat, exe, 0) == 0 || fnmatch(pat, base, 0) == 0)
+                return 1;
+        }
+        p += n + (p[n] == ':');
+    }
+    return 0;
+}
+
 const char *sl_output_default(int mpi, int job)
 {
     if (job)
@@ -801,17 +834,29 @@ char *sl_output_expand(const char *tmpl, const sl_output_vars *v)
         case 'j':
             put_component(&b, v->job && *v->job ? v->job : "nojob");
             break;
+        case 'u':
+            put_component(&b, v->user && *v->user ? v->user : "nouser");
+            break;
+        case 'd':
+        case 't': {
+            time_t t = (time_t)v->unix_s;
+            struct tm tm;
+            if (gmtime_r(&t, &tm) &&
+                strftime(num, sizeof num, p[1] == 'd' ? "%Y-%m-%d" : "%H%M%S", &tm) > 0)
+                puts_(&b, num);
+            break;
+        }
         case '%':
             puts_(&b, "%");
             break;
         case '\0':
             sl_log_warn("SCOPE_LIKWID_OUTPUT='%s': '%%' at the end: expected one of "
-                        "%%r %%p %%h %%j %%%%; kept literally", tmpl);
+                        "%%r %%p %%h %%j %%u %%d %%t %%%%; kept literally", tmpl);
             puts_(&b, "%");
             continue;   /* p[1] is the terminator: the loop ends */
         default:
             sl_log_warn("SCOPE_LIKWID_OUTPUT='%s': unknown code '%%%c': expected one of "
-                        "%%r %%p %%h %%j %%%%; kept literally", tmpl, p[1]);
+                        "%%r %%p %%h %%j %%u %%d %%t %%%%; kept literally", tmpl, p[1]);
             put(&b, p, 2);
             break;
         }

@@ -92,6 +92,8 @@ typedef struct sl_output_vars {
     int64_t pid;            /* %p */
     const char *host;       /* %h */
     const char *job;        /* %j, NULL: no batch job ("nojob") */
+    const char *user;       /* %u, NULL: unknown ("nouser") */
+    int64_t unix_s;         /* %d (YYYY-MM-DD) and %t (HHMMSS), UTC, of Init */
     const char *cwd;        /* relative results are resolved against it; NULL: keep relative */
 } sl_output_vars;
 
@@ -118,13 +120,22 @@ const char *sl_job_from_env(void);
  * NULL on ENOMEM. */
 char *sl_run_id_from_env(const char *host, int64_t pid, int64_t start_unix_ns);
 
+/* The user for %u: USER, else LOGNAME (never the passwd database: it could
+ * load NSS modules into the application); NULL when neither is set. */
+const char *sl_user_from_env(void);
+
+/* Whether SCOPE_LIKWID_EXCLUDE (':'-separated shell patterns) matches exe
+ * (an absolute path) or its last component: such a program is left alone
+ * (pass-through, nothing said), for a site-wide preload. */
+int sl_excluded(const char *patterns, const char *exe);
+
 /* Default template: "scope-likwid-rank%r.h5" under MPI, "scope-likwid-%p.h5"
  * otherwise; in a batch job the job id first ("scope-likwid-%j-rank%r.h5",
  * "scope-likwid-%j-%p.h5"), so reruns in one directory never collide. */
 const char *sl_output_default(int mpi, int job);
 
-/* Expands %r %p %h %j %%; an unknown %x (or a lone % at the end) is warned
- * about and kept literally. Newly allocated; NULL on ENOMEM. */
+/* Expands %r %p %h %j %u %d %t %%; an unknown %x (or a lone % at the end)
+ * is warned about and kept literally. Newly allocated; NULL on ENOMEM. */
 char *sl_output_expand(const char *tmpl, const sl_output_vars *v);
 
 /* Where the result goes for what SCOPE_LIKWID_OUTPUT expanded to (path;

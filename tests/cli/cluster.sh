@@ -71,6 +71,25 @@ case $(attr "$TMP/slurm/scope-likwid-$pid.h5" metadata run_id) in
 *) fail "serial run_id '$(attr "$TMP/slurm/scope-likwid-$pid.h5" metadata run_id)': expected HOST:$pid:START" ;;
 esac
 
+# ---- site-wide: a central directory by user and date, excluded programs ----
+mkdir "$TMP/central"
+chmod 1777 "$TMP/central"
+(cd "$TMP" && USER=ann SCOPE_LIKWID_OUTPUT="$TMP/central/%u/%d/" LD_PRELOAD=$SHIM "$APP") \
+    >"$TMP/site.out" 2>&1 || fail "central directory run: exit $?"
+pid=$(sed -n 's/^pid //p' "$TMP/site.out")
+day=$(date -u +%Y-%m-%d)
+CHECKS=$((CHECKS + 1))
+# (a run across midnight UTC may name the day before)
+[ -f "$TMP/central/ann/$day/scope-likwid-$pid.h5" ] ||
+    [ -f "$TMP/central/ann/$(date -u -d yesterday +%Y-%m-%d)/scope-likwid-$pid.h5" ] ||
+    fail "central directory: no $TMP/central/ann/$day/scope-likwid-$pid.h5: $(find "$TMP/central")"
+(cd "$TMP" && SCOPE_LIKWID_EXCLUDE="bash:marker_*" SCOPE_LIKWID_OUTPUT="$TMP/central/%u/%d/" \
+    SCOPE_LIKWID_QUIET=0 USER=bob LD_PRELOAD=$SHIM "$APP") >"$TMP/excl.out" 2>"$TMP/excl.err" ||
+    fail "excluded run: exit $?"
+CHECKS=$((CHECKS + 1))
+[ ! -e "$TMP/central/bob" ] || fail "excluded program: $(find "$TMP/central/bob") created"
+check_eq "$(grep 'scope-likwid:' "$TMP/excl.err" || true)" "" "excluded program: nothing said"
+
 # ---- a PBS job, 2 ranks, launched twice in one directory ----
 NP=2
 mkdir "$TMP/pbs"
@@ -126,6 +145,8 @@ sl exes merge -o "$TMP/exes.h5" "$TMP/slurm/scope-likwid-4242-$pid1.h5" \
     "$TMP/slurm/scope-likwid-4242-$pid2.h5"
 check_rc 0 "merge of two executables"
 # (both are rank 0: the clash is said too)
-check_eq "$(grep 'note:' "$TMP/exes.err")" "scope-likwid: merge: $TMP/exes.h5: note: the rank groups ran on different executables ('$APP', '$TMP/other_app', ...)" \
+# (inputs are read in natural order of their names: the lower pid first)
+if [ "$pid1" -lt "$pid2" ]; then pair="'$APP', '$TMP/other_app'"; else pair="'$TMP/other_app', '$APP'"; fi
+check_eq "$(grep 'note:' "$TMP/exes.err")" "scope-likwid: merge: $TMP/exes.h5: note: the rank groups ran on different executables ($pair, ...)" \
     "merge of two executables: one line"
 finish

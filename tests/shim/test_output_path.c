@@ -31,7 +31,9 @@ static void clear_env(void)
 
 static char *expand(const char *tmpl, const char *cwd)
 {
-    sl_output_vars v = {.rank = 3, .pid = 4711, .host = "node/7", .job = "12345", .cwd = cwd};
+    /* 2026-12-04 06:05:09 UTC */
+    sl_output_vars v = {.rank = 3, .pid = 4711, .host = "node/7", .job = "12345",
+                        .user = "ann/b", .unix_s = 1796364309, .cwd = cwd};
     char *s = sl_output_expand(tmpl, &v);
     cr_assert_not_null(s);
     return s;
@@ -42,6 +44,42 @@ Test(output, codes)
     char *s = expand("/r/%r-%p-%h-%j-%%.h5", NULL);
     cr_assert_str_eq(s, "/r/3-4711-node_7-12345-%.h5");
     free(s);
+}
+
+/* A site's central directory: user and date (UTC) as directories. */
+Test(output, user_and_date_codes)
+{
+    char *s = expand("/central/%u/%d/%j-%t-rank%r.h5", NULL);
+    cr_assert_str_eq(s, "/central/ann_b/2026-12-04/12345-060509-rank3.h5");
+    free(s);
+    sl_output_vars v = {.rank = 0, .pid = 1, .host = "h", .job = NULL, .user = NULL,
+                        .unix_s = 0, .cwd = NULL};
+    s = sl_output_expand("%u-%d-%t", &v);
+    cr_assert_str_eq(s, "nouser-1970-01-01-000000");
+    free(s);
+}
+
+Test(output, user_from_env)
+{
+    setenv("USER", "ann", 1);
+    setenv("LOGNAME", "bob", 1);
+    cr_assert_str_eq(sl_user_from_env(), "ann");
+    unsetenv("USER");
+    cr_assert_str_eq(sl_user_from_env(), "bob");
+    unsetenv("LOGNAME");
+    cr_assert_null(sl_user_from_env());
+}
+
+/* SCOPE_LIKWID_EXCLUDE: shell patterns on the path or the program's name. */
+Test(output, exclude_patterns)
+{
+    cr_assert_not(sl_excluded(NULL, "/usr/bin/python3"));
+    cr_assert_not(sl_excluded("", "/usr/bin/python3"));
+    cr_assert(sl_excluded("python*", "/usr/bin/python3"), "the name");
+    cr_assert(sl_excluded("/opt/*:/usr/bin/*", "/usr/bin/python3"), "the path, second pattern");
+    cr_assert_not(sl_excluded("/opt/*:bash", "/usr/bin/python3"));
+    cr_assert_not(sl_excluded("python3:", NULL), "no executable known: not excluded");
+    cr_assert(sl_excluded("::python3", "/usr/bin/python3"), "empty patterns skipped");
 }
 
 Test(output, relative_against_cwd)
@@ -64,10 +102,10 @@ Test(output, bad_codes_kept_literally, .init = redirect_stderr)
     free(s);
     fflush(stderr);
     cr_assert_stderr_eq_str(
-        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': unknown code '%x': expected one of %r %p %h %j %%; kept literally\n"
-        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': unknown code '%s': expected one of %r %p %h %j %%; kept literally\n"
-        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': unknown code '%n': expected one of %r %p %h %j %%; kept literally\n"
-        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': '%' at the end: expected one of %r %p %h %j %%; kept literally\n");
+        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': unknown code '%x': expected one of %r %p %h %j %u %d %t %%; kept literally\n"
+        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': unknown code '%s': expected one of %r %p %h %j %u %d %t %%; kept literally\n"
+        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': unknown code '%n': expected one of %r %p %h %j %u %d %t %%; kept literally\n"
+        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': '%' at the end: expected one of %r %p %h %j %u %d %t %%; kept literally\n");
 }
 
 Test(output, missing_host_and_job)
