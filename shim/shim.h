@@ -161,8 +161,9 @@ char *sl_output_derived(const char *output, const char *what, long long n);
 /* ==== run's report ==== */
 /* `scope-likwid run` sets SCOPE_LIKWID_RUN_REPORT to a file it created and
  * reads after the application: each process appends "KIND\tPID\tPATH\n"
- * for its journal (at Init), the result it wrote ("wrote") or the rescue
- * file it left ("rescue"), so run names exactly these files. */
+ * for its result's name and its journal at Init ("init", "journal"), the
+ * result it wrote ("wrote") or the rescue file it left ("rescue"), so run
+ * names exactly these files. */
 /* Takes the variable (at Init; read with secure_getenv). */
 void sl_run_report_take(void);
 /* Appends one line when the variable named a file at Init; never creates

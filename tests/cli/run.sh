@@ -288,6 +288,14 @@ check_rc 137 "killed app"
 only_line killed "scope-likwid: recover: recovered $TMP/killed.h5.journal: wrote $TMP/killed.h5" "killed: recovered"
 CHECKS=$((CHECKS + 1))
 [ -f "$TMP/killed.h5" ] || fail "killed: $TMP/killed.h5 not recovered"
+# killed without a journal: named, not "did it call likwid_markerInit?"
+RC=0
+SCOPE_LIKWID_OUTPUT=$TMP/nojrn.h5 SCOPE_LIKWID_JOURNAL=0 \
+    "$SL" run -- "$APP" kill >"$TMP/nojrn.out" 2>"$TMP/nojrn.err" || RC=$?
+_name=nojrn
+check_rc 137 "killed app without a journal"
+app_pid=$(sed -n 's/^pid //p' "$TMP/nojrn.out")
+only_line nojrn "scope-likwid: run: process $app_pid ended without writing $TMP/nojrn.h5 and left no journal" "killed without a journal: named"
 # no report file left behind in TMPDIR
 CHECKS=$((CHECKS + 1))
 [ -z "$(ls -A "$TMPDIR")" ] || fail "left in TMPDIR: $(ls -A "$TMPDIR")"

@@ -5,6 +5,7 @@
 #include "recover.h"
 #include "why.h"
 #include "fileio.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -455,20 +456,36 @@ static int report_line(char *l, const char **kind, long *pid, const char **path)
     return end != t1 + 1 && !*end;
 }
 
+/* A process of APP that said it started timing (Init), and what became of
+ * it. */
+typedef struct started_proc {
+    long pid;
+    const char *output, *journal;   /* in the report's text; journal NULL: none */
+    int done;                       /* it wrote a result or a rescue file */
+} started_proc;
+
+/* The latest process of that pid still without a result (a pid that
+ * called exec starts again under the same pid). */
+static started_proc *open_proc(started_proc *v, size_t n, long pid)
+{
+    for (size_t i = n; i-- > 0;)
+        if (v[i].pid == pid && !v[i].done)
+            return &v[i];
+    return NULL;
+}
+
 /* Says what the application's processes wrote, from the report: one line
  * per result file ("result in"), per rescue file; the journal of a process
- * that wrote neither (killed, crashed) is recovered. Returns how many
- * processes reported. */
-static int report_results(const char *report, int wait_status)
+ * that wrote neither (killed, crashed) is recovered, and one without a
+ * journal is named. Returns how many processes started timing. */
+static size_t report_results(const char *report, int wait_status)
 {
     char *text = NULL;
     size_t len = 0;
     if (sl_read_file(report, (size_t)1 << 24, &text, &len) != 0)
         return 0;
-    /* journals of processes not (yet) heard of again, in report order */
-    const char *journal[64];
-    long owner[64];
-    int njournals = 0, said = 0;
+    started_proc *procs = NULL;
+    size_t n = 0, cap = 0;
     for (char *l = text, *e; l && *l; l = e ? e + 1 : NULL) {
         e = strchr(l, '\n');
         if (e)
@@ -477,19 +494,19 @@ static int report_results(const char *report, int wait_status)
         long pid;
         if (!report_line(l, &kind, &pid, &path))
             continue;
-        said++;
-        if (!strcmp(kind, "journal")) {
-            if (njournals < (int)(sizeof journal / sizeof journal[0])) {
-                journal[njournals] = path;
-                owner[njournals++] = pid;
-            }
+        started_proc *p = open_proc(procs, n, pid);
+        if (!strcmp(kind, "init")) {
+            if (SL_VEC_RESERVE(procs, cap, n, 1) == 0)
+                procs[n++] = (started_proc){pid, path, NULL, 0};
             continue;
         }
-        for (int i = njournals - 1; i >= 0; i--)
-            if (owner[i] == pid) {
-                owner[i] = -1;      /* delivered */
-                break;
-            }
+        if (!strcmp(kind, "journal")) {
+            if (p)
+                p->journal = path;
+            continue;
+        }
+        if (p)
+            p->done = 1;
         struct stat st;
         if (!strcmp(kind, "wrote") && stat(path, &st) == 0)
             sl_error("run", "result in %s", path);
@@ -497,18 +514,24 @@ static int report_results(const char *report, int wait_status)
             sl_error("run", "no result file written; the timing is in %s (the line above says "
                      "how to convert it)", path);
     }
-    for (int i = 0; i < njournals; i++)
-        if (owner[i] >= 0 && access(journal[i], F_OK) == 0) {
-            char why[128];
-            if (WIFSIGNALED(wait_status))
-                snprintf(why, sizeof why, "was killed by signal %d (%s)", WTERMSIG(wait_status),
-                         strsignal(WTERMSIG(wait_status)));
-            else
-                snprintf(why, sizeof why, "ended without likwid_markerClose");
-            sl_recover_journal(journal[i], why);
-        }
+    char why[128];
+    if (WIFSIGNALED(wait_status))
+        snprintf(why, sizeof why, "was killed by signal %d (%s)", WTERMSIG(wait_status),
+                 strsignal(WTERMSIG(wait_status)));
+    else
+        snprintf(why, sizeof why, "ended without likwid_markerClose");
+    for (size_t i = 0; i < n; i++) {
+        if (procs[i].done)
+            continue;
+        if (procs[i].journal && access(procs[i].journal, F_OK) == 0)
+            sl_recover_journal(procs[i].journal, why);
+        else
+            sl_error("run", "process %ld ended without writing %s and left no journal", procs[i].pid,
+                     procs[i].output);
+    }
+    free(procs);
     free(text);
-    return said;
+    return n;
 }
 
 /* ---- command -------------------------------------------------------------- */
