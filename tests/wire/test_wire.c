@@ -439,6 +439,26 @@ Test(wire, write_errors_are_returned)
     sl_run_free(&a);
 }
 
+/* body under the magic line: decoded into r (0 or -EINVAL, d filled). */
+static int decode_as(const char *magic, const char *body, sl_run *r, sl_diag *d)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s\n%s", magic, body);
+    cr_expect(sl_wire_is_wire(buf, strlen(buf)));
+    return decode_run(buf, strlen(buf), r, d);
+}
+
+/* body under the magic line is refused with that one defect. */
+static void refused_as(const char *magic, const char *body, const char *defect)
+{
+    sl_run r;
+    sl_diag d;
+    cr_assert_eq(decode_as(magic, body, &r, &d), -EINVAL);
+    expect_one_defect(&d, defect);
+    sl_run_free(&r);
+    sl_diag_free(&d);
+}
+
 /* A version-1 rescue file (no metadata lines) still decodes: its metadata
  * is unknown. The same lines under the version-2 magic lack 'meta', under
  * the version-3 magic 'parent_pid'. */
@@ -448,12 +468,9 @@ Test(wire, version_1_is_still_read)
                        "command_line =x\nlikwid_status =s\nenv 0\ntiming =CLOCK_MONOTONIC 5 1\n"
                        "tregion =r 0 0 0 0 1 1\nthread 7 1 10 10 10\ncall 7 100 110\n"
                        "likwid none 0\nend 15\n";
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s\n%s", SL_WIRE_MAGIC_V1, body);
-    cr_expect(sl_wire_is_wire(buf, strlen(buf)));
     sl_run r;
     sl_diag d;
-    cr_assert_eq(decode_run(buf, strlen(buf), &r, &d), 0, "%s", d.kept ? d.lines[0] : "");
+    cr_assert_eq(decode_as(SL_WIRE_MAGIC_V1, body, &r, &d), 0, "%s", d.kept ? d.lines[0] : "");
     cr_expect_eq(r.rank, 2);
     cr_expect_eq(r.timing.nregions, 1u);
     cr_expect_eq(r.timing.regions[0].end_times[0], 110);
@@ -462,16 +479,8 @@ Test(wire, version_1_is_still_read)
     cr_expect_str_eq(r.meta.user, "");
     sl_run_free(&r);
     sl_diag_free(&d);
-    snprintf(buf, sizeof buf, "%s\n%s", SL_WIRE_MAGIC_V2, body);
-    cr_assert_eq(decode_run(buf, strlen(buf), &r, &d), -EINVAL);
-    expect_one_defect(&d, "in:11: unknown keyword 'timing': expected 'meta'");
-    sl_run_free(&r);
-    sl_diag_free(&d);
-    snprintf(buf, sizeof buf, "%s\n%s", SL_WIRE_MAGIC_V3, body);
-    cr_assert_eq(decode_run(buf, strlen(buf), &r, &d), -EINVAL);
-    expect_one_defect(&d, "in:6: unknown keyword 'hostname': expected 'parent_pid'");
-    sl_run_free(&r);
-    sl_diag_free(&d);
+    refused_as(SL_WIRE_MAGIC_V2, body, "in:11: unknown keyword 'timing': expected 'meta'");
+    refused_as(SL_WIRE_MAGIC_V3, body, "in:6: unknown keyword 'hostname': expected 'parent_pid'");
 }
 
 /* A version-3 rescue file (no provenance, no run_id) still decodes, with
@@ -482,23 +491,16 @@ Test(wire, version_3_is_still_read)
                        "executable =/x\ncommand_line =x\nlikwid_status =s\nenv 0\n"
                        "meta 1 1 5 9\nworking_directory =/w\nuser =u\nmetavars 0\n"
                        "timing =CLOCK_MONOTONIC 5 0\nlikwid none 0\nend 17\n";
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s\n%s", SL_WIRE_MAGIC_V3, body);
-    cr_expect(sl_wire_is_wire(buf, strlen(buf)));
     sl_run r;
     sl_diag d;
-    cr_assert_eq(decode_run(buf, strlen(buf), &r, &d), 0, "%s", d.kept ? d.lines[0] : "");
+    cr_assert_eq(decode_as(SL_WIRE_MAGIC_V3, body, &r, &d), 0, "%s", d.kept ? d.lines[0] : "");
     cr_expect_str_eq(r.meta.user, "u");
     cr_expect_str_eq(r.meta.run_id, "");
     cr_expect_str_eq(r.cpu_model, "");
     cr_expect_eq(r.tsc_hz, 0);
     sl_run_free(&r);
     sl_diag_free(&d);
-    snprintf(buf, sizeof buf, "%s\n%s", SL_WIRE_MAGIC, body);
-    cr_assert_eq(decode_run(buf, strlen(buf), &r, &d), -EINVAL);
-    expect_one_defect(&d, "in:11: unknown keyword 'env': expected 'cpu_model'");
-    sl_run_free(&r);
-    sl_diag_free(&d);
+    refused_as(SL_WIRE_MAGIC, body, "in:11: unknown keyword 'env': expected 'cpu_model'");
 }
 
 Test(wire, is_wire)
