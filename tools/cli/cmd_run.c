@@ -691,9 +691,19 @@ int sl_cmd_run(int argc, char **argv)
         sl_error("run", "%s: cannot run: %s", cmd[0], strerror(rc));
         status = rc == ENOENT ? 127 : 126;
     } else {
+        /* as subreaper run also adopts what APP's processes orphan: reap
+         * those as they end, or their zombies pile up for the whole run */
         int st = 0;
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-            ;
+        for (;;) {
+            int any;
+            pid_t w = waitpid(-1, &any, 0);
+            if (w == pid) {
+                st = any;
+                break;
+            }
+            if (w < 0 && errno != EINTR)
+                break;
+        }
         status = status_code(st);
         /* an application likwid-perfctr stopped and left (it failed after
          * forking it) would wait forever; a child that still runs is the
