@@ -92,3 +92,58 @@ int sl_provenance_set(sl_run *run, const sl_provenance *p)
     run->tsc_hz = p->tsc_hz;
     return 0;
 }
+
+/* The batch systems' job id variables, and the run id's name for each. */
+#define SL_JOB_VARS(X)                                                                   \
+    X("SLURM_JOB_ID", "slurm")                                                           \
+    X("PBS_JOBID", "pbs")                                                                \
+    X("LSB_JOBID", "lsf")                                                                \
+    X("FLUX_JOB_ID", "flux")                                                             \
+    X("JOB_ID", "sge")
+
+typedef struct job_var {
+    const char *var, *system;
+} job_var;
+
+#define SL_JOB_ROW(var, system) {var, system},
+static const job_var job_vars[] = {SL_JOB_VARS(SL_JOB_ROW)};
+#undef SL_JOB_ROW
+
+/* The first job variable that is set, or NULL. */
+static const job_var *job_var_set(void)
+{
+    for (size_t i = 0; i < sizeof job_vars / sizeof job_vars[0]; i++) {
+        const char *v = getenv(job_vars[i].var);
+        if (v && *v)
+            return &job_vars[i];
+    }
+    return NULL;
+}
+
+const char *sl_job_from_env(void)
+{
+    const job_var *j = job_var_set();
+    return j ? getenv(j->var) : NULL;
+}
+
+char *sl_run_id_from_env(const char *host, int64_t pid, int64_t start_unix_ns)
+{
+    const job_var *j = job_var_set();
+    /* Slurm's steps are launches of one job (each srun); other systems
+     * have none: the launcher's namespace tells their launches apart */
+    const char *step = j && !strcmp(j->system, "slurm") ? getenv("SLURM_STEP_ID") : NULL;
+    const char *ns = getenv("PMIX_NAMESPACE");
+    if (!ns || !*ns)
+        ns = getenv("OMPI_MCA_ess_base_jobid");
+    int has_step = step && *step, has_ns = ns && *ns;
+    char *id = NULL;
+    int n;
+    if (j || has_ns)
+        n = asprintf(&id, "%s%s%s%s%s%s%s", j ? j->system : "", j ? "-" : "",
+                     j ? getenv(j->var) : "", has_step ? "." : "", has_step ? step : "",
+                     j && has_ns ? "/" : "", has_ns ? ns : "");
+    else
+        n = asprintf(&id, "%s:%lld:%lld", host && *host ? host : "unknownhost", (long long)pid,
+                     (long long)start_unix_ns);
+    return n < 0 ? NULL : id;
+}

@@ -109,17 +109,6 @@ int sl_rank_from_env(int64_t *rank);
  * positive count; -1 when none does. */
 int64_t sl_world_size_from_env(void);
 
-/* Batch job id from SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, FLUX_JOB_ID, JOB_ID;
- * NULL if none. */
-const char *sl_job_from_env(void);
-
-/* The id shared by every process of one launch (docs/FORMAT.md, run_id):
- * "slurm-JOB.STEP" (or pbs-, lsf-, flux-, sge-JOB), then "/" and the MPI
- * launcher's namespace (PMIX_NAMESPACE, else OMPI_MCA_ess_base_jobid) when
- * set; without either "HOST:PID:START" of this process. Newly allocated;
- * NULL on ENOMEM. */
-char *sl_run_id_from_env(const char *host, int64_t pid, int64_t start_unix_ns);
-
 /* The user for %u: USER, else LOGNAME (never the passwd database: it could
  * load NSS modules into the application); NULL when neither is set. */
 const char *sl_user_from_env(void);

@@ -62,6 +62,13 @@ case $tsc in
 "<absent>") ;;  # CPUID 0x15 says nothing (most virtual machines)
 *[!0-9]* | 0) fail "tsc_hz '$tsc': expected a positive count or no attribute" ;;
 esac
+# scope-likwid run in a job: its default name carries the job id too
+mkdir "$TMP/runjob"
+(cd "$TMP/runjob" && SLURM_JOB_ID=4242 SCOPE_LIKWID_PERFCTR=none "$SL" run -- "$APP") \
+    >"$TMP/runjob.out" 2>"$TMP/runjob.err" || fail "run in a job: exit $?"
+pid=$(sed -n 's/^pid //p' "$TMP/runjob.out")
+check_eq "$(grep 'result in' "$TMP/runjob.err")" \
+    "scope-likwid: run: result in $TMP/runjob/scope-likwid-run-4242-$pid.h5" "run in a job: the name"
 # a serial run without a job: the process is the launch
 (cd "$TMP/slurm" && LD_PRELOAD=$SHIM "$APP") >"$TMP/serial.out" 2>&1 || fail "serial run: exit $?"
 pid=$(sed -n 's/^pid //p' "$TMP/serial.out")

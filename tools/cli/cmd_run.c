@@ -5,6 +5,7 @@
 #include "recover.h"
 #include "why.h"
 #include "fileio.h"
+#include "provenance.h"
 #include "vec.h"
 
 #include <errno.h>
@@ -42,7 +43,8 @@ static const char usage[] =
     "`likwid-perfctr -e` and `likwid-perfctr OPTIONS true` first.\n"
     "\n"
     "The result file is SCOPE_LIKWID_OUTPUT when set, else\n"
-    "./scope-likwid-run-<PID>.h5, PID being the process of APP that calls\n"
+    "./scope-likwid-run-<PID>.h5 (in a batch job scope-likwid-run-<JOB>-<PID>.h5),\n"
+    "PID being the process of APP that calls\n"
     "likwid_markerInit (scope-likwid-run-<PID>.1.h5 if that name is taken).\n"
     "After APP exits, one line names each file its processes wrote.\n"
     "\n"
@@ -617,11 +619,12 @@ int sl_cmd_run(int argc, char **argv)
         if (!getcwd(cwd, sizeof cwd))
             snprintf(cwd, sizeof cwd, ".");
         /* %p: the pid of APP's process that writes, which run cannot know
-         * beforehand (under likwid-perfctr APP is its grandchild) */
+         * beforehand (under likwid-perfctr APP is its grandchild); %j in a
+         * batch job, so that reruns never collide */
         char *dir = escape_percent(cwd);
-        size_t n = dir ? strlen(dir) + sizeof "/" RUN_PREFIX "%p.h5" : 0;
-        if (dir && (output_tmpl = malloc(n)))
-            snprintf(output_tmpl, n, "%s/" RUN_PREFIX "%%p.h5", dir);
+        if (dir && asprintf(&output_tmpl, "%s/" RUN_PREFIX "%s%%p.h5", dir,
+                            sl_job_from_env() ? "%j-" : "") < 0)
+            output_tmpl = NULL;
         free(dir);
     }
     char *report = report_create();
@@ -720,8 +723,9 @@ int sl_cmd_run(int argc, char **argv)
                 sl_error("run", "no result file (did %s call likwid_markerInit? "
                          "SCOPE_LIKWID_OUTPUT is %s)", argv[app], user_output);
             else
-                sl_error("run", "%s/" RUN_PREFIX "<PID>.h5: no result file (did %s call "
-                         "likwid_markerInit?)", cwd, argv[app]);
+                sl_error("run", "%s/" RUN_PREFIX "%s<PID>.h5: no result file (did %s call "
+                         "likwid_markerInit?)", cwd, sl_job_from_env() ? "<JOB>-" : "",
+                         argv[app]);
         }
     }
     if (report)
