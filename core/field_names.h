@@ -19,6 +19,7 @@
 #define SL_H5N_total_cores "total_cores"
 #define SL_H5N_working_directory "working_directory"
 #define SL_H5N_user "user"
+#define SL_H5N_run_id "run_id"
 #define SL_H5N_SLURM_ "SLURM_" /* one attr per SLURM_* variable */
 #define SL_H5N_merged_from "merged_from"
 #define SL_H5N_merged_from_group "merged_from_group"
@@ -29,6 +30,10 @@
 #define SL_H5N_parent_pid "parent_pid"
 #define SL_H5N_mpi_rank "mpi_rank"
 #define SL_H5N_likwid_status "likwid_status"
+#define SL_H5N_cpu_model "cpu_model"
+#define SL_H5N_kernel_release "kernel_release"
+#define SL_H5N_clock_source "clock_source"
+#define SL_H5N_tsc_hz "tsc_hz"
 #define SL_H5N_timing "timing"
 #define SL_H5N_likwid "likwid"
 #define SL_H5N_clock "clock"

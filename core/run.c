@@ -28,12 +28,15 @@ int sl_run_init(sl_run *r)
     r->executable = strdup("");
     r->command_line = strdup("");
     r->likwid_status = strdup("");
+    r->cpu_model = strdup("");
+    r->kernel_release = strdup("");
+    r->clock_source = strdup("");
     r->timing.clock = strdup("");
     r->group = strdup("");
     r->merged_from = strdup("");
     r->merged_from_group = strdup("");
     if (!r->hostname || !r->executable || !r->command_line || !r->likwid_status ||
-        !r->timing.clock || !r->group || !r->merged_from || !r->merged_from_group ||
+        !r->cpu_model || !r->kernel_release || !r->clock_source || !r->timing.clock || !r->group || !r->merged_from || !r->merged_from_group ||
         sl_run_meta_init(&r->meta) < 0) {
         sl_run_free(r);
         return -ENOMEM;
@@ -47,6 +50,9 @@ void sl_run_free(sl_run *r)
     free(r->executable);
     free(r->command_line);
     free(r->likwid_status);
+    free(r->cpu_model);
+    free(r->kernel_release);
+    free(r->clock_source);
     vars_free(r->env, r->nenv);
     free(r->group);
     free(r->merged_from);
@@ -63,7 +69,8 @@ int sl_run_meta_init(sl_run_meta *m)
     m->mpi_size = m->omp_num_threads = m->start_time_ns = m->finalize_time_ns = -1;
     m->working_directory = strdup("");
     m->user = strdup("");
-    if (!m->working_directory || !m->user) {
+    m->run_id = strdup("");
+    if (!m->working_directory || !m->user || !m->run_id) {
         sl_run_meta_free(m);
         return -ENOMEM;
     }
@@ -74,6 +81,7 @@ void sl_run_meta_free(sl_run_meta *m)
 {
     free(m->working_directory);
     free(m->user);
+    free(m->run_id);
     vars_free(m->vars, m->nvars);
     memset(m, 0, sizeof *m);
 }

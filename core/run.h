@@ -22,6 +22,7 @@ typedef struct sl_run_meta {
     int64_t finalize_time_ns;   /* on timing.clock: at Close, >= the last end */
     char *working_directory;
     char *user;
+    char *run_id;               /* shared by every process of one launch (FORMAT.md) */
     size_t nvars, capvars;
     sl_env_var *vars;           /* the run's SLURM_* variables */
 } sl_run_meta;
@@ -35,6 +36,11 @@ typedef struct sl_run {
     char *executable;
     char *command_line;
     char *likwid_status;        /* which source was used, each fallback and why */
+    /* where it ran, read at Init; "" and 0 when unknown */
+    char *cpu_model;            /* /proc/cpuinfo's "model name" */
+    char *kernel_release;       /* uname's release */
+    char *clock_source;         /* the kernel's current clocksource ("tsc", "kvm-clock") */
+    int64_t tsc_hz;             /* the TSC's ticks per second (CPUID 0x15) */
     size_t nenv, capenv;
     sl_env_var *env;            /* the run's LIKWID_* variables */
     sl_timing timing;           /* always written; may hold no regions */

@@ -71,6 +71,8 @@ int sl_h5w_meta(sl_h5w *w, hid_t file, const sl_run *run)
         rc = put_str(w, g, SL_H5N_working_directory, m->working_directory);
     if (!rc)
         rc = put_str(w, g, SL_H5N_user, m->user);
+    if (!rc)
+        rc = put_str(w, g, SL_H5N_run_id, m->run_id);
     /* SLURM_* variables under their own names; nothing else goes here */
     for (size_t i = 0; !rc && i < m->nvars; i++) {
         const char *n = m->vars[i].name;

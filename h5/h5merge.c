@@ -26,6 +26,21 @@
 #include "vec.h"
 #include "h5_util.h"
 
+/* Where the rank groups ran, told once when they differ: their first value
+ * and the first other one. */
+#define SL_ORIGIN_FIELDS(X)                                                              \
+    X(RANK_HOSTNAME, "hosts")                                                            \
+    X(RANK_CPU_MODEL, "CPUs")                                                            \
+    X(RANK_EXECUTABLE, "executables")
+
+#define SL_ORIGIN_COUNT(id, what) +1
+enum { SL_ORIGINS = 0 SL_ORIGIN_FIELDS(SL_ORIGIN_COUNT) };
+#undef SL_ORIGIN_COUNT
+
+typedef struct origin {
+    char *first, *other; /* NULL: none seen yet / all the same so far */
+} origin;
+
 /* One rank group of the output, and where it came from. */
 typedef struct placed {
     int64_t rank;     /* R of its name in the input */
@@ -46,6 +61,10 @@ typedef struct merge {
     placed *groups;
     int64_t max_rank;  /* highest R kept as rank<R>, -1 none */
     int meta;          /* 0 none yet, 1 from some input, 2 from rank 0's input */
+    int allow_mixed;   /* inputs of different launches (run_id) may be merged */
+    char *run_id;      /* the first input's /metadata run_id, NULL: none yet */
+    const char *run_id_from;
+    origin origins[SL_ORIGINS];
 } merge;
 
 /* The group holding rank R as rank<R>, NULL when none yet. */
@@ -262,6 +281,96 @@ static int copy_meta(merge *m, sl_h5w *w, hid_t src, hid_t dst, int holds_rank0,
     return 0;
 }
 
+/* The input's run_id against the first input's: files of different
+ * launches are not one job (unless allowed). */
+static int check_run_id(merge *m, sl_h5r *r, hid_t src, const char *path)
+{
+    htri_t has = H5Lexists(src, SL_H5N_metadata, sl_h5_guard_lapl());
+    H5Eclear2(H5E_DEFAULT);
+    if (has <= 0)
+        return 0;
+    hid_t g = H5Gopen2(src, SL_H5N_metadata, H5P_DEFAULT);
+    if (g < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return 0;   /* copy_meta says what is wrong with it */
+    }
+    char *id = NULL;
+    int rc = sl_h5r_str(r, g, "/" SL_H5N_metadata, SL_H5_FIELD(META_RUN_ID), &id);
+    H5Gclose(g);
+    if (rc || !id || !*id) {
+        free(id);
+        return rc;
+    }
+    if (!m->run_id) {
+        m->run_id = id;
+        m->run_id_from = path;
+        return 0;
+    }
+    if (strcmp(id, m->run_id) != 0 && !m->allow_mixed) {
+        sl_diag_add(m->diag, path, 0, "run_id '%s', but %s has run_id '%s': the files are of "
+                    "different launches (--allow-mixed merges them anyway)", id, m->run_id_from,
+                    m->run_id);
+        rc = -EINVAL;
+    }
+    free(id);
+    return rc;
+}
+
+/* Notes where a rank group ran (SL_ORIGIN_FIELDS) for the line that says
+ * they differ. What it cannot read is left out: the merge is not refused
+ * for it (the readers of the merged file judge the groups). */
+static void note_origin(merge *m, const sl_h5r *in, hid_t src, const char *group)
+{
+    static const sl_h5_fid fields[] = {
+#define SL_ORIGIN_ID(id, what) SL_H5F_##id,
+        SL_ORIGIN_FIELDS(SL_ORIGIN_ID)
+#undef SL_ORIGIN_ID
+    };
+    hid_t g = H5Gopen2(src, group, H5P_DEFAULT);
+    if (g < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return;
+    }
+    sl_diag ignored;
+    sl_diag_init(&ignored);
+    sl_h5r r = {in->file, &ignored, in->version};
+    for (int i = 0; i < SL_ORIGINS; i++) {
+        char *v = NULL;
+        int rc = sl_h5r_str(&r, g, group, &sl_h5_schema[fields[i]], &v);
+        origin *o = &m->origins[i];
+        if (rc || !v || !*v || (o->first && (o->other || !strcmp(v, o->first))))
+            free(v);
+        else if (!o->first)
+            o->first = v;
+        else
+            o->other = v;
+    }
+    sl_diag_free(&ignored);
+    H5Gclose(g);
+}
+
+/* One line when the rank groups ran on different hosts, CPUs or
+ * executables (a multi-node job does; a mix of two machines' runs should
+ * be seen). */
+static void tell_origins(merge *m)
+{
+    static const char *const what[] = {
+#define SL_ORIGIN_WHAT(id, w) w,
+        SL_ORIGIN_FIELDS(SL_ORIGIN_WHAT)
+#undef SL_ORIGIN_WHAT
+    };
+    char line[512] = "";
+    size_t n = 0;
+    for (int i = 0; i < SL_ORIGINS; i++) {
+        const origin *o = &m->origins[i];
+        if (o->other && n < sizeof line)
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s%s ('%s', '%s', ...)",
+                                  n ? ", " : "", what[i], o->first, o->other);
+    }
+    if (n)
+        sl_diag_add(m->diag, m->out, 0, "note: the rank groups ran on different %s", line);
+}
+
 /* Copies every rank group of one input into the output. */
 static int merge_one(merge *m, sl_h5w *w, hid_t dst, const char *path)
 {
@@ -305,6 +414,10 @@ static int merge_one(merge *m, sl_h5w *w, hid_t dst, const char *path)
     }
     if (gs.n > 1) /* qsort(NULL, 0) is undefined: a damaged file may list none */
         qsort(gs.v, gs.n, sizeof *gs.v, cmp_gref);
+    if (!rc && !sp)
+        rc = check_run_id(m, &r, src, path);
+    for (size_t i = 0; !rc && !sp && i < gs.n; i++)
+        note_origin(m, &r, src, gs.v[i].name);
     int holds_rank0 = 0;
     for (size_t i = 0; !rc && i < gs.n; i++) {
         rc = copy_group(m, w, src, dst, path, &gs.v[i], sp);
@@ -405,15 +518,23 @@ static int merge_files(merge *m, char *const *inputs, size_t ninputs, char **wri
     return rc;
 }
 
-int sl_h5_merge(const char *out, char *const *inputs, size_t ninputs, sl_h5_clash_fn clash,
-                sl_h5_reading_fn reading, void *ctx, char **written, sl_diag *diag)
+int sl_h5_merge(const char *out, char *const *inputs, size_t ninputs, int allow_mixed,
+                sl_h5_clash_fn clash, sl_h5_reading_fn reading, void *ctx, char **written,
+                sl_diag *diag)
 {
     *written = NULL;
     sl_h5_errsave quiet;
     sl_h5_silence(&quiet);
     merge m = {.out = out, .diag = diag, .clash = clash, .reading = reading, .ctx = ctx,
-               .max_rank = -1};
+               .max_rank = -1, .allow_mixed = allow_mixed};
     int rc = merge_files(&m, inputs, ninputs, written);
+    if (!rc)
+        tell_origins(&m);
+    free(m.run_id);
+    for (int i = 0; i < SL_ORIGINS; i++) {
+        free(m.origins[i].first);
+        free(m.origins[i].other);
+    }
     for (size_t i = 0; i < m.n; i++) {
         free(m.groups[i].name);
         free(m.groups[i].group);

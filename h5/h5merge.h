@@ -23,8 +23,12 @@ typedef void (*sl_h5_reading_fn)(void *ctx, const char *input);
  * guard (h5_guard.h) first; each must be a result file (format attributes,
  * timing/ in every rank group). A further copy of a rank is numbered after
  * the highest rank (docs/FORMAT.md) and told to clash; clash and reading
- * may be NULL. 0 or negative errno (reason in diag). */
-int sl_h5_merge(const char *out, char *const *inputs, size_t ninputs, sl_h5_clash_fn clash,
-                sl_h5_reading_fn reading, void *ctx, char **written, sl_diag *diag);
+ * may be NULL. Inputs whose /metadata run_id differ (different launches)
+ * are refused unless allow_mixed; when the rank groups ran on different
+ * hosts, CPUs or executables, one line in diag says so (a note: the merge
+ * still succeeds). 0 or negative errno (reason in diag). */
+int sl_h5_merge(const char *out, char *const *inputs, size_t ninputs, int allow_mixed,
+                sl_h5_clash_fn clash, sl_h5_reading_fn reading, void *ctx, char **written,
+                sl_diag *diag);
 
 #endif

@@ -118,6 +118,7 @@ typedef struct sl_h5_member {
     X(META_TOTAL_CORES, META, total_cores, ATTR, I64, 0, "", OPT, 2, MEM(sl_file_meta, total_cores))                       \
     X(META_WORKING_DIRECTORY, META, working_directory, ATTR, STR, 0, "", OPT, 2, MEM(sl_file_meta, run.working_directory)) \
     X(META_USER, META, user, ATTR, STR, 0, "", OPT, 2, MEM(sl_file_meta, run.user))                                        \
+    X(META_RUN_ID, META, run_id, ATTR, STR, 0, "", OPT, 2, SET(sl_file_meta, run.run_id))                                  \
     X(META_SLURM, META, SLURM_, ATTR, STR, 0, "", PAT, 2, FN)                                                              \
     X(RANK_HOSTNAME, RANK, hostname, ATTR, STR, 0, "", REQ, 1, MEM(sl_run, hostname))                                      \
     X(RANK_EXECUTABLE, RANK, executable, ATTR, STR, 0, "", REQ, 1, MEM(sl_run, executable))                                \
@@ -126,6 +127,10 @@ typedef struct sl_h5_member {
     X(RANK_MPI_RANK, RANK, mpi_rank, ATTR, I64, 0, "", REQ, 1, MEM(sl_run, mpi_rank))                                      \
     X(RANK_LIKWID_STATUS, RANK, likwid_status, ATTR, STR, 0, "", REQ, 1, MEM(sl_run, likwid_status))                       \
     X(RANK_PARENT_PID, RANK, parent_pid, ATTR, I64, 0, "", OPT, 2, SET(sl_run, parent_pid))                                \
+    X(RANK_CPU_MODEL, RANK, cpu_model, ATTR, STR, 0, "", OPT, 2, SET(sl_run, cpu_model))                                  \
+    X(RANK_KERNEL_RELEASE, RANK, kernel_release, ATTR, STR, 0, "", OPT, 2, SET(sl_run, kernel_release))                    \
+    X(RANK_CLOCK_SOURCE, RANK, clock_source, ATTR, STR, 0, "", OPT, 2, SET(sl_run, clock_source))                          \
+    X(RANK_TSC_HZ, RANK, tsc_hz, ATTR, I64, 0, "", OPT, 2, SET(sl_run, tsc_hz))                                            \
     X(RANK_MERGED_FROM, RANK, merged_from, ATTR, STR, 0, "", OPT, 2, SET(sl_run, merged_from))                             \
     X(RANK_MERGED_FROM_GROUP, RANK, merged_from_group, ATTR, STR, 0, "", OPT, 2, SET(sl_run, merged_from_group))           \
     X(RANK_REGIONS, RANK, regions, GROUP, NONE, 0, "", OPT, 2, NO)                                                         \

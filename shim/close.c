@@ -459,6 +459,9 @@ void sl_run_record_fill(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) == 0)
         sl_set_string(&run->hostname, host);
+    sl_provenance_set(run, &sl_g.prov);
+    if (sl_g.run_id)
+        sl_set_string(&run->meta.run_id, sl_g.run_id);
     char *exe = realpath("/proc/self/exe", NULL);
     if (exe)
         sl_set_string(&run->executable, exe);
@@ -608,10 +611,8 @@ static void bounds(const sl_timing *t, int64_t *start, int64_t *fin)
  * sssd) into the application. */
 static void user_name(sl_run_meta *m)
 {
-    const char *u = getenv("USER");
-    if (!u || !*u)
-        u = getenv("LOGNAME");
-    if (u && *u)
+    const char *u = sl_user_from_env();
+    if (u)
         sl_set_string(&m->user, u);
 }
 
@@ -856,11 +857,22 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
         unlink(rescue);     /* the writer removed it already; an older writer did not */
         if (!out)
             sl_log_info("wrote %s", written);
+        sl_run_report("wrote", written);
+    } else if (rescue_why[0]) {
+        /* not beside the result: a directory of this node only, say so */
+        char host[256] = "";
+        gethostname(host, sizeof host - 1);
+        sl_log_warn("could not write %s (%s; not beside it either: %s, so on host %s only); "
+                    "timing data saved in %s: convert it with 'scope-likwid convert %s -o %s'",
+                    in->output, why, rescue_why, host[0] ? host : "unknownhost", rescue, rescue,
+                    in->output);
     } else {
         sl_log_warn("could not write %s (%s); timing data saved in %s: convert it with "
                     "'scope-likwid convert %s -o %s'", in->output, why, rescue, rescue,
                     in->output);
     }
+    if (!written)
+        sl_run_report("rescue", rescue);
     if (out) {
         out->written = written;
         out->rescue = written ? NULL : rescue;

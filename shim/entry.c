@@ -358,9 +358,11 @@ void sl_fork_deliver_parent(void)
     char *last = writer && res.outcome == SL_SPAWN_EXITED && res.exit_code == 0
                      ? sl_last_line(res.out, res.out_len)
                      : NULL;
-    if (last && *last)
+    if (last && *last) {
         sl_log_info("wrote %s (the timing of process %lld, which ended after fork without "
                     "likwid_markerClose)", last, (long long)sl_g.parent_pid);
+        sl_run_report("wrote", last);
+    }
     else if (stat(journal, &st) == 0)
         /* Not delivered by another child meanwhile: say where it is. */
         sl_log_warn("process %lld ended after fork without likwid_markerClose; its journal %s "

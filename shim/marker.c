@@ -6,6 +6,7 @@
 #include "vec.h"
 
 #include <elf.h>
+#include <fnmatch.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -19,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -118,7 +121,10 @@ static void check_counting(void)
 static void do_init(void)
 {
     sl_config_load(&sl_g.cfg);
-    if (sl_g.cfg.disabled) {
+    char *exe = realpath("/proc/self/exe", NULL);
+    int excluded = sl_excluded(getenv("SCOPE_LIKWID_EXCLUDE"), exe);
+    free(exe);
+    if (sl_g.cfg.disabled || excluded) {
         atomic_store(&sl_mode, SL_MODE_PASS);
         return;
     }
@@ -144,8 +150,13 @@ static void do_init(void)
         host[0] = '\0';
     char *cwd = getcwd(NULL, 0);
     sl_output_vars v = {.rank = sl_g.rank, .pid = sl_g.pid, .host = host,
-                        .job = sl_job_from_env(), .cwd = cwd};
-    const char *tmpl = sl_g.cfg.output ? sl_g.cfg.output : sl_output_default(sl_g.mpi);
+                        .job = sl_job_from_env(), .user = sl_user_from_env(),
+                        .unix_s = real / 1000000000, .cwd = cwd};
+    /* where it runs, once: Close may run at exit or in a signal's wake */
+    sl_provenance_read(&sl_g.prov);
+    free(sl_g.run_id);
+    sl_g.run_id = sl_run_id_from_env(host, sl_g.pid, real);
+    const char *tmpl = sl_g.cfg.output ? sl_g.cfg.output : sl_output_default(sl_g.mpi, v.job != NULL);
     char *expanded = sl_output_expand(tmpl, &v);
     int no_result = 0;      /* SCOPE_LIKWID_OUTPUT=/dev/null */
     sl_g.output = expanded ? sl_output_place(expanded, sl_g.mpi, &v, &no_result) : NULL;
@@ -183,6 +194,9 @@ static void do_init(void)
     sl_g.first_output = sl_g.output;
     sl_survive_begin(sl_g.output, sl_g.pid, 0, sl_g.mpi, sl_g.rank, sl_g.origin_unix_ns, on_tsc,
                      sl_g.cfg.writer, sl_g.cfg.timeout_s);
+    sl_run_report_take();
+    sl_run_report("init", sl_g.output);
+    sl_run_report("journal", sl_journal_path());
     atomic_store_explicit(&real_start, no_likwid_start, RELAXED);
     atomic_store_explicit(&real_stop, no_likwid_stop, RELAXED);
     sl_log_debug("active: output %s; clock %s; LIKWID %s%s", sl_g.output,
@@ -671,19 +685,38 @@ int sl_rank_from_env(int64_t *rank)
     return 0;
 }
 
-const char *sl_job_from_env(void)
+const char *sl_user_from_env(void)
 {
-    static const char *const vars[] = {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v)
-            return v;
-    }
-    return NULL;
+    const char *u = getenv("USER");
+    if (!u || !*u)
+        u = getenv("LOGNAME");
+    return u && *u ? u : NULL;
 }
 
-const char *sl_output_default(int mpi)
+int sl_excluded(const char *patterns, const char *exe)
 {
+    if (!patterns || !*patterns || !exe)
+        return 0;
+    const char *base = strrchr(exe, '/');
+    base = base ? base + 1 : exe;
+    for (const char *p = patterns; *p;) {
+        size_t n = strcspn(p, ":");
+        char pat[256];
+        if (n && n < sizeof pat) {
+            memcpy(pat, p, n);
+            pat[n] = '\0';
+            if (fnmatch(pat, exe, 0) == 0 || fnmatch(pat, base, 0) == 0)
+                return 1;
+        }
+        p += n + (p[n] == ':');
+    }
+    return 0;
+}
+
+const char *sl_output_default(int mpi, int job)
+{
+    if (job)
+        return mpi ? "scope-likwid-%j-rank%r.h5" : "scope-likwid-%j-%p.h5";
     return mpi ? "scope-likwid-rank%r.h5" : "scope-likwid-%p.h5";
 }
 
@@ -747,17 +780,29 @@ char *sl_output_expand(const char *tmpl, const sl_output_vars *v)
         case 'j':
             put_component(&b, v->job && *v->job ? v->job : "nojob");
             break;
+        case 'u':
+            put_component(&b, v->user && *v->user ? v->user : "nouser");
+            break;
+        case 'd':
+        case 't': {
+            time_t t = (time_t)v->unix_s;
+            struct tm tm;
+            if (gmtime_r(&t, &tm) &&
+                strftime(num, sizeof num, p[1] == 'd' ? "%Y-%m-%d" : "%H%M%S", &tm) > 0)
+                puts_(&b, num);
+            break;
+        }
         case '%':
             puts_(&b, "%");
             break;
         case '\0':
             sl_log_warn("SCOPE_LIKWID_OUTPUT='%s': '%%' at the end: expected one of "
-                        "%%r %%p %%h %%j %%%%; kept literally", tmpl);
+                        "%%r %%p %%h %%j %%u %%d %%t %%%%; kept literally", tmpl);
             puts_(&b, "%");
             continue;   /* p[1] is the terminator: the loop ends */
         default:
             sl_log_warn("SCOPE_LIKWID_OUTPUT='%s': unknown code '%%%c': expected one of "
-                        "%%r %%p %%h %%j %%%%; kept literally", tmpl, p[1]);
+                        "%%r %%p %%h %%j %%u %%d %%t %%%%; kept literally", tmpl, p[1]);
             put(&b, p, 2);
             break;
         }
@@ -790,7 +835,53 @@ static char *default_in(const char *dir, int mpi, const sl_output_vars *v)
 {
     sl_output_vars in = *v;
     in.cwd = dir;
-    return sl_output_expand(sl_output_default(mpi), &in);
+    return sl_output_expand(sl_output_default(mpi, v->job != NULL), &in);
+}
+
+/* Creates the components of dir (a copy, changed and restored) from the top. */
+static int mkdirs_in(char *dir, const char *path)
+{
+    struct stat st;
+    /* each missing component, from the top: another rank may create the
+     * same ones at the same time (EEXIST is success) */
+    for (char *p = dir + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(dir, 0777) == 0) {
+            /* the umask decides group and others; the owner must be able
+             * to write the result into it whatever the umask */
+            if (stat(dir, &st) == 0 && (st.st_mode & 0700) != 0700)
+                chmod(dir, (st.st_mode & 07777) | 0700);
+        } else if (errno != EEXIST) {
+            int e = errno;
+            sl_log_warn("cannot create the directory %s for SCOPE_LIKWID_OUTPUT %s: %s", dir,
+                        path, strerror(e));
+            return -e;
+        }
+        *p = c;
+        if (!c)
+            return 0;
+    }
+}
+
+int sl_output_mkdirs(const char *path)
+{
+    const char *last = strrchr(path, '/');
+    if (!last || last == path)
+        return 0;
+    char *dir = strndup(path, (size_t)(last - path));    /* Init: no stack for PATH_MAX */
+    if (!dir)
+        return -ENOMEM;
+    struct stat st;
+    int rc = 0;
+    if (stat(dir, &st) == 0)
+        rc = S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+    else
+        rc = mkdirs_in(dir, path);
+    free(dir);
+    return rc;
 }
 
 char *sl_output_place(char *path, int mpi, const sl_output_vars *v, int *no_result)
@@ -802,9 +893,15 @@ char *sl_output_place(char *path, int mpi, const sl_output_vars *v, int *no_resu
     if ((len > 0 && path[len - 1] == '/') || (exists && S_ISDIR(st.st_mode))) {
         char *in = default_in(path, mpi, v);
         free(path);
+        if (in)
+            sl_output_mkdirs(in);
         return in;
     }
-    if (!exists || S_ISREG(st.st_mode))
+    if (!exists) {
+        sl_output_mkdirs(path);
+        return path;
+    }
+    if (S_ISREG(st.st_mode))
         return path;
     if (stat("/dev/null", &null_st) == 0 && st.st_dev == null_st.st_dev &&
         st.st_ino == null_st.st_ino) {
@@ -835,6 +932,41 @@ char *sl_output_derived(const char *output, const char *what, long long n)
     char *out = sl_name_fit(stem, "", suffix);
     free(stem);
     return out;
+}
+
+/* ==== run's report ==== */
+
+/* SCOPE_LIKWID_RUN_REPORT as it was at Init: the file `scope-likwid run`
+ * created to learn what this process wrote (shim.h). */
+static char *run_report;
+
+void sl_run_report_take(void)
+{
+    const char *v = secure_getenv("SCOPE_LIKWID_RUN_REPORT");
+    free(run_report);
+    run_report = v && v[0] == '/' ? strdup(v) : NULL;
+}
+
+void sl_run_report(const char *kind, const char *path)
+{
+    if (!run_report || !path || !path[0])
+        return;
+    int saved = errno;
+    /* appended, never created: run made the file and reads it after the
+     * application; one writev of a line is one append */
+    int fd = open(run_report, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+    if (fd >= 0) {
+        char pid[24];
+        int n = snprintf(pid, sizeof pid, "\t%lld\t", (long long)getpid());
+        struct iovec iov[] = {{(void *)kind, strlen(kind)},
+                              {pid, (size_t)n},
+                              {(void *)path, strlen(path)},
+                              {"\n", 1}};
+        ssize_t w = writev(fd, iov, 4);
+        (void)w;    /* nothing to do about it: run then says it has no answer */
+        close(fd);
+    }
+    errno = saved;
 }
 
 /* ==== one copy ==== */

@@ -12,6 +12,7 @@
 #include "marker_fns.h"
 #include "journal.h"
 #include "likwid_result.h"
+#include "provenance.h"
 #include "run.h"
 #include "timing.h"
 
@@ -91,6 +92,8 @@ typedef struct sl_output_vars {
     int64_t pid;            /* %p */
     const char *host;       /* %h */
     const char *job;        /* %j, NULL: no batch job ("nojob") */
+    const char *user;       /* %u, NULL: unknown ("nouser") */
+    int64_t unix_s;         /* %d (YYYY-MM-DD) and %t (HHMMSS), UTC, of Init */
     const char *cwd;        /* relative results are resolved against it; NULL: keep relative */
 } sl_output_vars;
 
@@ -106,30 +109,55 @@ int sl_rank_from_env(int64_t *rank);
  * positive count; -1 when none does. */
 int64_t sl_world_size_from_env(void);
 
-/* Batch job id from SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, JOB_ID; NULL if none. */
-const char *sl_job_from_env(void);
+/* The user for %u: USER, else LOGNAME (never the passwd database: it could
+ * load NSS modules into the application); NULL when neither is set. */
+const char *sl_user_from_env(void);
+
+/* Whether SCOPE_LIKWID_EXCLUDE (':'-separated shell patterns) matches exe
+ * (an absolute path) or its last component: such a program is left alone
+ * (pass-through, nothing said), for a site-wide preload. */
+int sl_excluded(const char *patterns, const char *exe);
 
 /* Default template: "scope-likwid-rank%r.h5" under MPI, "scope-likwid-%p.h5"
- * otherwise. */
-const char *sl_output_default(int mpi);
+ * otherwise; in a batch job the job id first ("scope-likwid-%j-rank%r.h5",
+ * "scope-likwid-%j-%p.h5"), so reruns in one directory never collide. */
+const char *sl_output_default(int mpi, int job);
 
-/* Expands %r %p %h %j %%; an unknown %x (or a lone % at the end) is warned
- * about and kept literally. Newly allocated; NULL on ENOMEM. */
+/* Expands %r %p %h %j %u %d %t %%; an unknown %x (or a lone % at the end)
+ * is warned about and kept literally. Newly allocated; NULL on ENOMEM. */
 char *sl_output_expand(const char *tmpl, const sl_output_vars *v);
 
 /* Where the result goes for what SCOPE_LIKWID_OUTPUT expanded to (path;
  * taken over, freed or returned): a directory, or a name ending in '/', gets
- * the default name (sl_output_default) inside it; /dev/null means no result
+ * the default name (sl_output_default) inside it; the directories of a name
+ * not there yet are created (sl_output_mkdirs); /dev/null means no result
  * file: NULL with *no_result set, said once; another file that is not a
  * regular one (a device, FIFO, socket) is refused with one line and the
  * default name in v->cwd is used (nothing is created next to it). NULL
  * without *no_result on ENOMEM. */
 char *sl_output_place(char *path, int mpi, const sl_output_vars *v, int *no_result);
 
+/* Creates every directory of path (the part before its last '/') that is
+ * not there, with the umask's modes but always rwx for the owner; a failure
+ * is said once. 0 or -errno. */
+int sl_output_mkdirs(const char *path);
+
 /* The name of a file derived from output: "<dir>/<stem>.<what><N>" and
  * ".h5" when output has it, kept within NAME_MAX (a later cycle's file:
  * what "cycle"; a forked child's: "pid"). NULL: no memory. */
 char *sl_output_derived(const char *output, const char *what, long long n);
+
+/* ==== run's report ==== */
+/* `scope-likwid run` sets SCOPE_LIKWID_RUN_REPORT to a file it created and
+ * reads after the application: each process appends "KIND\tPID\tPATH\n"
+ * for its result's name and its journal at Init ("init", "journal"), the
+ * result it wrote ("wrote") or the rescue file it left ("rescue"), so run
+ * names exactly these files. */
+/* Takes the variable (at Init; read with secure_getenv). */
+void sl_run_report_take(void);
+/* Appends one line when the variable named a file at Init; never creates
+ * it; errno kept; async-signal-safe apart from snprintf of a number. */
+void sl_run_report(const char *kind, const char *path);
 
 /* ==== one copy ==== */
 /* One shim per process: with two copies of
@@ -191,6 +219,8 @@ typedef struct sl_state {
     int ngroups;                /* '|'-separated sets in LIKWID_EVENTS */
     int cycle;                  /* Init..Close cycle, 1 for the first (close.c) */
     char *first_output;         /* the first cycle's result file; later ones derive theirs */
+    sl_provenance prov;         /* CPU, kernel, clock: read at Init */
+    char *run_id;               /* /metadata's run_id (sl_run_id_from_env), at Init */
 } sl_state;
 
 extern sl_state sl_g;

@@ -168,6 +168,8 @@ static int head(sl_wc *c, const char *kind, int *version)
     if (sl_wc_next_line(c, "'" SL_WIRE_MAGIC "'"))
         return c->err;
     if (is_line(c, SL_WIRE_MAGIC))
+        *version = 4;
+    else if (is_line(c, SL_WIRE_MAGIC_V3))
         *version = 3;
     else if (is_line(c, SL_WIRE_MAGIC_V2))
         *version = 2;
@@ -230,7 +232,7 @@ static int vars(sl_wc *c, size_t n, void *obj, int (*add)(void *, const char *, 
 }
 
 /* Version 2's metadata lines (docs/WIRE.md). */
-static int meta_part(sl_wc *c, sl_run *run)
+static int meta_part(sl_wc *c, sl_run *run, int version)
 {
     sl_run_meta *m = &run->meta;
     size_t n = 0;
@@ -239,7 +241,9 @@ static int meta_part(sl_wc *c, sl_run *run)
         sl_wc_get_i64(c, &m->start_time_ns, "start_time_ns") ||
         sl_wc_get_i64(c, &m->finalize_time_ns, "finalize_time_ns") || sl_wc_line_done(c) ||
         sl_wc_named_str(c, SL_H5N_working_directory, &m->working_directory) ||
-        sl_wc_named_str(c, SL_H5N_user, &m->user) || sl_wc_keyword(c, "metavars") ||
+        sl_wc_named_str(c, SL_H5N_user, &m->user) ||
+        (version >= 4 && sl_wc_named_str(c, SL_H5N_run_id, &m->run_id)) ||
+        sl_wc_keyword(c, "metavars") ||
         sl_wc_get_count(c, 2, &n, "number of variables") || sl_wc_line_done(c))
         return c->err;
     return vars(c, n, m, add_meta_var);
@@ -256,13 +260,17 @@ int sl_wire_read_run(const char *buf, size_t len, const char *name, sl_run *run,
         sl_wc_named_str(&c, SL_H5N_hostname, &run->hostname) ||
         sl_wc_named_str(&c, SL_H5N_executable, &run->executable) ||
         sl_wc_named_str(&c, SL_H5N_command_line, &run->command_line) ||
-        sl_wc_named_str(&c, SL_H5N_likwid_status, &run->likwid_status))
+        sl_wc_named_str(&c, SL_H5N_likwid_status, &run->likwid_status) ||
+        (version >= 4 && (sl_wc_named_str(&c, SL_H5N_cpu_model, &run->cpu_model) ||
+                          sl_wc_named_str(&c, SL_H5N_kernel_release, &run->kernel_release) ||
+                          sl_wc_named_str(&c, SL_H5N_clock_source, &run->clock_source) ||
+                          sl_wc_named_i64(&c, SL_H5N_tsc_hz, &run->tsc_hz))))
         return c.err;
     size_t nenv = 0;
     if (sl_wc_keyword(&c, "env") || sl_wc_get_count(&c, 2, &nenv, "number of variables") ||
         sl_wc_line_done(&c))
         return c.err;
-    if (vars(&c, nenv, run, add_env) || (version >= 2 && meta_part(&c, run)))
+    if (vars(&c, nenv, run, add_env) || (version >= 2 && meta_part(&c, run, version)))
         return c.err;
     if (timing_part(&c, &run->timing) || likwid_part(&c, &run->likwid))
         return c.err;
@@ -288,6 +296,7 @@ static int starts_line(const char *buf, size_t len, const char *magic)
 
 int sl_wire_is_wire(const char *buf, size_t len)
 {
-    return starts_line(buf, len, SL_WIRE_MAGIC) || starts_line(buf, len, SL_WIRE_MAGIC_V2) ||
+    return starts_line(buf, len, SL_WIRE_MAGIC) || starts_line(buf, len, SL_WIRE_MAGIC_V3) ||
+           starts_line(buf, len, SL_WIRE_MAGIC_V2) ||
            starts_line(buf, len, SL_WIRE_MAGIC_V1);
 }

@@ -274,6 +274,7 @@ static void meta_part(wbuf *w, const sl_run_meta *m)
     eol(w);
     named_str(w, SL_H5N_working_directory, m->working_directory);
     named_str(w, SL_H5N_user, m->user);
+    named_str(w, SL_H5N_run_id, m->run_id);
     var_lines(w, "metavars", m->vars, m->nvars);
 }
 
@@ -289,6 +290,10 @@ int sl_wire_write_run(int fd, const sl_run *run)
     named_str(&w, SL_H5N_executable, run->executable);
     named_str(&w, SL_H5N_command_line, run->command_line);
     named_str(&w, SL_H5N_likwid_status, run->likwid_status);
+    named_str(&w, SL_H5N_cpu_model, run->cpu_model);
+    named_str(&w, SL_H5N_kernel_release, run->kernel_release);
+    named_str(&w, SL_H5N_clock_source, run->clock_source);
+    named_i64(&w, SL_H5N_tsc_hz, run->tsc_hz);
     var_lines(&w, "env", run->env, run->nenv);
     meta_part(&w, &run->meta);
     timing_part(&w, &run->timing);

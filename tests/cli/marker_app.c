@@ -1,7 +1,8 @@
 /* A tiny program using LIKWID's marker API, for `scope-likwid run` tests.
- * Optional argument: exit code. Prints its pid (the result file is named
- * after it). */
+ * Optional argument: exit code, or "kill": killed by SIGKILL before Close.
+ * Prints its pid (the result file is named after it). */
 #include <likwid.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -15,6 +16,8 @@ int main(int argc, char **argv)
         likwid_markerStartRegion("cli-region");
         likwid_markerStopRegion("cli-region");
     }
+    if (argc > 1 && argv[1][0] == 'k')
+        kill(getpid(), SIGKILL);
     likwid_markerClose();
     return argc > 1 ? atoi(argv[1]) : 0;
 }

@@ -132,7 +132,86 @@ chmod +x "$TMP/perfctr-refuses"
 sl_env SCOPE_LIKWID_PERFCTR=$TMP/perfctr-refuses refuses run -C 0 -- sh -c 'echo ran'
 check_rc 0 "refused options"
 check_grep "$TMP/refuses.out" "ran" "refused options: app ran directly"
-check_grep "$TMP/refuses.err" "(Option(s) -g <string> or -W <string> must be given on commandline)" "refused options: reason"
+check_grep "$TMP/refuses.err" "scope-likwid: run: likwid-perfctr refuses the options given before '--' (Option(s) -g <string> or -W <string> must be given on commandline): running sh without likwid-perfctr; timing only" "refused options: reason"
+CHECKS=$((CHECKS + 1))
+if grep -q "cannot count" "$TMP/refuses.err"; then fail "missing -g called a host that cannot count"; fi
+
+# likwid-perfctr 5.x on a bad event set: it forks the application, stops it
+# (SIGSTOP) and exits 1; the stopped orphan holds the probe's pipe. run ends
+# it (by pid), says which option is wrong and runs the application directly.
+cat >"$TMP/perfctr-stops" <<'FAKE'
+#!/bin/sh
+if [ "$1" = "-e" ]; then echo "This architecture has 4 counters."; exit 0; fi
+while [ $# -gt 0 ]; do
+    case $1 in
+    -g|-C|-c) shift 2 ;;
+    -*) shift ;;
+    *) break ;;
+    esac
+done
+sh -c 'kill -STOP $$; exec "$@"' sh "$@" &
+echo $! >>"$STOPPED_LOG"
+echo "ERROR - [./src/perfgroup.c:perfgroup_readGroup:830] Cannot read group file NOSUCHGROUP.txt. Searched in /usr/share/likwid/perfgroups/zen5/NOSUCHGROUP.txt and /root/.likwid/groups/zen5/NOSUCHGROUP.txt" >&2
+exit 1
+FAKE
+chmod +x "$TMP/perfctr-stops"
+export STOPPED_LOG=$TMP/stopped.log
+# each stopped process must be gone: not stopped, not a zombie, not there
+check_ended() {
+    while read -r _p; do
+        CHECKS=$((CHECKS + 1))
+        if [ -e "/proc/$_p" ]; then
+            fail "$1: process $_p ($(cat "/proc/$_p/cmdline" | tr '\0' ' ')) left behind"
+            kill -KILL "$_p" 2>/dev/null || true
+        fi
+    done <"$STOPPED_LOG"
+    : >"$STOPPED_LOG"
+}
+_t0=$(date +%s)
+RC=0
+SCOPE_LIKWID_PERFCTR=$TMP/perfctr-stops SCOPE_LIKWID_OUTPUT=$TMP/nogroup.h5 \
+    timeout 60 "$SL" run -g NOSUCHGROUP -- "$APP" 4 >"$TMP/nogroup.out" 2>"$TMP/nogroup.err" || RC=$?
+_name=nogroup
+CHECKS=$((CHECKS + 1))
+check_rc 4 "-g NOSUCHGROUP: the app's status (124: run hung)"
+CHECKS=$((CHECKS + 1))
+[ $(($(date +%s) - _t0)) -lt 30 ] || fail "-g NOSUCHGROUP: took $(($(date +%s) - _t0)) s"
+check_grep "$TMP/nogroup.err" "scope-likwid: run: likwid-perfctr refuses the options given before '--' (Cannot read group file NOSUCHGROUP.txt. Searched in /usr/share/likwid/perfgroups/zen5/NOSUCHGROUP.txt and /root/.likwid/groups/zen5/NOSUCHGROUP.txt): running $APP without likwid-perfctr; timing only" "-g NOSUCHGROUP: the option named"
+CHECKS=$((CHECKS + 1))
+[ -f "$TMP/nogroup.h5" ] || fail "-g NOSUCHGROUP: no timing result $TMP/nogroup.h5: $(cat "$TMP/nogroup.err")"
+CHECKS=$((CHECKS + 1))
+[ -s "$STOPPED_LOG" ] || fail "-g NOSUCHGROUP: the stand-in stopped nothing"
+check_ended "-g NOSUCHGROUP probe"
+
+# the same failure in the real run (the probe with 'true' passed): the
+# stopped application is ended and named, run ends with likwid-perfctr's status
+cat >"$TMP/perfctr-stops-late" <<'FAKE'
+#!/bin/sh
+for a in "$@"; do [ "$a" = true ] && exit 0; done
+exec "$PERFCTR_STOPS" "$@"
+FAKE
+chmod +x "$TMP/perfctr-stops-late"
+RC=0
+PERFCTR_STOPS=$TMP/perfctr-stops SCOPE_LIKWID_PERFCTR=$TMP/perfctr-stops-late \
+    timeout 60 "$SL" run -g X -- sleep 100 >"$TMP/late.out" 2>"$TMP/late.err" || RC=$?
+_name=late
+CHECKS=$((CHECKS + 1))
+check_rc 1 "stopped in the real run: likwid-perfctr's status"
+check_grep "$TMP/late.err" "scope-likwid: run: ended process $(cat "$STOPPED_LOG"), which likwid-perfctr left stopped" "stopped in the real run: named"
+check_ended "stopped in the real run"
+
+# likwid-perfctr 5.5 in perf_event mode: exits 0, but its events cannot be set up
+cat >"$TMP/perfctr-nosetup" <<'FAKE'
+#!/bin/sh
+if [ "$1" = "-e" ]; then echo "This architecture has 4 counters."; exit 0; fi
+echo "ERROR - [./src/includes/perfmon_perfevent.h:perfmon_setupCountersThread_perfevent:1552] Setup of event INSTR_RETIRED_ANY on CPU 0 failed: Permission denied" >&2
+exit 0
+FAKE
+chmod +x "$TMP/perfctr-nosetup"
+sl_env SCOPE_LIKWID_PERFCTR=$TMP/perfctr-nosetup nosetup run -g CLOCK -- sh -c 'echo ran'
+check_rc 0 "events not set up"
+check_grep "$TMP/nosetup.out" "ran" "events not set up: app ran directly"
+check_grep "$TMP/nosetup.err" "LIKWID cannot count on this host (Setup of event INSTR_RETIRED_ANY on CPU 0 failed: Permission denied)" "events not set up: reason"
 
 # a likwid-perfctr that is not there
 sl_env SCOPE_LIKWID_PERFCTR=$TMP/no-perfctr noperf run -- sh -c 'echo ran'
@@ -170,10 +249,54 @@ check_rc 1 "timing only: --metric CPI"
 check_grep "$TMP/appcpi.err" "scope-likwid: show: $res: no counter data (timing only)" \
     "timing only: --metric CPI"
 
+# run names exactly the file its process wrote, in one line; its report
+# file goes to TMPDIR (a private one: nothing may be left there)
+TMPDIR=$TMP/tmpdir
+export TMPDIR
+mkdir "$TMPDIR"
+# only_line RUN LINE WHAT: LINE is the only line of run (or recover) in RUN
+only_line() {
+    CHECKS=$((CHECKS + 1))
+    _got=$(grep -E '^scope-likwid: (run|recover): ' "$TMP/$1.err" | grep -v 'cannot count' || true)
+    [ "$_got" = "$2" ] || fail "$3: run said '$_got', expected '$2'"
+}
 # SCOPE_LIKWID_OUTPUT set by the user is left alone and named
 sl_env SCOPE_LIKWID_OUTPUT=$TMP/mine.h5 own run -- "$APP"
 check_rc 0 "own output"
-check_grep "$TMP/own.err" "SCOPE_LIKWID_OUTPUT ($TMP/mine.h5)" "own output named"
+only_line own "scope-likwid: run: result in $TMP/mine.h5" "own output named"
 CHECKS=$((CHECKS + 1))
 [ -f "$TMP/mine.h5" ] || fail "own output: $TMP/mine.h5 not written"
+# taken: the shim writes mine.1.h5, and run says so (not the old file)
+sl_env SCOPE_LIKWID_OUTPUT=$TMP/mine.h5 taken run -- "$APP"
+check_rc 0 "taken output"
+only_line taken "scope-likwid: run: result in $TMP/mine.1.h5" "taken output: the new name"
+# a template: the expanded name, never the template
+sl_env SCOPE_LIKWID_OUTPUT=$TMP/tmpl-%p.h5 tmpl run -- "$APP"
+app_pid=$(sed -n 's/^pid //p' "$TMP/tmpl.out")
+only_line tmpl "scope-likwid: run: result in $TMP/tmpl-$app_pid.h5" "template expanded"
+# the writer fails: the rescue file, not the template or a result
+RC=0
+SCOPE_LIKWID_OUTPUT=$TMP/resc-%p.h5 SCOPE_LIKWID_WRITER=$TMP/no-writer \
+    "$SL" run -- "$APP" >"$TMP/resc.out" 2>"$TMP/resc.err" || RC=$?
+_name=resc
+check_rc 0 "writer failed"
+app_pid=$(sed -n 's/^pid //p' "$TMP/resc.out")
+only_line resc "scope-likwid: run: no result file written; the timing is in $TMP/resc-$app_pid.h5.rescue (the line above says how to convert it)" "writer failed: the rescue file"
+# killed before Close: its journal is recovered into the result, one line
+sl_env SCOPE_LIKWID_OUTPUT=$TMP/killed.h5 killed run -- "$APP" kill
+check_rc 137 "killed app"
+only_line killed "scope-likwid: recover: recovered $TMP/killed.h5.journal: wrote $TMP/killed.h5" "killed: recovered"
+CHECKS=$((CHECKS + 1))
+[ -f "$TMP/killed.h5" ] || fail "killed: $TMP/killed.h5 not recovered"
+# killed without a journal: named, not "did it call likwid_markerInit?"
+RC=0
+SCOPE_LIKWID_OUTPUT=$TMP/nojrn.h5 SCOPE_LIKWID_JOURNAL=0 \
+    "$SL" run -- "$APP" kill >"$TMP/nojrn.out" 2>"$TMP/nojrn.err" || RC=$?
+_name=nojrn
+check_rc 137 "killed app without a journal"
+app_pid=$(sed -n 's/^pid //p' "$TMP/nojrn.out")
+only_line nojrn "scope-likwid: run: process $app_pid ended without writing $TMP/nojrn.h5 and left no journal" "killed without a journal: named"
+# no report file left behind in TMPDIR
+CHECKS=$((CHECKS + 1))
+[ -z "$(ls -A "$TMPDIR")" ] || fail "left in TMPDIR: $(ls -A "$TMPDIR")"
 finish

@@ -13,7 +13,9 @@ block must only exit 0.
 
 Blocks run in order in one temporary directory (a later block may read
 what an earlier one wrote) holding ./app, the bundled example
-(examples/solver.c), with scope-likwid first in PATH and the shim's
+(examples/solver.c), with scope-likwid and a stand-in srun (SRUN below: a
+Slurm job 4242, step 0, of two tasks run one after the other, taking
+--export=ALL,VAR=VALUE) first in PATH and the shim's
 directory in LD_LIBRARY_PATH, standing in for an installed shim found by
 ldconfig (README: Installing). The README shows the output of a machine
 where LIKWID cannot count (every CI runner): where it can, this skips.
@@ -35,6 +37,25 @@ with_pandas = "--with-pandas" in sys.argv[5:]
 PY = "/usr/bin/python3"
 
 MARK = re.compile(r"^<!-- runnable(?:: needs (\w+))? -->\s*$")
+
+# What srun does for a README block: job 4242, step 0, two tasks (in turn,
+# so their output comes in rank order), the --export variables set.
+SRUN = r"""#!/bin/sh
+while [ $# -gt 0 ]; do
+    case $1 in
+    --export=*)
+        vars=${1#--export=}
+        old_ifs=$IFS; IFS=,
+        for v in $vars; do [ "$v" = ALL ] || export "$v"; done
+        IFS=$old_ifs
+        shift ;;
+    -*) shift ;;
+    *) break ;;
+    esac
+done
+export SLURM_JOB_ID=4242 SLURM_STEP_ID=0 SLURM_NTASKS=2
+for r in 0 1; do SLURM_PROCID=$r "$@" || exit $?; done
+"""
 
 
 def blocks(path):
@@ -101,6 +122,9 @@ def main():
     try:
         os.mkdir(os.path.join(tmp, "bin"))
         os.symlink(os.path.abspath(cli), os.path.join(tmp, "bin", "scope-likwid"))
+        with open(os.path.join(tmp, "bin", "srun"), "w") as f:
+            f.write(SRUN)
+        os.chmod(os.path.join(tmp, "bin", "srun"), 0o755)
         shutil.copy(app, os.path.join(tmp, "app"))
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("SCOPE_LIKWID_", "LIKWID_", "SIMLIKWID_")) and

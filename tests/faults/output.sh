@@ -1,6 +1,6 @@
 #!/bin/sh
 # The result file cannot go where SCOPE_LIKWID_OUTPUT says, or not simply:
-#   output.sh dir-missing   its directory does not exist
+#   output.sh dir-missing   its directories do not exist: they are created
 #   output.sh under-file    its "directory" is a regular file (ENOTDIR)
 #   output.sh readonly      a read-only tmpfs (SKIP where mount is not allowed)
 #   output.sh disk-full     a full 64 KiB tmpfs (SKIP where mount is not allowed)
@@ -37,9 +37,22 @@ rescued() {
 }
 
 case ${1:-} in
-dir-missing|under-file|readonly|disk-full)
+dir-missing)
+    # the man page's Slurm example without mkdir: the directories are made,
+    # the result is where it was meant to be, nothing went to TMPDIR
+    SCOPE_LIKWID_OUTPUT=$T/missing/deeper/out.h5
+    export SCOPE_LIKWID_OUTPUT
+    pair o real "$SL_FAULT_APP" basic
+    w=$(wrote_path o.shim)
+    if [ "$w" != "$SCOPE_LIKWID_OUTPUT" ]; then
+        fail "the shim wrote '$w': expected $SCOPE_LIKWID_OUTPUT"
+        shim_lines o.shim | sed 's/^/    /'
+    else
+        work_timing "$w" --no-likwid
+    fi
+    [ -z "$(ls -A "$T/tmp")" ] || fail "TMPDIR holds $(ls -A "$T/tmp"): expected nothing there" ;;
+under-file|readonly|disk-full)
     case $1 in
-    dir-missing) out=$T/missing/out.h5; why='No such file' ;;
     under-file) : >"$T/afile"; out=$T/afile/out.h5; why='Not a directory' ;;
     readonly) try_mount "$T/ro" size=64k,ro; out=$T/ro/out.h5; why='Read-only file system' ;;
     disk-full) try_mount "$T/full" size=64k; out=$T/full/out.h5; why='No space left'

@@ -21,7 +21,8 @@ static void clear_env(void)
 {
     const char *vars[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID",
                           "MV2_COMM_WORLD_RANK", "MPI_LOCALRANKID", "ALPS_APP_PE", "PALS_RANKID",
-                          "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID",
+                          "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID", "JOB_ID",
+                          "SLURM_STEP_ID", "PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid",
                           "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS",
                           "MV2_COMM_WORLD_SIZE", "PALS_SIZE"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
@@ -30,7 +31,9 @@ static void clear_env(void)
 
 static char *expand(const char *tmpl, const char *cwd)
 {
-    sl_output_vars v = {.rank = 3, .pid = 4711, .host = "node/7", .job = "12345", .cwd = cwd};
+    /* 2026-12-04 06:05:09 UTC */
+    sl_output_vars v = {.rank = 3, .pid = 4711, .host = "node/7", .job = "12345",
+                        .user = "ann/b", .unix_s = 1796364309, .cwd = cwd};
     char *s = sl_output_expand(tmpl, &v);
     cr_assert_not_null(s);
     return s;
@@ -41,6 +44,42 @@ Test(output, codes)
     char *s = expand("/r/%r-%p-%h-%j-%%.h5", NULL);
     cr_assert_str_eq(s, "/r/3-4711-node_7-12345-%.h5");
     free(s);
+}
+
+/* A site's central directory: user and date (UTC) as directories. */
+Test(output, user_and_date_codes)
+{
+    char *s = expand("/central/%u/%d/%j-%t-rank%r.h5", NULL);
+    cr_assert_str_eq(s, "/central/ann_b/2026-12-04/12345-060509-rank3.h5");
+    free(s);
+    sl_output_vars v = {.rank = 0, .pid = 1, .host = "h", .job = NULL, .user = NULL,
+                        .unix_s = 0, .cwd = NULL};
+    s = sl_output_expand("%u-%d-%t", &v);
+    cr_assert_str_eq(s, "nouser-1970-01-01-000000");
+    free(s);
+}
+
+Test(output, user_from_env)
+{
+    setenv("USER", "ann", 1);
+    setenv("LOGNAME", "bob", 1);
+    cr_assert_str_eq(sl_user_from_env(), "ann");
+    unsetenv("USER");
+    cr_assert_str_eq(sl_user_from_env(), "bob");
+    unsetenv("LOGNAME");
+    cr_assert_null(sl_user_from_env());
+}
+
+/* SCOPE_LIKWID_EXCLUDE: shell patterns on the path or the program's name. */
+Test(output, exclude_patterns)
+{
+    cr_assert_not(sl_excluded(NULL, "/usr/bin/python3"));
+    cr_assert_not(sl_excluded("", "/usr/bin/python3"));
+    cr_assert(sl_excluded("python*", "/usr/bin/python3"), "the name");
+    cr_assert(sl_excluded("/opt/*:/usr/bin/*", "/usr/bin/python3"), "the path, second pattern");
+    cr_assert_not(sl_excluded("/opt/*:bash", "/usr/bin/python3"));
+    cr_assert_not(sl_excluded("python3:", NULL), "no executable known: not excluded");
+    cr_assert(sl_excluded("::python3", "/usr/bin/python3"), "empty patterns skipped");
 }
 
 Test(output, relative_against_cwd)
@@ -63,10 +102,10 @@ Test(output, bad_codes_kept_literally, .init = redirect_stderr)
     free(s);
     fflush(stderr);
     cr_assert_stderr_eq_str(
-        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': unknown code '%x': expected one of %r %p %h %j %%; kept literally\n"
-        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': unknown code '%s': expected one of %r %p %h %j %%; kept literally\n"
-        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': unknown code '%n': expected one of %r %p %h %j %%; kept literally\n"
-        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': '%' at the end: expected one of %r %p %h %j %%; kept literally\n");
+        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': unknown code '%x': expected one of %r %p %h %j %u %d %t %%; kept literally\n"
+        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': unknown code '%s': expected one of %r %p %h %j %u %d %t %%; kept literally\n"
+        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': unknown code '%n': expected one of %r %p %h %j %u %d %t %%; kept literally\n"
+        "scope-likwid: SCOPE_LIKWID_OUTPUT='/o/%x%s%n-%': '%' at the end: expected one of %r %p %h %j %u %d %t %%; kept literally\n");
 }
 
 Test(output, missing_host_and_job)
@@ -79,8 +118,44 @@ Test(output, missing_host_and_job)
 
 Test(output, defaults)
 {
-    cr_assert_str_eq(sl_output_default(1), "scope-likwid-rank%r.h5");
-    cr_assert_str_eq(sl_output_default(0), "scope-likwid-%p.h5");
+    cr_assert_str_eq(sl_output_default(1, 0), "scope-likwid-rank%r.h5");
+    cr_assert_str_eq(sl_output_default(0, 0), "scope-likwid-%p.h5");
+    cr_assert_str_eq(sl_output_default(1, 1), "scope-likwid-%j-rank%r.h5");
+    cr_assert_str_eq(sl_output_default(0, 1), "scope-likwid-%j-%p.h5");
+}
+
+/* The run id: job + step, the launcher's namespace, else the process. */
+static void run_id_is(const char *want)
+{
+    char *id = sl_run_id_from_env("node1", 4711, 1733000000123456789);
+    cr_assert_not_null(id);
+    cr_expect_str_eq(id, want);
+    free(id);
+}
+
+Test(output, run_id)
+{
+    clear_env();
+    run_id_is("node1:4711:1733000000123456789");
+    setenv("PMIX_NAMESPACE", "1969422337", 1);
+    run_id_is("1969422337");
+    unsetenv("PMIX_NAMESPACE");
+    setenv("OMPI_MCA_ess_base_jobid", "42", 1);
+    run_id_is("42");
+    setenv("PBS_JOBID", "77.server", 1);
+    run_id_is("pbs-77.server/42");
+    unsetenv("OMPI_MCA_ess_base_jobid");
+    run_id_is("pbs-77.server");
+    setenv("SLURM_STEP_ID", "3", 1);    /* not Slurm's job: not its step */
+    run_id_is("pbs-77.server");
+    setenv("SLURM_JOB_ID", "88", 1);
+    run_id_is("slurm-88.3");
+    setenv("PMIX_NAMESPACE", "slurm.pmix.88.3", 1);
+    run_id_is("slurm-88.3/slurm.pmix.88.3");
+    clear_env();
+    setenv("FLUX_JOB_ID", "f2n3", 1);
+    run_id_is("flux-f2n3");
+    clear_env();
 }
 
 Test(output, rank_first_set_variable_wins)
@@ -139,6 +214,10 @@ Test(output, job_id)
 {
     clear_env();
     cr_assert_null(sl_job_from_env());
+    setenv("FLUX_JOB_ID", "f2n3", 1);
+    cr_assert_str_eq(sl_job_from_env(), "f2n3");
+    setenv("LSB_JOBID", "5", 1);
+    cr_assert_str_eq(sl_job_from_env(), "5");
     setenv("PBS_JOBID", "77.server", 1);
     cr_assert_str_eq(sl_job_from_env(), "77.server");
     setenv("SLURM_JOB_ID", "88", 1);
@@ -174,6 +253,7 @@ Test(output, place_directory_gets_default_name, .init = redirect_stderr)
     cr_assert_str_eq(p, "/tmp/sl-place-none/scope-likwid-4711.h5",
                      "a directory to be: the name inside it");
     free(p);
+    rmdir("/tmp/sl-place-none");
     snprintf(file, sizeof file, "%s/r.h5", dir);
     p = place(file, "/cwd", &none);
     cr_assert_str_eq(p, file, "a file that does not exist yet: as given");
@@ -188,6 +268,71 @@ Test(output, place_directory_gets_default_name, .init = redirect_stderr)
     rmdir(dir);
     fflush(stderr);
     cr_assert_stderr_eq_str("", "nothing said about a file or a directory");
+}
+
+/* A name in directories not there yet (the man page's Slurm example without
+ * mkdir, a name ending in '/'): they are created, owner rwx whatever the
+ * umask, the rest as the umask says. */
+static mode_t mode_of(const char *p)
+{
+    struct stat st;
+    cr_assert_eq(stat(p, &st), 0, "%s not created", p);
+    cr_assert(S_ISDIR(st.st_mode), "%s is not a directory", p);
+    return st.st_mode & 07777;
+}
+
+Test(output, place_creates_directories, .init = redirect_stderr)
+{
+    char dir[] = "/tmp/sl-mkdirs-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char file[128], a[128], ab[128], slash[128], want[160];
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(ab, sizeof ab, "%s/a/b", dir);
+    snprintf(file, sizeof file, "%s/a/b/rank3.h5", dir);
+    mode_t old = umask(0777);
+    int none = -1;
+    char *p = place(file, "/cwd", &none);
+    umask(022);
+    cr_assert_str_eq(p, file);
+    free(p);
+    cr_assert_eq(mode_of(a), 0700, "umask 0777: owner-only");
+    cr_assert_eq(mode_of(ab), 0700);
+    snprintf(slash, sizeof slash, "%s/new/", dir);
+    snprintf(want, sizeof want, "%s/new/scope-likwid-4711.h5", dir);
+    p = place(slash, "/cwd", &none);
+    cr_assert_str_eq(p, want, "a directory to be: the default name inside it");
+    free(p);
+    snprintf(a, sizeof a, "%s/new", dir);
+    cr_assert_eq(mode_of(a), 0755, "umask 022: as the umask says");
+    umask(old);
+    rmdir(ab);
+    snprintf(ab, sizeof ab, "%s/a", dir);
+    rmdir(ab);
+    rmdir(a);
+    rmdir(dir);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("", "nothing said when the directories could be made");
+}
+
+Test(output, place_directory_cannot_be_made, .init = redirect_stderr)
+{
+    char dir[] = "/tmp/sl-mkdirs-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char file[128], in[160], want[512];
+    snprintf(file, sizeof file, "%s/plain", dir);
+    fclose(fopen(file, "w"));
+    snprintf(in, sizeof in, "%s/sub/r.h5", file);
+    int none = -1;
+    char *p = place(in, "/cwd", &none);
+    cr_assert_str_eq(p, in, "kept: the writer's failure keeps the timing in a rescue file");
+    free(p);
+    unlink(file);
+    rmdir(dir);
+    fflush(stderr);
+    snprintf(want, sizeof want,
+             "scope-likwid: cannot create the directory %s/sub for SCOPE_LIKWID_OUTPUT %s: "
+             "Not a directory\n", file, in);
+    cr_assert_stderr_eq_str(want);
 }
 
 Test(output, place_dev_null_means_no_result, .init = redirect_stderr)

@@ -146,7 +146,7 @@ Test(wire, exact_text_of_a_small_answer)
     int rc;
     char *buf = encode_likwid(&a, &len, &rc);
     cr_assert_eq(rc, 0);
-    const char *want = "scope-likwid-wire 3\n"
+    const char *want = "scope-likwid-wire 4\n"
                        "kind likwid\n"
                        "likwid marker_file 1\n"
                        "region =io%20phase%25 2 = marker_file 1 1 0 0\n"
@@ -217,8 +217,8 @@ struct bad {
 
 static const struct bad bad_inputs[] = {
     {"", "in:1: truncated"},
-    {"\n", "in:1: not a scope-likwid wire file: expected 'scope-likwid-wire 3'"},
-    {"scope-likwid-wire 4\nkind likwid\nlikwid none 0\nend 3\n", "in:1: not a scope-likwid wire"},
+    {"\n", "in:1: not a scope-likwid wire file: expected 'scope-likwid-wire 4'"},
+    {"scope-likwid-wire 5\nkind likwid\nlikwid none 0\nend 3\n", "in:1: not a scope-likwid wire"},
     {"scope-likwid-wire 1\r\nkind likwid\n", "in:1: not a scope-likwid wire"},
     {"2 3 1\n0:init-0\n", "in:1: not a scope-likwid wire"},
     {"scope-likwid-wire 1", "in:1: truncated"},
@@ -439,6 +439,26 @@ Test(wire, write_errors_are_returned)
     sl_run_free(&a);
 }
 
+/* body under the magic line: decoded into r (0 or -EINVAL, d filled). */
+static int decode_as(const char *magic, const char *body, sl_run *r, sl_diag *d)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s\n%s", magic, body);
+    cr_expect(sl_wire_is_wire(buf, strlen(buf)));
+    return decode_run(buf, strlen(buf), r, d);
+}
+
+/* body under the magic line is refused with that one defect. */
+static void refused_as(const char *magic, const char *body, const char *defect)
+{
+    sl_run r;
+    sl_diag d;
+    cr_assert_eq(decode_as(magic, body, &r, &d), -EINVAL);
+    expect_one_defect(&d, defect);
+    sl_run_free(&r);
+    sl_diag_free(&d);
+}
+
 /* A version-1 rescue file (no metadata lines) still decodes: its metadata
  * is unknown. The same lines under the version-2 magic lack 'meta', under
  * the version-3 magic 'parent_pid'. */
@@ -448,12 +468,9 @@ Test(wire, version_1_is_still_read)
                        "command_line =x\nlikwid_status =s\nenv 0\ntiming =CLOCK_MONOTONIC 5 1\n"
                        "tregion =r 0 0 0 0 1 1\nthread 7 1 10 10 10\ncall 7 100 110\n"
                        "likwid none 0\nend 15\n";
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s\n%s", SL_WIRE_MAGIC_V1, body);
-    cr_expect(sl_wire_is_wire(buf, strlen(buf)));
     sl_run r;
     sl_diag d;
-    cr_assert_eq(decode_run(buf, strlen(buf), &r, &d), 0, "%s", d.kept ? d.lines[0] : "");
+    cr_assert_eq(decode_as(SL_WIRE_MAGIC_V1, body, &r, &d), 0, "%s", d.kept ? d.lines[0] : "");
     cr_expect_eq(r.rank, 2);
     cr_expect_eq(r.timing.nregions, 1u);
     cr_expect_eq(r.timing.regions[0].end_times[0], 110);
@@ -462,22 +479,35 @@ Test(wire, version_1_is_still_read)
     cr_expect_str_eq(r.meta.user, "");
     sl_run_free(&r);
     sl_diag_free(&d);
-    snprintf(buf, sizeof buf, "%s\n%s", SL_WIRE_MAGIC_V2, body);
-    cr_assert_eq(decode_run(buf, strlen(buf), &r, &d), -EINVAL);
-    expect_one_defect(&d, "in:11: unknown keyword 'timing': expected 'meta'");
+    refused_as(SL_WIRE_MAGIC_V2, body, "in:11: unknown keyword 'timing': expected 'meta'");
+    refused_as(SL_WIRE_MAGIC_V3, body, "in:6: unknown keyword 'hostname': expected 'parent_pid'");
+}
+
+/* A version-3 rescue file (no provenance, no run_id) still decodes, with
+ * them unknown; under the version-4 magic the first missing line is named. */
+Test(wire, version_3_is_still_read)
+{
+    const char *body = "kind run\nrank 0\nmpi_rank -1\npid 9\nparent_pid 0\nhostname =h\n"
+                       "executable =/x\ncommand_line =x\nlikwid_status =s\nenv 0\n"
+                       "meta 1 1 5 9\nworking_directory =/w\nuser =u\nmetavars 0\n"
+                       "timing =CLOCK_MONOTONIC 5 0\nlikwid none 0\nend 17\n";
+    sl_run r;
+    sl_diag d;
+    cr_assert_eq(decode_as(SL_WIRE_MAGIC_V3, body, &r, &d), 0, "%s", d.kept ? d.lines[0] : "");
+    cr_expect_str_eq(r.meta.user, "u");
+    cr_expect_str_eq(r.meta.run_id, "");
+    cr_expect_str_eq(r.cpu_model, "");
+    cr_expect_eq(r.tsc_hz, 0);
     sl_run_free(&r);
     sl_diag_free(&d);
-    snprintf(buf, sizeof buf, "%s\n%s", SL_WIRE_MAGIC, body);
-    cr_assert_eq(decode_run(buf, strlen(buf), &r, &d), -EINVAL);
-    expect_one_defect(&d, "in:6: unknown keyword 'hostname': expected 'parent_pid'");
-    sl_run_free(&r);
-    sl_diag_free(&d);
+    refused_as(SL_WIRE_MAGIC, body, "in:11: unknown keyword 'env': expected 'cpu_model'");
 }
 
 Test(wire, is_wire)
 {
     cr_expect(sl_wire_is_wire(SL_WIRE_MAGIC_V1 "\n", strlen(SL_WIRE_MAGIC_V1) + 1));
     cr_expect(sl_wire_is_wire(SL_WIRE_MAGIC_V2 "\n", strlen(SL_WIRE_MAGIC_V2) + 1));
+    cr_expect(sl_wire_is_wire(SL_WIRE_MAGIC_V3 "\n", strlen(SL_WIRE_MAGIC_V3) + 1));
     cr_expect(sl_wire_is_wire(SL_WIRE_MAGIC "\n", strlen(SL_WIRE_MAGIC) + 1));
     cr_expect(!sl_wire_is_wire(SL_WIRE_MAGIC, strlen(SL_WIRE_MAGIC)));
     cr_expect(!sl_wire_is_wire("2 3 1\n", 6));

@@ -89,6 +89,10 @@ void build_rich_run(sl_run *run)
     run->pid = INT64_MAX;
     run->parent_pid = INT64_MAX - 1;
     cr_assert(sl_set_string(&run->hostname, "node 1%") == 0);
+    cr_assert(sl_set_string(&run->cpu_model, "Intel(R) Xeon(R) Gold 6148 CPU @ 2.40GHz") == 0);
+    cr_assert(sl_set_string(&run->kernel_release, "6.1.0-28-amd64") == 0);
+    cr_assert(sl_set_string(&run->clock_source, "tsc") == 0);
+    run->tsc_hz = 2400000000;
     cr_assert(sl_set_string(&run->executable, "/a b/\xc3\xa9x\xfe") == 0);
     cr_assert(sl_set_string(&run->command_line, "./x --tag='a b'\t\n\r=%=") == 0);
     cr_assert(sl_set_string(&run->likwid_status, "") == 0);
@@ -101,6 +105,7 @@ void build_rich_run(sl_run *run)
     run->meta.finalize_time_ns = 0;
     cr_assert(sl_set_string(&run->meta.working_directory, "/home/a b/%\xff") == 0);
     cr_assert(sl_set_string(&run->meta.user, "\xc3\xa9mile") == 0);
+    cr_assert(sl_set_string(&run->meta.run_id, "slurm-4711.0") == 0);
     cr_assert(sl_run_meta_add_var(&run->meta, "SLURM_JOB_ID", "77") == 0);
     cr_assert(sl_run_meta_add_var(&run->meta, "SLURM_EMPTY", "") == 0);
 
@@ -219,6 +224,10 @@ void expect_run_equal(const sl_run *a, const sl_run *b)
     cr_expect_eq(a->pid, b->pid);
     cr_expect_eq(a->parent_pid, b->parent_pid);
     same_str(a->hostname, b->hostname, "hostname");
+    same_str(a->cpu_model, b->cpu_model, "cpu_model");
+    same_str(a->kernel_release, b->kernel_release, "kernel_release");
+    same_str(a->clock_source, b->clock_source, "clock_source");
+    cr_expect_eq(a->tsc_hz, b->tsc_hz);
     same_str(a->executable, b->executable, "executable");
     same_str(a->command_line, b->command_line, "command_line");
     same_str(a->likwid_status, b->likwid_status, "likwid_status");
@@ -233,6 +242,7 @@ void expect_run_equal(const sl_run *a, const sl_run *b)
     cr_expect_eq(a->meta.finalize_time_ns, b->meta.finalize_time_ns);
     same_str(a->meta.working_directory, b->meta.working_directory, "working_directory");
     same_str(a->meta.user, b->meta.user, "user");
+    same_str(a->meta.run_id, b->meta.run_id, "run_id");
     cr_assert_eq(a->meta.nvars, b->meta.nvars);
     for (size_t i = 0; i < a->meta.nvars; i++) {
         same_str(a->meta.vars[i].name, b->meta.vars[i].name, "metadata variable name");

@@ -26,9 +26,13 @@ static const char usage[] =
     "stderr. Every group keeps its mpi_rank and gains merged_from (the input)\n"
     "and merged_from_group (its name there), unless an earlier merge set them.\n"
     "OUT.h5 is never overwritten: OUT.1.h5, OUT.2.h5, ... is used instead.\n"
+    "Inputs of different launches (their /metadata run_id differ: another\n"
+    "job, step or mpirun) are refused, naming both; one line notes rank\n"
+    "groups that ran on different hosts, CPUs or executables.\n"
     "Prints \"wrote PATH\" on success.\n"
     "\n"
     "  -o, --output OUT.h5  the merged file (required)\n"
+    "      --allow-mixed    merge inputs of different launches too\n"
     "  -h, --help           this help\n"
     "\n"
     "Exit codes: 0 written, 1 an input is not a readable result file or the\n"
@@ -95,11 +99,15 @@ static void reading(void *ctx, const char *input)
     p->done++;
 }
 
-/* -o OUT and the inputs (from argv + optind); 0 or the exit code. */
-static int parse_args(int argc, char **argv, const char **out)
+/* -o OUT, --allow-mixed and the inputs (from argv + optind); 0 or the exit
+ * code. */
+static int parse_args(int argc, char **argv, const char **out, int *allow_mixed)
 {
+    enum { OPT_ALLOW_MIXED = 256 };
     static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+        {"output", required_argument, NULL, 'o'},
+        {"allow-mixed", no_argument, NULL, OPT_ALLOW_MIXED},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -108,6 +116,10 @@ static int parse_args(int argc, char **argv, const char **out)
         if (c == 'h') {
             fputs(usage, stdout);
             return SL_EXIT_OK;
+        }
+        if (c == OPT_ALLOW_MIXED) {
+            *allow_mixed = 1;
+            continue;
         }
         if (c != 'o')
             return SL_EXIT_USAGE;
@@ -125,7 +137,8 @@ static int parse_args(int argc, char **argv, const char **out)
 int sl_cmd_merge(int argc, char **argv)
 {
     const char *out = NULL;
-    int prc = parse_args(argc, argv, &out);
+    int allow_mixed = 0;
+    int prc = parse_args(argc, argv, &out, &allow_mixed);
     if (prc >= 0)
         return prc;
     char **inputs = argv + optind;
@@ -135,7 +148,8 @@ int sl_cmd_merge(int argc, char **argv)
     sl_diag_init(&diag);
     char *written = NULL;
     progress p = {0, ninputs, sl_sandbox_terminal(), now_s(), 0, 0};
-    int rc = sl_h5_merge(out, inputs, ninputs, tell_clash, reading, &p, &written, &diag);
+    int rc = sl_h5_merge(out, inputs, ninputs, allow_mixed, tell_clash, reading, &p, &written,
+                         &diag);
     progress_clear(&p);
     for (size_t i = 0; i < diag.kept; i++)
         sl_error("merge", "%s", diag.lines[i]);

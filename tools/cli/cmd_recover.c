@@ -183,23 +183,6 @@ int sl_recover_journal(const char *path, const char *why)
     return 0;
 }
 
-void sl_recover_after_run(const char *result, int wait_status)
-{
-    char *journal = sl_name_fit(result, "", ".journal");
-    struct stat st;
-    if (journal && stat(journal, &st) == 0) {
-        char why[128];
-        if (WIFSIGNALED(wait_status))
-            snprintf(why, sizeof why, "was killed by signal %d (%s)", WTERMSIG(wait_status),
-                     strsignal(WTERMSIG(wait_status)));
-        else
-            snprintf(why, sizeof why, "exited with status %d without likwid_markerClose",
-                     WEXITSTATUS(wait_status));
-        sl_recover_journal(journal, why);
-    }
-    free(journal);
-}
-
 static int has_suffix(const char *s, const char *suf)
 {
     size_t a = strlen(s), b = strlen(suf);

@@ -4,17 +4,21 @@
 #include "cmds.h"
 #include "recover.h"
 #include "why.h"
+#include "fileio.h"
+#include "provenance.h"
+#include "vec.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <stdint.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,9 +43,10 @@ static const char usage[] =
     "`likwid-perfctr -e` and `likwid-perfctr OPTIONS true` first.\n"
     "\n"
     "The result file is SCOPE_LIKWID_OUTPUT when set, else\n"
-    "./scope-likwid-run-<PID>.h5, PID being the process of APP that calls\n"
-    "likwid_markerInit (scope-likwid-run-<PID>.1.h5 if that name is taken);\n"
-    "its name is printed after APP exits.\n"
+    "./scope-likwid-run-<PID>.h5 (in a batch job scope-likwid-run-<JOB>-<PID>.h5),\n"
+    "PID being the process of APP that calls\n"
+    "likwid_markerInit (scope-likwid-run-<PID>.1.h5 if that name is taken).\n"
+    "After APP exits, one line names each file its processes wrote.\n"
     "\n"
     "Environment:\n"
     "  SCOPE_LIKWID_PERFCTR   likwid-perfctr program to use (default\n"
@@ -68,9 +73,96 @@ static int status_code(int st)
     return SL_EXIT_FAIL;
 }
 
-/* Runs argv with stdout and stderr captured into *out (NUL-terminated,
- * at most 64 KiB kept). Returns the exit code, or negative errno when it
- * could not be started. */
+/* ---- what likwid-perfctr leaves behind ------------------------------------ */
+
+/* likwid-perfctr 5.x forks the application, stops it (SIGSTOP) and only
+ * then sets up the event set; on a bad one it exits 1 and the stopped
+ * application stays, an orphan holding whatever descriptors it inherited
+ * (a probe's output pipe: a reader waiting for EOF waits forever). run is a
+ * child subreaper (PR_SET_CHILD_SUBREAPER): such orphans become run's own
+ * children, which it can see, end and reap by pid. */
+
+/* The state letter of process pid ('T' stopped, 'Z' zombie, ...); 0 when
+ * it cannot be read. */
+static char proc_state(pid_t pid)
+{
+    char p[64], buf[512];
+    snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')');     /* the name may hold anything */
+    return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+/* Ends run's children (orphans adopted as subreaper, run's own leftover
+ * probes): every one (all) or the stopped ones but `keep`, and reaps them
+ * and every exited one but `keep`. Names each one ended on stderr when
+ * `say` is set. Returns how many children are left (not ended, not
+ * zombies). */
+static int end_children(int all, int say, pid_t keep)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/self/task/%d/children", (int)getpid());
+    FILE *f = fopen(p, "re");
+    if (!f)
+        return 0;
+    int left = 0;
+    long child;
+    while (fscanf(f, "%ld", &child) == 1) {
+        char st = proc_state((pid_t)child);
+        if (child == keep)
+            continue;
+        if (st == 'Z') {
+            waitpid((pid_t)child, NULL, WNOHANG);
+            continue;
+        }
+        if (!all && st != 'T' && st != 't') {
+            left++;
+            continue;
+        }
+        if (kill((pid_t)child, SIGKILL) == 0) {
+            if (say)
+                sl_error("run", "ended process %ld, which likwid-perfctr left stopped", child);
+            while (waitpid((pid_t)child, NULL, 0) < 0 && errno == EINTR)
+                ;
+        }
+    }
+    fclose(f);
+    return left;
+}
+
+/* Whether pid has exited, without reaping it: its pid (and so its process
+ * group's id) stays taken until waitpid, and kill(-pid) reaches only its
+ * own group. */
+static int has_exited(pid_t pid)
+{
+    siginfo_t si = {0};
+    return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* How long a probe of likwid-perfctr may take (a healthy one needs well
+ * under a second). */
+#define PROBE_TIMEOUT_MS 30000
+
+/* Runs argv with stdout and stderr captured into *out (NUL-terminated, at
+ * most 64 KiB kept), in a process group of its own. Once argv's process has
+ * exited, whatever it left (its group, orphans adopted by run) is killed:
+ * nothing it left can hold the pipe open. Returns the exit code; negative
+ * errno when it could not be started, -ETIMEDOUT when it did not end within
+ * PROBE_TIMEOUT_MS (then it is killed). */
 static int run_captured(char *const argv[], char **out)
 {
     *out = NULL;
@@ -82,9 +174,14 @@ static int run_captured(char *const argv[], char **out)
     posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
     posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    int rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
     close(fd[1]);
     if (rc) {
         close(fd[0]);
@@ -93,25 +190,69 @@ static int run_captured(char *const argv[], char **out)
     size_t cap = 65536, n = 0;
     char *buf = malloc(cap + 1);
     char sink[4096];
+    int exited = 0, timed_out = 0;
+    int64_t deadline = now_ms() + PROBE_TIMEOUT_MS;
     for (;;) {
-        ssize_t r = buf && n < cap ? read(fd[0], buf + n, cap - n) : read(fd[0], sink, sizeof sink);
-        if (r < 0 && errno == EINTR)
+        struct pollfd pfd = {.fd = fd[0], .events = POLLIN};
+        int ready = poll(&pfd, 1, 100);
+        if (ready > 0) {
+            ssize_t r = buf && n < cap ? read(fd[0], buf + n, cap - n)
+                                       : read(fd[0], sink, sizeof sink);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                break;
+            if (buf && n < cap)
+                n += (size_t)r;
             continue;
-        if (r <= 0)
+        }
+        if (ready < 0 && errno != EINTR)
             break;
-        if (buf && n < cap)
-            n += (size_t)r;
+        if (!exited && (has_exited(pid) || (timed_out = now_ms() > deadline))) {
+            exited = 1;
+            kill(-pid, SIGKILL);    /* its group: the application it forked */
+            end_children(1, 0, pid);    /* and whatever left the group */
+        }
     }
     close(fd[0]);
     if (buf)
         buf[n] = '\0';
     *out = buf;
+    siginfo_t si;
+    while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+        ;
+    kill(-pid, SIGKILL);    /* what it left in its group, before its pid is free */
     int st;
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR)
             return -errno;
-    return status_code(st);
+    end_children(1, 0, 0);
+    return timed_out ? -ETIMEDOUT : status_code(st);
 }
+
+/* ---- what likwid-perfctr said ---------------------------------------------- */
+
+/* What likwid-perfctr prints about options it cannot use (an unknown group
+ * or event, a missing -g, a bad CPU list), in LIKWID 5.2 to 5.5: these say
+ * the user's options are wrong, not that LIKWID cannot count here. */
+static const char *const option_faults[] = {
+    "Cannot read group file",           /* -g NOSUCHGROUP */
+    "Cannot read performance group",
+    "Cannot transform",
+    "Access to performance group",
+    "only available with deactivated HyperThreading",
+    "not found for current architecture",   /* an event this CPU lacks */
+    "not defined for current architecture", /* a counter this CPU lacks */
+    "not allowed for event",
+    "No event in given event string",
+    "Cannot parse event descriptor",
+    "Event string contains invalid character",
+    "No valid eventset",
+    "must be given on commandline",     /* no -g */
+    "starts with invalid character",
+    "Cannot find domain",               /* -C/-c with a bad domain */
+    "Invalid expression",
+};
 
 /* A line of likwid-perfctr's output that says why it cannot count. */
 static int says_why(const char *l, size_t len)
@@ -124,18 +265,29 @@ static int says_why(const char *l, size_t len)
     return 0;
 }
 
-/* The line of likwid-perfctr's output that gives the reason: its first
- * "ERROR" (the text after "] "), else the first line that says why ("This
- * architecture has 0 counters.", "Cannot get access to MSRs ..."), else
- * the first line that is not a heading of its listings (those end in ':',
- * like the last one, "Event tags (tag, id, umask, counters<, options>):"). */
-static void perfctr_reason(const char *out, sl_why *reason)
+static int option_fault(const char *l, size_t len)
 {
-    const char *best = NULL, *hint = NULL, *plain = NULL;
+    for (size_t i = 0; i < sizeof option_faults / sizeof option_faults[0]; i++)
+        if (memmem(l, len, option_faults[i], strlen(option_faults[i])))
+            return 1;
+    return 0;
+}
+
+/* The line of likwid-perfctr's output that gives the reason: its first
+ * line about a wrong option (then *options is set), else its first "ERROR"
+ * (the text after "] "), else the first line that says why ("This
+ * architecture has 0 counters.", "Cannot get access to MSRs ..."), else the
+ * first line that is not a heading of its listings (those end in ':', like
+ * the last one, "Event tags (tag, id, umask, counters<, options>):"). */
+static void perfctr_reason(const char *out, sl_why *reason, int *options)
+{
+    const char *opt = NULL, *best = NULL, *hint = NULL, *plain = NULL;
     for (const char *l = out; l && *l;) {
         const char *e = strchr(l, '\n');
         size_t len = e ? (size_t)(e - l) : strlen(l);
         if (len) {
+            if (!opt && option_fault(l, len))
+                opt = l;
             if (!best && !strncmp(l, "ERROR", 5))
                 best = l;
             if (!hint && says_why(l, len))
@@ -145,46 +297,62 @@ static void perfctr_reason(const char *out, sl_why *reason)
         }
         l = e ? e + 1 : NULL;
     }
-    const char *l = best ? best : hint ? hint : plain;
+    *options = opt != NULL;
+    const char *l = opt ? opt : best ? best : hint ? hint : plain;
     if (!l) {
         sl_why_add(reason, "no output");
         return;
     }
     size_t len = strcspn(l, "\n");
-    if (best) {
-        const char *p = memmem(l, len, "] ", 2);
-        if (p) {
-            len -= (size_t)(p + 2 - l);
-            l = p + 2;
-        }
+    const char *p = memmem(l, len, "] ", 2);
+    if (p && !strncmp(l, "ERROR", 5)) {
+        len -= (size_t)(p + 2 - l);
+        l = p + 2;
     }
     sl_why_addn(reason, len, "%s", l);
 }
 
-/* 1 when likwid-perfctr can count here with these options; else 0 and why. */
-static int perfctr_works(const char *perfctr, char **opts, int nopts, sl_why *reason)
+/* What the probes found. */
+typedef enum perfctr_verdict {
+    PERFCTR_COUNTS,     /* use it */
+    PERFCTR_CANNOT,     /* LIKWID cannot count on this host */
+    PERFCTR_OPTIONS,    /* it refuses the options given */
+} perfctr_verdict;
+
+static perfctr_verdict probe_failed(int rc, const char *perfctr, const char *out, sl_why *reason)
+{
+    int options = 0;
+    if (rc == -ETIMEDOUT)
+        sl_why_add(reason, "%s did not end within %d s", perfctr, PROBE_TIMEOUT_MS / 1000);
+    else if (rc < 0)
+        sl_why_add(reason, "cannot run %s: %s", perfctr, strerror(-rc));
+    else
+        perfctr_reason(out, reason, &options);
+    return options ? PERFCTR_OPTIONS : PERFCTR_CANNOT;
+}
+
+/* Whether likwid-perfctr can count here with these options, by what it
+ * printed; else why. Exiting 0 is not enough: an unsupported CPU, MSRs it
+ * cannot read and (5.5, perf_event) events it cannot set up still exit 0,
+ * with an ERROR line. */
+static perfctr_verdict perfctr_works(const char *perfctr, char **opts, int nopts, sl_why *reason)
 {
     char *out = NULL;
     char *probe1[] = {(char *)perfctr, "-e", NULL};
     int rc = run_captured(probe1, &out);
-    if (rc < 0) {
-        sl_why_add(reason, "cannot run %s: %s", perfctr, strerror(-rc));
-        free(out);
-        return 0;
-    }
-    /* an unsupported CPU or unreadable MSRs still exit 0 here, but say so */
     if (rc != 0 || (out && (strstr(out, "ERROR") || strstr(out, "has 0 counters") ||
                             strstr(out, "Cannot get access")))) {
-        perfctr_reason(out, reason);
+        perfctr_verdict v = probe_failed(rc, perfctr, out, reason);
         free(out);
-        return 0;
+        return v == PERFCTR_OPTIONS ? PERFCTR_CANNOT : v;   /* -e has no options */
     }
     free(out);
-    /* the real options on a trivial program: catches missing -g, MSR access */
+    /* the real options on a trivial program: catches a missing -g, an
+     * unknown group or event, MSR access, events that cannot be set up */
     char **probe2 = calloc((size_t)nopts + 3, sizeof *probe2);
     if (!probe2) {
         sl_why_add(reason, "out of memory");
-        return 0;
+        return PERFCTR_CANNOT;
     }
     probe2[0] = (char *)perfctr;
     for (int i = 0; i < nopts; i++)
@@ -192,16 +360,11 @@ static int perfctr_works(const char *perfctr, char **opts, int nopts, sl_why *re
     probe2[1 + nopts] = "true";
     rc = run_captured(probe2, &out);
     free(probe2);
-    if (rc != 0) {
-        if (rc < 0)
-            sl_why_add(reason, "cannot run %s: %s", perfctr, strerror(-rc));
-        else
-            perfctr_reason(out, reason);
-        free(out);
-        return 0;
-    }
+    perfctr_verdict v = PERFCTR_COUNTS;
+    if (rc != 0 || (out && (strstr(out, "ERROR") || strstr(out, "Setup of event"))))
+        v = probe_failed(rc, perfctr, out, reason);
     free(out);
-    return 1;
+    return v;
 }
 
 /* ---- where things are ----------------------------------------------------- */
@@ -257,81 +420,120 @@ static char *escape_percent(const char *s)
     return out;
 }
 
-/* "scope-likwid-run-<digits>.h5" or "...-<digits>.<k>.h5": what the shim
- * makes of run's template "scope-likwid-run-%p.h5". */
-static int run_name(const char *n)
-{
-    if (strncmp(n, RUN_PREFIX, strlen(RUN_PREFIX)))
-        return 0;
-    n += strlen(RUN_PREFIX);
-    int parts = 0;
-    while (isdigit((unsigned char)*n)) {
-        while (isdigit((unsigned char)*n))
-            n++;
-        parts++;
-        if (*n != '.')
-            return 0;
-        n++;
-    }
-    return parts >= 1 && parts <= 2 && !strcmp(n, "h5");
-}
+/* ---- what the application's processes wrote ------------------------------ */
 
-/* Whether a is not before b. */
-static int not_before(struct timespec a, struct timespec b)
+/* The file the shim reports to (SCOPE_LIKWID_RUN_REPORT; shim.h, "run's
+ * report"): empty, owner-only, in TMPDIR or /tmp; NULL when none can be
+ * made. Each `scope-likwid run` has its own: under mpirun each rank's run
+ * hears of its own processes only. */
+static char *report_create(void)
 {
-    return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec >= b.tv_nsec);
-}
-
-/* Reports every result file of that name written in dir since `since` (the
- * processes of APP name them after their own pid). `since` is read from the
- * coarse clock that stamps files, to the nanosecond: a run a second before
- * in the same directory is not this one. Returns how many. */
-static int report_results(const char *dir, struct timespec since)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    int found = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        char p[PATH_MAX + 300];
-        struct stat st;
-        if (!run_name(e->d_name))
+    const char *tmp = getenv("TMPDIR");
+    const char *dirs[] = {tmp && tmp[0] == '/' ? tmp : NULL, "/tmp"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        char *p = NULL;
+        if (!dirs[i] || asprintf(&p, "%s/scope-likwid-run-report.XXXXXX", dirs[i]) < 0)
             continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && not_before(st.st_mtim, since)) {
-            fprintf(stderr, "scope-likwid: run: result in %s\n", p);
-            found++;
+        int fd = mkstemp(p);
+        if (fd >= 0) {
+            close(fd);
+            return p;
         }
+        free(p);
     }
-    closedir(d);
-    return found;
+    return NULL;
 }
 
-/* Recovers the journal of every result file of that name stamped in dir
- * since `since` (a process of APP that died without Close left it). */
-static void recover_killed(const char *dir, struct timespec since, int wait_status)
+/* One line of the report: KIND \t PID \t PATH; 0 when it is not one. */
+static int report_line(char *l, const char **kind, long *pid, const char **path)
 {
-    static const char suffix[] = ".journal";
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (n <= sizeof suffix - 1 || strcmp(e->d_name + n - (sizeof suffix - 1), suffix) != 0)
+    char *t1 = strchr(l, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+    if (!t2 || !t2[1])
+        return 0;
+    *t1 = *t2 = '\0';
+    char *end;
+    *pid = strtol(t1 + 1, &end, 10);
+    *kind = l;
+    *path = t2 + 1;
+    return end != t1 + 1 && !*end;
+}
+
+/* A process of APP that said it started timing (Init), and what became of
+ * it. */
+typedef struct started_proc {
+    long pid;
+    const char *output, *journal;   /* in the report's text; journal NULL: none */
+    int done;                       /* it wrote a result or a rescue file */
+} started_proc;
+
+/* The latest process of that pid still without a result (a pid that
+ * called exec starts again under the same pid). */
+static started_proc *open_proc(started_proc *v, size_t n, long pid)
+{
+    for (size_t i = n; i-- > 0;)
+        if (v[i].pid == pid && !v[i].done)
+            return &v[i];
+    return NULL;
+}
+
+/* Says what the application's processes wrote, from the report: one line
+ * per result file ("result in"), per rescue file; the journal of a process
+ * that wrote neither (killed, crashed) is recovered, and one without a
+ * journal is named. Returns how many processes started timing. */
+static size_t report_results(const char *report, int wait_status)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (sl_read_file(report, (size_t)1 << 24, &text, &len) != 0)
+        return 0;
+    started_proc *procs = NULL;
+    size_t n = 0, cap = 0;
+    for (char *l = text, *e; l && *l; l = e ? e + 1 : NULL) {
+        e = strchr(l, '\n');
+        if (e)
+            *e = '\0';
+        const char *kind, *path;
+        long pid;
+        if (!report_line(l, &kind, &pid, &path))
             continue;
-        char name[NAME_MAX + 1];
-        snprintf(name, sizeof name, "%.*s", (int)(n - (sizeof suffix - 1)), e->d_name);
-        char p[PATH_MAX + 300], result[PATH_MAX + 300];
+        started_proc *p = open_proc(procs, n, pid);
+        if (!strcmp(kind, "init")) {
+            if (SL_VEC_RESERVE(procs, cap, n, 1) == 0)
+                procs[n++] = (started_proc){pid, path, NULL, 0};
+            continue;
+        }
+        if (!strcmp(kind, "journal")) {
+            if (p)
+                p->journal = path;
+            continue;
+        }
+        if (p)
+            p->done = 1;
         struct stat st;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        snprintf(result, sizeof result, "%s/%s", dir, name);
-        if (run_name(name) && stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
-            not_before(st.st_mtim, since))
-            sl_recover_after_run(result, wait_status);
+        if (!strcmp(kind, "wrote") && stat(path, &st) == 0)
+            sl_error("run", "result in %s", path);
+        else if (!strcmp(kind, "rescue") && stat(path, &st) == 0)
+            sl_error("run", "no result file written; the timing is in %s (the line above says "
+                     "how to convert it)", path);
     }
-    closedir(d);
+    char why[128];
+    if (WIFSIGNALED(wait_status))
+        snprintf(why, sizeof why, "was killed by signal %d (%s)", WTERMSIG(wait_status),
+                 strsignal(WTERMSIG(wait_status)));
+    else
+        snprintf(why, sizeof why, "ended without likwid_markerClose");
+    for (size_t i = 0; i < n; i++) {
+        if (procs[i].done)
+            continue;
+        if (procs[i].journal && access(procs[i].journal, F_OK) == 0)
+            sl_recover_journal(procs[i].journal, why);
+        else
+            sl_error("run", "process %ld ended without writing %s and left no journal", procs[i].pid,
+                     procs[i].output);
+    }
+    free(procs);
+    free(text);
+    return n;
 }
 
 /* ---- command -------------------------------------------------------------- */
@@ -382,14 +584,20 @@ int sl_cmd_run(int argc, char **argv)
     char reason_buf[256];
     sl_why reason;
     sl_why_in(&reason, reason_buf, sizeof reason_buf);
-    int use_perfctr;
+    /* what likwid-perfctr leaves behind becomes ours to end (above) */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    perfctr_verdict verdict;
     if (!strcmp(perfctr, "none")) {
-        use_perfctr = 0;
+        verdict = PERFCTR_CANNOT;
         sl_why_add(&reason, "SCOPE_LIKWID_PERFCTR=none");
     } else {
-        use_perfctr = perfctr_works(perfctr, opts, nopts, &reason);
+        verdict = perfctr_works(perfctr, opts, nopts, &reason);
     }
-    if (!use_perfctr)
+    int use_perfctr = verdict == PERFCTR_COUNTS;
+    if (verdict == PERFCTR_OPTIONS)
+        sl_error("run", "likwid-perfctr refuses the options given before '--' (%s): running "
+                 "%s without likwid-perfctr; timing only", sl_why_text(&reason), argv[app]);
+    else if (verdict == PERFCTR_CANNOT)
         sl_error("run", "LIKWID cannot count on this host (%s): running %s without "
                  "likwid-perfctr; timing only", sl_why_text(&reason), argv[app]);
 
@@ -411,19 +619,28 @@ int sl_cmd_run(int argc, char **argv)
         if (!getcwd(cwd, sizeof cwd))
             snprintf(cwd, sizeof cwd, ".");
         /* %p: the pid of APP's process that writes, which run cannot know
-         * beforehand (under likwid-perfctr APP is its grandchild) */
+         * beforehand (under likwid-perfctr APP is its grandchild); %j in a
+         * batch job, so that reruns never collide */
         char *dir = escape_percent(cwd);
-        size_t n = dir ? strlen(dir) + sizeof "/" RUN_PREFIX "%p.h5" : 0;
-        if (dir && (output_tmpl = malloc(n)))
-            snprintf(output_tmpl, n, "%s/" RUN_PREFIX "%%p.h5", dir);
+        if (dir && asprintf(&output_tmpl, "%s/" RUN_PREFIX "%s%%p.h5", dir,
+                            sl_job_from_env() ? "%j-" : "") < 0)
+            output_tmpl = NULL;
         free(dir);
     }
+    char *report = report_create();
+    if (!report)
+        sl_error("run", "cannot create a file in TMPDIR or /tmp to learn the result's name "
+                 "(%s): the shim's own line names it", strerror(errno));
     if (!preload || (!user_output && !output_tmpl) || setenv("LD_PRELOAD", preload, 1) ||
-        (output_tmpl && setenv("SCOPE_LIKWID_OUTPUT", output_tmpl, 1))) {
+        (output_tmpl && setenv("SCOPE_LIKWID_OUTPUT", output_tmpl, 1)) ||
+        (report && setenv("SCOPE_LIKWID_RUN_REPORT", report, 1))) {
         sl_error("run", "out of memory");
         free(shim);
         free(preload);
         free(output_tmpl);
+        if (report)
+            unlink(report);
+        free(report);
         return SL_EXIT_FAIL;
     }
     free(preload);
@@ -435,6 +652,9 @@ int sl_cmd_run(int argc, char **argv)
     char **cmd = calloc((size_t)(nopts + nargs + 3), sizeof *cmd);
     if (!cmd) {
         sl_error("run", "out of memory");
+        if (report)
+            unlink(report);
+        free(report);
         return SL_EXIT_FAIL;
     }
     int c = 0;
@@ -466,8 +686,6 @@ int sl_cmd_run(int argc, char **argv)
     posix_spawnattr_setsigdefault(&attr, &def);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
 
-    struct timespec started;
-    clock_gettime(CLOCK_REALTIME_COARSE, &started);
     pid_t pid;
     int rc = posix_spawnp(&pid, cmd[0], NULL, &attr, cmd, environ);
     posix_spawnattr_destroy(&attr);
@@ -476,23 +694,43 @@ int sl_cmd_run(int argc, char **argv)
         sl_error("run", "%s: cannot run: %s", cmd[0], strerror(rc));
         status = rc == ENOENT ? 127 : 126;
     } else {
+        /* as subreaper run also adopts what APP's processes orphan: reap
+         * those as they end, or their zombies pile up for the whole run */
         int st = 0;
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-            ;
-        status = status_code(st);
-        /* killed or crashed: its journal becomes the result */
-        if (user_output && *user_output) {
-            if (!strchr(user_output, '%'))
-                sl_recover_after_run(user_output, st);
-        } else {
-            recover_killed(cwd, started, st);
+        for (;;) {
+            int any;
+            pid_t w = waitpid(-1, &any, 0);
+            if (w == pid) {
+                st = any;
+                break;
+            }
+            if (w < 0 && errno != EINTR)
+                break;
         }
-        if (user_output && *user_output)
-            sl_error("run", "result in the file named by SCOPE_LIKWID_OUTPUT (%s)", user_output);
-        else if (!report_results(cwd, started))
-            sl_error("run", "%s/" RUN_PREFIX "<PID>.h5: no result file (did %s call "
-                     "likwid_markerInit?)", cwd, argv[app]);
+        status = status_code(st);
+        /* an application likwid-perfctr stopped and left (it failed after
+         * forking it) would wait forever; a child that still runs is the
+         * application's own business */
+        if (use_perfctr && end_children(0, 1, 0) > 0) {
+            /* likwid-perfctr's SIGSTOP may still be on its way */
+            nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+            end_children(0, 1, 0);
+        }
+        /* what APP's processes wrote; a journal of one killed or crashed
+         * becomes its result */
+        if (report && !report_results(report, st)) {
+            if (user_output && *user_output)
+                sl_error("run", "no result file (did %s call likwid_markerInit? "
+                         "SCOPE_LIKWID_OUTPUT is %s)", argv[app], user_output);
+            else
+                sl_error("run", "%s/" RUN_PREFIX "%s<PID>.h5: no result file (did %s call "
+                         "likwid_markerInit?)", cwd, sl_job_from_env() ? "<JOB>-" : "",
+                         argv[app]);
+        }
     }
+    if (report)
+        unlink(report);
+    free(report);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
     free(cmd);

@@ -11,9 +11,4 @@
  * 0: recovered or nothing to do; 1: failed (the journal is kept). */
 int sl_recover_journal(const char *path, const char *why);
 
-/* For scope-likwid run: when the application left a journal next to the
- * result file it was given (killed, crashed), recover it, naming the end
- * from the wait status. */
-void sl_recover_after_run(const char *result, int wait_status);
-
 #endif
