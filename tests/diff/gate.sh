@@ -274,5 +274,30 @@ with GITHUB_STEP_SUMMARY $TMP/sum4.md p_gh diff h_a.h5 h_b.h5 --github
 check_line p_gh.out "::warning title=scope-likwid diff::base and new differ in hostname: 'nodeA' (base) vs 'nodeB' (new), 1 of 1 rank pairs" "6: github ::warning"
 sl p_junit diff h_a.h5 h_b.h5 --junit p.xml
 check_grep p.xml "base and new differ in hostname" "6: junit system-err"
+# the same host name, another CPU, kernel and clock source (provenance
+# recorded at Init): one line each
+mk c_a.h5 <<'EOF'
+rank 0
+a hostname nodeA
+a cpu_model Xeon-6430
+a kernel_release 6.1.0-18
+a clock_source tsc
+t solve 1000000
+EOF
+mk c_b.h5 <<'EOF'
+rank 0
+a hostname nodeA
+a cpu_model EPYC-9654
+a kernel_release 6.1.0-25
+a clock_source kvm-clock
+t solve 1000000
+EOF
+sl c_diff diff c_a.h5 c_b.h5
+check_rc 0 "6: other CPU: still a pass"
+check_line c_diff.err "scope-likwid: diff: warning: base and new differ in cpu_model: 'Xeon-6430' (base) vs 'EPYC-9654' (new), 1 of 1 rank pairs" "6: other CPU"
+check_line c_diff.err "scope-likwid: diff: warning: base and new differ in kernel_release: '6.1.0-18' (base) vs '6.1.0-25' (new), 1 of 1 rank pairs" "6: other kernel"
+check_line c_diff.err "scope-likwid: diff: warning: base and new differ in clock_source: 'tsc' (base) vs 'kvm-clock' (new), 1 of 1 rank pairs" "6: other clock source"
+CHECKS=$((CHECKS + 1))
+[ "$(grep -c warning "$TMP/c_diff.err")" = 3 ] || fail "6: three warnings expected: $(cat "$TMP/c_diff.err")"
 
 finish

@@ -196,6 +196,12 @@ static int attr(sl_run *run, char **w, size_t nw)
         return sl_set_string(&run->hostname, v);
     else if (!strcmp(n, SL_H5N_executable))
         return sl_set_string(&run->executable, v);
+    else if (!strcmp(n, SL_H5N_cpu_model))
+        return sl_set_string(&run->cpu_model, v);
+    else if (!strcmp(n, SL_H5N_kernel_release))
+        return sl_set_string(&run->kernel_release, v);
+    else if (!strcmp(n, SL_H5N_clock_source))
+        return sl_set_string(&run->clock_source, v);
     else if (!strcmp(n, SL_H5N_working_directory))
         return sl_set_string(&m->working_directory, v);
     else if (!strcmp(n, SL_H5N_user))

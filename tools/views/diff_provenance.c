@@ -19,8 +19,11 @@
  * buf[SL_PROV_BUF]` first, e.g.
  *   X(tsc_hz, r->tsc_hz > 0 ? (snprintf(buf, SL_PROV_BUF, "%lld",
  *                                       (long long)r->tsc_hz), buf) : "") */
-#define SL_DIFF_PROVENANCE(X)   \
-    X(hostname, r->hostname)    \
+#define SL_DIFF_PROVENANCE(X)            \
+    X(hostname, r->hostname)             \
+    X(cpu_model, r->cpu_model)           \
+    X(kernel_release, r->kernel_release) \
+    X(clock_source, r->clock_source)     \
     X(executable, r->executable)
 
 #define X(id, expr)                                                   \
