@@ -1,0 +1,504 @@
+/* emulpmu: an emulated PMU for LIKWID 5.2's direct access mode (-M 0).
+ *
+ * Preloaded (LD_PRELOAD) into likwid-perfctr, the application and the
+ * collector, it serves what LIKWID's direct mode reads and writes:
+ *   - /etc/likwid_topo.cfg (access, fopen, open): the file EMULPMU_TOPO names,
+ *     so LIKWID takes the CPU family and model from it and never asks CPUID
+ *     or hwloc (LIKWID reads a topology file instead of probing when one
+ *     exists);
+ *   - /dev/cpu/N/msr (open, pread, pwrite, close): a descriptor of /dev/null
+ *     whose reads and writes at offset = MSR address go to the emulated
+ *     registers; /dev/msrN and /dev/cpu/N/msr_safe do not exist, so LIKWID
+ *     takes /dev/cpu/N/msr as with the kernel's msr module.
+ * Nothing real is touched: no MSR, no file outside EMULPMU_STATE.
+ *
+ * The registers of every CPU live in EMULPMU_STATE, a file mapped shared, so
+ * likwid-perfctr (which programs the counters), the application (whose
+ * marker calls read them) and the collector see the same PMU. The model is
+ * AMD family 17h/19h (Zen, Zen2, Zen3) as LIKWID 5.2 drives it:
+ *   - gated counters (core PMCs, L3, data fabric): a counter counts while
+ *     bit 22 of its control register is set, at a rate that is a fixed
+ *     function of the programmed event and the CPU (events per ns of wall
+ *     time), so every event and every CPU counts a different number and a
+ *     value that lands in the wrong column or thread shows;
+ *   - free-running counters (APERF, MPERF, the retired-instructions counter,
+ *     the RAPL energy counters): a rate times the time since the state file
+ *     was first used, the same in every process.
+ * Any other register holds what was last written to it (0 at first).
+ * EMULPMU_LOG=FILE appends one line per access (pid, cpu, r/w, register,
+ * value), for seeing what LIKWID does.
+ *
+ * This is test code, not the shim: it may lock and call the clock. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+/* The wrappers below are the plain names (open, pread, ...) and their 64-bit
+ * twins, defined apart: the build's 64-bit offsets would rename the first. */
+#undef _FILE_OFFSET_BITS
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EMUL_MAX_CPUS 256
+#define EMUL_MAX_FDS 65536
+#define EMUL_REGS 512 /* other registers per CPU, open addressing */
+#define EMUL_MAGIC 0x454d554c504d5531ULL /* "EMULPMU1" */
+#define EMUL_TOPO_PATH "/etc/likwid_topo.cfg"
+#define EMUL_ENABLE_BIT (1ULL << 22)
+#define EMUL_COUNTER_MASK ((1ULL << 48) - 1)
+
+/* Banks of gated counters: name, first counter MSR, first control MSR,
+ * distance between two counters, number of counters, rate scale (L3 and
+ * memory traffic are rarer than core events). */
+#define EMUL_BANKS(X)                                                          \
+    X(CORE, 0xC0010201u, 0xC0010200u, 2, 6, 1.0)                               \
+    X(L3, 0xC0010231u, 0xC0010230u, 2, 6, 0.05)                                \
+    X(DF, 0xC0010241u, 0xC0010240u, 2, 4, 0.005)
+
+enum emul_bank {
+#define X(name, ctr, ctl, stride, n, scale) EMUL_BANK_##name,
+    EMUL_BANKS(X)
+#undef X
+        EMUL_NBANKS
+};
+
+static const struct {
+    uint32_t ctr, ctl, stride, n;
+    double scale;
+} emul_banks[EMUL_NBANKS] = {
+#define X(name, ctr, ctl, stride, n, scale) {ctr, ctl, stride, n, scale},
+    EMUL_BANKS(X)
+#undef X
+};
+
+#define EMUL_BANK_MAX 6
+
+/* Free-running registers: the read-only MSR, the writable one (a write sets
+ * the count from there on; LIKWID zeroes APERF and MPERF), events per ns, 1
+ * if the rate scales with the CPU (per-core counters), width in bits. */
+#define EMUL_FREE(X)                                                               \
+    X(0xC00000E7u, 0x000000E7u, 2.0, 1, 64)    /* MPERF: reference cycles */        \
+    X(0xC00000E8u, 0x000000E8u, 2.4, 1, 64)    /* APERF: actual cycles */           \
+    X(0xC00000E9u, 0x000000E9u, 3.1, 1, 64)    /* retired instructions */           \
+    X(0xC001029Au, 0xC001029Au, 0.0004, 1, 32) /* RAPL core energy, 1/2^16 J */    \
+    X(0xC001029Bu, 0xC001029Bu, 0.0052, 0, 32) /* RAPL package energy */
+
+/* Registers with a fixed value: RAPL units (power 1/8 W, energy 1/2^16 J,
+ * time 1/1024 s). */
+#define EMUL_FIXED(X) X(0xC0010299u, 0x000A1003ULL)
+
+struct emul_cpu {
+    int lock;
+    uint64_t last_ns; /* gated counters settled up to here */
+    double ctr[EMUL_NBANKS][EMUL_BANK_MAX];
+    uint64_t ctl[EMUL_NBANKS][EMUL_BANK_MAX];
+    struct {
+        uint32_t used; /* MSR + 1 */
+        uint64_t value;
+    } regs[EMUL_REGS];
+};
+
+struct emul_state {
+    uint64_t magic;
+    uint64_t t0_ns;
+    struct emul_cpu cpu[EMUL_MAX_CPUS];
+};
+
+static struct emul_state *emul;
+static int emul_fd_cpu[EMUL_MAX_FDS]; /* CPU + 1 of a fake msr descriptor */
+
+static int (*real_open)(const char *, int, ...);
+static FILE *(*real_fopen)(const char *, const char *);
+static int (*real_access)(const char *, int);
+static int (*real_close)(int);
+static ssize_t (*real_pread)(int, void *, size_t, off_t);
+static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
+
+/* dlsym's object pointer into a function pointer without a cast ISO C
+ * forbids. */
+#define RESOLVE(var, name)                                                     \
+    do {                                                                       \
+        void *sym_ = dlsym(RTLD_NEXT, name);                                   \
+        memcpy(&(var), &sym_, sizeof(var));                                    \
+    } while (0)
+
+static void emul_resolve(void)
+{
+    if (__atomic_load_n(&real_open, __ATOMIC_ACQUIRE))
+        return;
+    RESOLVE(real_fopen, "fopen");
+    RESOLVE(real_access, "access");
+    RESOLVE(real_close, "close");
+    RESOLVE(real_pread, "pread");
+    RESOLVE(real_pwrite, "pwrite");
+    int (*open_fn)(const char *, int, ...);
+    RESOLVE(open_fn, "open");
+    __atomic_store_n(&real_open, open_fn, __ATOMIC_RELEASE);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void emul_die(const char *what)
+{
+    fprintf(stderr, "emulpmu: %s: %s\n", what, strerror(errno));
+    _exit(70);
+}
+
+/* Map the state file once; every process that loads the library shares it. */
+static struct emul_state *emul_state(void)
+{
+    struct emul_state *s = __atomic_load_n(&emul, __ATOMIC_ACQUIRE);
+    if (s)
+        return s;
+    const char *path = getenv("EMULPMU_STATE");
+    if (!path || !*path) {
+        errno = EINVAL;
+        emul_die("EMULPMU_STATE is not set: expected the path of the shared state file");
+    }
+    int fd = real_open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        emul_die(path);
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        emul_die(path);
+    if ((size_t)st.st_size < sizeof *s && ftruncate(fd, sizeof *s) != 0)
+        emul_die(path);
+    s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (s == MAP_FAILED)
+        emul_die(path);
+    real_close(fd);
+    uint64_t zero = 0;
+    __atomic_compare_exchange_n(&s->t0_ns, &zero, now_ns(), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&s->magic, EMUL_MAGIC, __ATOMIC_RELEASE);
+    struct emul_state *expected = NULL;
+    if (!__atomic_compare_exchange_n(&emul, &expected, s, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        munmap(s, sizeof *s);
+        s = expected;
+    }
+    return s;
+}
+
+/* Events per ns of an event programmed in a control register: a fixed
+ * function of the event code and unit mask (bits 7:0, 35:32 and 15:8),
+ * between 0.05 and 2.05, times 1 + CPU/8. */
+static double gated_rate(int cpu, uint64_t ctl)
+{
+    uint32_t event = (uint32_t)(ctl & 0xFF) | (uint32_t)((ctl >> 24) & 0xF00);
+    uint32_t umask = (uint32_t)((ctl >> 8) & 0xFF);
+    uint32_t h = (event * 2654435761u) ^ (umask * 40503u);
+    h ^= h >> 13;
+    return (0.05 + (h % 1000) / 500.0) * (1.0 + cpu / 8.0);
+}
+
+static void lock_cpu(struct emul_cpu *c)
+{
+    while (__atomic_exchange_n(&c->lock, 1, __ATOMIC_ACQUIRE))
+        ;
+}
+
+static void unlock_cpu(struct emul_cpu *c)
+{
+    __atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Advance the gated counters of one CPU to now. Caller holds its lock. */
+static void settle(int cpu, struct emul_cpu *c, uint64_t now)
+{
+    if (c->last_ns && now > c->last_ns) {
+        double dt = (double)(now - c->last_ns);
+        for (int b = 0; b < EMUL_NBANKS; b++)
+            for (uint32_t i = 0; i < emul_banks[b].n; i++)
+                if (c->ctl[b][i] & EMUL_ENABLE_BIT)
+                    c->ctr[b][i] += emul_banks[b].scale * gated_rate(cpu, c->ctl[b][i]) * dt;
+    }
+    c->last_ns = now;
+}
+
+/* Which gated counter or control an MSR is: bank and index, or -1. */
+static int bank_of(uint32_t msr, int *index, int *is_ctl)
+{
+    for (int b = 0; b < EMUL_NBANKS; b++)
+        for (uint32_t i = 0; i < emul_banks[b].n; i++) {
+            if (msr == emul_banks[b].ctr + i * emul_banks[b].stride) {
+                *index = (int)i;
+                *is_ctl = 0;
+                return b;
+            }
+            if (msr == emul_banks[b].ctl + i * emul_banks[b].stride) {
+                *index = (int)i;
+                *is_ctl = 1;
+                return b;
+            }
+        }
+    return -1;
+}
+
+static uint64_t *other_reg(struct emul_cpu *c, uint32_t msr)
+{
+    uint32_t h = (msr * 2654435761u) % EMUL_REGS;
+    for (uint32_t k = 0; k < EMUL_REGS; k++) {
+        uint32_t i = (h + k) % EMUL_REGS;
+        if (c->regs[i].used == msr + 1)
+            return &c->regs[i].value;
+        if (c->regs[i].used == 0) {
+            c->regs[i].used = msr + 1;
+            c->regs[i].value = 0;
+            return &c->regs[i].value;
+        }
+    }
+    return NULL;
+}
+
+static void emul_log(int cpu, char op, uint32_t msr, uint64_t value)
+{
+    const char *path = getenv("EMULPMU_LOG");
+    if (!path || !*path)
+        return;
+    int fd = real_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    char line[96];
+    int n = snprintf(line, sizeof line, "%d %d %c 0x%X 0x%llX\n", (int)getpid(), cpu, op, msr,
+                     (unsigned long long)value);
+    if (write(fd, line, (size_t)n) < 0) {
+        /* a log line lost is no reason to change the access */
+    }
+    real_close(fd);
+}
+
+/* One MSR access; returns 0 or -EIO. */
+static int msr_access(int cpu, uint32_t msr, uint64_t *value, int write)
+{
+    struct emul_state *s = emul_state();
+    struct emul_cpu *c = &s->cpu[cpu];
+    uint64_t now = now_ns();
+    int rc = 0;
+    if (!write) {
+#define X(reg, v)                                                                             \
+    if (msr == (reg)) {                                                                       \
+        *value = (v);                                                                         \
+        emul_log(cpu, 'r', msr, *value);                                                      \
+        return 0;                                                                             \
+    }
+        EMUL_FIXED(X)
+#undef X
+    }
+    lock_cpu(c);
+#define X(ro, rw, rate, per_cpu, width)                                                       \
+    if (msr == (ro) || msr == (rw)) {                                                         \
+        double r = (rate) * ((per_cpu) ? 1.0 + cpu / 8.0 : 1.0);                             \
+        uint64_t *offset = other_reg(c, rw);                                                  \
+        uint64_t v = (uint64_t)(r * (double)(now - s->t0_ns));                                \
+        uint64_t mask = (width) == 64 ? ~0ULL : (1ULL << (width)) - 1;                        \
+        if (!offset)                                                                          \
+            rc = -EIO;                                                                        \
+        else if (write)                                                                       \
+            *offset = v - *value;                                                             \
+        else                                                                                  \
+            *value = (v - *offset) & mask;                                                    \
+        unlock_cpu(c);                                                                        \
+        emul_log(cpu, write ? 'w' : 'r', msr, rc ? 0 : *value);                              \
+        return rc;                                                                            \
+    }
+    EMUL_FREE(X)
+#undef X
+    settle(cpu, c, now);
+    int index, is_ctl;
+    int b = bank_of(msr, &index, &is_ctl);
+    if (b >= 0 && is_ctl) {
+        if (write)
+            c->ctl[b][index] = *value;
+        else
+            *value = c->ctl[b][index];
+    } else if (b >= 0) {
+        if (write)
+            c->ctr[b][index] = (double)(*value & EMUL_COUNTER_MASK);
+        else
+            *value = (uint64_t)c->ctr[b][index] & EMUL_COUNTER_MASK;
+    } else {
+        uint64_t *r = other_reg(c, msr);
+        if (!r)
+            rc = -EIO;
+        else if (write)
+            *r = *value;
+        else
+            *value = *r;
+    }
+    unlock_cpu(c);
+    emul_log(cpu, write ? 'w' : 'r', msr, rc ? 0 : *value);
+    return rc;
+}
+
+/* "/dev/cpu/N/msr" -> N; "/dev/msrN" and "/dev/cpu/N/msr_safe" -> -2 (we
+ * say they do not exist); anything else -> -1. */
+static int msr_path_cpu(const char *path)
+{
+    int cpu, end = 0;
+    if (sscanf(path, "/dev/cpu/%d/msr%n", &cpu, &end) == 1 && end > 0) {
+        if (path[end] == '\0')
+            return cpu >= 0 && cpu < EMUL_MAX_CPUS ? cpu : -2;
+        return -2;
+    }
+    if (strncmp(path, "/dev/msr", 8) == 0)
+        return -2;
+    return -1;
+}
+
+static const char *topo_path(void)
+{
+    const char *t = getenv("EMULPMU_TOPO");
+    return t && *t ? t : NULL;
+}
+
+static int emul_open(const char *path, int flags, mode_t mode)
+{
+    emul_resolve();
+    if (path) {
+        int cpu = msr_path_cpu(path);
+        if (cpu == -2) {
+            errno = ENOENT;
+            return -1;
+        }
+        if (cpu >= 0) {
+            int fd = real_open("/dev/null", O_RDWR | O_CLOEXEC);
+            if (fd < 0)
+                return fd;
+            if (fd >= EMUL_MAX_FDS) {
+                real_close(fd);
+                errno = EMFILE;
+                return -1;
+            }
+            __atomic_store_n(&emul_fd_cpu[fd], cpu + 1, __ATOMIC_RELEASE);
+            emul_state();
+            return fd;
+        }
+        if (strcmp(path, EMUL_TOPO_PATH) == 0 && topo_path())
+            return real_open(topo_path(), flags, mode);
+    }
+    return real_open(path, flags, mode);
+}
+
+int open(const char *path, int flags, ...)
+{
+    mode_t mode = 0;
+    if (flags & (O_CREAT | O_TMPFILE)) {
+        va_list ap;
+        va_start(ap, flags);
+        mode = va_arg(ap, mode_t);
+        va_end(ap);
+    }
+    return emul_open(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+{
+    mode_t mode = 0;
+    if (flags & (O_CREAT | O_TMPFILE)) {
+        va_list ap;
+        va_start(ap, flags);
+        mode = va_arg(ap, mode_t);
+        va_end(ap);
+    }
+    return emul_open(path, flags, mode);
+}
+
+FILE *fopen(const char *path, const char *how)
+{
+    emul_resolve();
+    if (path && strcmp(path, EMUL_TOPO_PATH) == 0 && topo_path())
+        return real_fopen(topo_path(), how);
+    return real_fopen(path, how);
+}
+
+FILE *fopen64(const char *path, const char *how)
+{
+    return fopen(path, how);
+}
+
+int access(const char *path, int how)
+{
+    emul_resolve();
+    int cpu = msr_path_cpu(path);
+    if (cpu == -2) {
+        errno = ENOENT;
+        return -1;
+    }
+    if (cpu >= 0)
+        return 0;
+    if (strcmp(path, EMUL_TOPO_PATH) == 0 && topo_path())
+        return real_access(topo_path(), how);
+    return real_access(path, how);
+}
+
+int close(int fd)
+{
+    emul_resolve();
+    if (fd >= 0 && fd < EMUL_MAX_FDS)
+        __atomic_store_n(&emul_fd_cpu[fd], 0, __ATOMIC_RELEASE);
+    return real_close(fd);
+}
+
+static int fd_cpu(int fd)
+{
+    if (fd < 0 || fd >= EMUL_MAX_FDS)
+        return -1;
+    return __atomic_load_n(&emul_fd_cpu[fd], __ATOMIC_ACQUIRE) - 1;
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+    emul_resolve();
+    int cpu = fd_cpu(fd);
+    if (cpu < 0)
+        return real_pread(fd, buf, n, off);
+    uint64_t v = 0;
+    if (n != sizeof v || off < 0 || off > 0xFFFFFFFFLL || msr_access(cpu, (uint32_t)off, &v, 0)) {
+        errno = EIO;
+        return -1;
+    }
+    memcpy(buf, &v, sizeof v);
+    return (ssize_t)sizeof v;
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+    return pread(fd, buf, n, off);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+    emul_resolve();
+    int cpu = fd_cpu(fd);
+    if (cpu < 0)
+        return real_pwrite(fd, buf, n, off);
+    uint64_t v;
+    if (n != sizeof v || off < 0 || off > 0xFFFFFFFFLL) {
+        errno = EIO;
+        return -1;
+    }
+    memcpy(&v, buf, sizeof v);
+    if (msr_access(cpu, (uint32_t)off, &v, 1)) {
+        errno = EIO;
+        return -1;
+    }
+    return (ssize_t)sizeof v;
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+    return pwrite(fd, buf, n, off);
+}
