@@ -21,10 +21,11 @@
 #   SL_EMUL_APP    c (examples/solver, default), fortran (examples/solver_f)
 #                  or python (tests/rtldlocal/app.py through the slmarker
 #                  extension, a pylikwid-like caller)
-#   SL_EMUL_ARCHS  architectures, default "zen2 zen3" (AMD family 17h model
-#                  31h and family 19h model 01h; also: zen)
-#   SL_EMUL_GROUPS groups, default each architecture's FLOPS_DP, CLOCK and
-#                  its memory group (MEM; MEM1 on zen3)
+#   SL_EMUL_ARCHS  architectures, default "zen2 skylake"; any of zen, zen2,
+#                  zen3 (AMD family 17h models 01h and 31h, 19h model 01h),
+#                  skylake, haswell (Intel family 6 models 5Eh and 3Ch)
+#   SL_EMUL_GROUPS groups, default each architecture's FLOPS_DP (FLOPS_AVX
+#                  on haswell), CLOCK and memory group (MEM; MEM1 on zen3)
 # Exit status: 0 passed, 1 failed, 77 cannot emulate here (one line why).
 set -u
 
@@ -40,7 +41,7 @@ art=${2:-$build/emulated-node-check}
 mkdir -p "$art" || die "$art: cannot create the artifact directory"
 art=$(cd "$art" && pwd)
 app_kind=${SL_EMUL_APP:-c}
-archs=${SL_EMUL_ARCHS:-zen2 zen3}
+archs=${SL_EMUL_ARCHS:-zen2 skylake}
 
 shim=$build/shim/libscope_likwid.so
 collect=$build/helpers/scope-likwid-collect
@@ -93,30 +94,42 @@ if [ "${SL_KEEP:-0}" = 1 ]; then trap 'say "kept $tmp"' EXIT; else trap 'rm -rf 
 likwid-genTopoCfg -o "$tmp/host-topo.cfg" >"$tmp/gentopo.log" 2>&1 && [ -s "$tmp/host-topo.cfg" ] ||
     skip "likwid-genTopoCfg cannot describe this host: $(tail -n 1 "$tmp/gentopo.log")"
 
-# arch -> family, model, group directory, groups (the third a memory group)
+# arch -> vendor, family, model, stepping, group directory, groups (the
+# third a memory group)
 arch_info() {
     case $1 in
-    zen) echo "23 1 zen FLOPS_DP CLOCK MEM" ;;
-    zen2) echo "23 49 zen2 FLOPS_DP CLOCK MEM" ;;
-    zen3) echo "25 1 zen3 FLOPS_DP CLOCK MEM1" ;;
+    zen) echo "amd 23 1 1 zen FLOPS_DP CLOCK MEM" ;;
+    zen2) echo "amd 23 49 0 zen2 FLOPS_DP CLOCK MEM" ;;
+    zen3) echo "amd 25 1 0 zen3 FLOPS_DP CLOCK MEM1" ;;
+    skylake) echo "intel 6 94 3 skylake FLOPS_DP CLOCK MEM" ;;
+    haswell) echo "intel 6 60 3 haswell FLOPS_AVX CLOCK MEM" ;;
     *) return 1 ;;
     esac
 }
 
 failed=0
 for arch in $archs; do
-    info=$(arch_info "$arch") || { say "SL_EMUL_ARCHS: '$arch': expected zen, zen2 or zen3" >&2; exit 2; }
-    family=$(echo "$info" | cut -d' ' -f1)
-    model=$(echo "$info" | cut -d' ' -f2)
-    gdir=$(echo "$info" | cut -d' ' -f3)
-    groups=${SL_EMUL_GROUPS:-$(echo "$info" | cut -d' ' -f4-)}
+    info=$(arch_info "$arch") || { say "SL_EMUL_ARCHS: '$arch': expected zen, zen2, zen3, skylake or haswell" >&2; exit 2; }
+    read -r vendor family model stepping gdir groups <<EOF
+$info
+EOF
+    groups=${SL_EMUL_GROUPS:-$groups}
+    # Intel: architectural PMU version 4, 4 counters of 48 bits, 3 fixed
+    if [ "$vendor" = intel ]; then perf="1 4 4 48 3"; else perf="0 0 0 0 0"; fi
+    read -r is_intel perf_version perf_num_ctr perf_width_ctr perf_num_fixed_ctr <<EOF
+$perf
+EOF
     mkdir -p "$art/$arch" || die "$art/$arch: cannot create"
     topo=$art/$arch/likwid_topo.cfg
     # The host's threads, caches and NUMA domains; the CPU is the emulated one.
     sed -e "s/^cpuid_info family = .*/cpuid_info family = $family/" \
         -e "s/^cpuid_info model = .*/cpuid_info model = $model/" \
-        -e "s/^cpuid_info stepping = .*/cpuid_info stepping = 0/" \
-        -e "s/^cpuid_info isIntel = .*/cpuid_info isIntel = 0/" \
+        -e "s/^cpuid_info stepping = .*/cpuid_info stepping = $stepping/" \
+        -e "s/^cpuid_info isIntel = .*/cpuid_info isIntel = $is_intel/" \
+        -e "s/^cpuid_info perf_version = .*/cpuid_info perf_version = $perf_version/" \
+        -e "s/^cpuid_info perf_num_ctr = .*/cpuid_info perf_num_ctr = $perf_num_ctr/" \
+        -e "s/^cpuid_info perf_width_ctr = .*/cpuid_info perf_width_ctr = $perf_width_ctr/" \
+        -e "s/^cpuid_info perf_num_fixed_ctr = .*/cpuid_info perf_num_fixed_ctr = $perf_num_fixed_ctr/" \
         -e "s/^cpuid_info osname = .*/cpuid_info osname = scope-likwid emulated $arch/" \
         -e "s/^cpuid_info clock = .*/cpuid_info clock = 2000000000/" \
         "$tmp/host-topo.cfg" >"$topo" || die "$topo: cannot write"

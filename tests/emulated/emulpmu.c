@@ -14,17 +14,23 @@
  *
  * The registers of every CPU live in EMULPMU_STATE, a file mapped shared, so
  * likwid-perfctr (which programs the counters), the application (whose
- * marker calls read them) and the collector see the same PMU. The model is
- * AMD family 17h/19h (Zen, Zen2, Zen3) as LIKWID 5.2 drives it:
- *   - gated counters (core PMCs, L3, data fabric): a counter counts while
- *     bit 22 of its control register is set, at a rate that is a fixed
- *     function of the programmed event and the CPU (events per ns of wall
- *     time), so every event and every CPU counts a different number and a
- *     value that lands in the wrong column or thread shows;
- *   - free-running counters (APERF, MPERF, the retired-instructions counter,
- *     the RAPL energy counters): a rate times the time since the state file
- *     was first used, the same in every process.
+ * marker calls read them) and the collector see the same PMU. The registers
+ * are those LIKWID 5.2 drives on AMD family 17h/19h (Zen, Zen2, Zen3) and on
+ * Intel client cores (Skylake):
+ *   - gated counters (AMD core PMCs, L3, data fabric; Intel PMCs and fixed
+ *     counters): a counter counts while it is switched on (enum emul_gate),
+ *     at a rate that is a fixed function of the programmed event and the CPU
+ *     (events per ns of wall time), so every event and every CPU counts a
+ *     different number and a value that lands in the wrong column or thread
+ *     shows;
+ *   - free-running counters (APERF, MPERF, AMD's retired-instructions
+ *     counter, the RAPL energy counters): a rate times the time since the
+ *     state file was first used, the same in every process.
  * Any other register holds what was last written to it (0 at first).
+ * Intel client parts count memory traffic in the memory controller's
+ * registers, which LIKWID maps from /dev/mem at the address in PCI device
+ * 00:00.0's MCHBAR: /proc/bus/pci/00/00.0 answers that address, and /dev/mem
+ * opens and maps EMULPMU_STATE.mem, whose DRAM counters advance with time.
  * EMULPMU_LOG=FILE appends one line per access (pid, cpu, r/w, register,
  * value), for seeing what LIKWID does.
  *
@@ -49,6 +55,11 @@
 #include <unistd.h>
 
 #define EMUL_MAX_CPUS 256
+#define EMUL_PCI_HOST "/proc/bus/pci/00/00.0"
+#define EMUL_MCHBAR 0xFED10001ULL /* base, enable bit */
+#define EMUL_MEM_SIZE 0x6000      /* what LIKWID maps of the MCHBAR */
+#define EMUL_INTEL_GLOBAL_CTRL 0x38Fu
+#define EMUL_INTEL_FIXED_CTRL 0x38Du
 #define EMUL_MAX_FDS 65536
 #define EMUL_REGS 512 /* other registers per CPU, open addressing */
 #define EMUL_MAGIC 0x454d554c504d5531ULL /* "EMULPMU1" */
@@ -56,16 +67,30 @@
 #define EMUL_ENABLE_BIT (1ULL << 22)
 #define EMUL_COUNTER_MASK ((1ULL << 48) - 1)
 
-/* Banks of gated counters: name, first counter MSR, first control MSR,
- * distance between two counters, number of counters, rate scale (L3 and
- * memory traffic are rarer than core events). */
+/* How a bank's counter i is switched on. AMD: bit 22 of its control
+ * register (also Intel's uncore clock counter). INTEL_PMC: that and bit i
+ * of IA32_PERF_GLOBAL_CTRL.
+ * INTEL_FIXED: its 4-bit field of IA32_FIXED_CTR_CTRL (no control register
+ * of its own) and bit 32+i of IA32_PERF_GLOBAL_CTRL. */
+enum emul_gate { GATE_AMD, GATE_INTEL_PMC, GATE_INTEL_FIXED };
+
+/* Banks of gated counters: name, first counter MSR, first control MSR (0:
+ * none), distance between two counters, number of counters, rate scale (L3
+ * and memory traffic are rarer than core events), gate. */
 #define EMUL_BANKS(X)                                                          \
-    X(CORE, 0xC0010201u, 0xC0010200u, 2, 6, 1.0)                               \
-    X(L3, 0xC0010231u, 0xC0010230u, 2, 6, 0.05)                                \
-    X(DF, 0xC0010241u, 0xC0010240u, 2, 4, 0.005)
+    X(CORE, 0xC0010201u, 0xC0010200u, 2, 6, 1.0, GATE_AMD)                     \
+    X(L3, 0xC0010231u, 0xC0010230u, 2, 6, 0.05, GATE_AMD)                      \
+    X(DF, 0xC0010241u, 0xC0010240u, 2, 4, 0.005, GATE_AMD)                     \
+    X(INTEL_PMC, 0x000000C1u, 0x00000186u, 1, 8, 1.0, GATE_INTEL_PMC)          \
+    X(INTEL_FIXED, 0x00000309u, 0, 1, 4, 1.0, GATE_INTEL_FIXED)                \
+    X(INTEL_UNCORE_CLOCK, 0x00000395u, 0x00000394u, 1, 1, 1.0, GATE_AMD)
+
+/* Events per ns of Intel's fixed counters (before the CPU's factor):
+ * instructions, core cycles, reference cycles, topdown slots. */
+static const double intel_fixed_rate[4] = {3.1, 2.4, 2.0, 9.6};
 
 enum emul_bank {
-#define X(name, ctr, ctl, stride, n, scale) EMUL_BANK_##name,
+#define X(name, ctr, ctl, stride, n, scale, gate) EMUL_BANK_##name,
     EMUL_BANKS(X)
 #undef X
         EMUL_NBANKS
@@ -74,13 +99,14 @@ enum emul_bank {
 static const struct {
     uint32_t ctr, ctl, stride, n;
     double scale;
+    enum emul_gate gate;
 } emul_banks[EMUL_NBANKS] = {
-#define X(name, ctr, ctl, stride, n, scale) {ctr, ctl, stride, n, scale},
+#define X(name, ctr, ctl, stride, n, scale, gate) {ctr, ctl, stride, n, scale, gate},
     EMUL_BANKS(X)
 #undef X
 };
 
-#define EMUL_BANK_MAX 6
+#define EMUL_BANK_MAX 8
 
 /* Free-running registers: the read-only MSR, the writable one (a write sets
  * the count from there on; LIKWID zeroes APERF and MPERF), events per ns, 1
@@ -90,11 +116,30 @@ static const struct {
     X(0xC00000E8u, 0x000000E8u, 2.4, 1, 64)    /* APERF: actual cycles */           \
     X(0xC00000E9u, 0x000000E9u, 3.1, 1, 64)    /* retired instructions */           \
     X(0xC001029Au, 0xC001029Au, 0.0004, 1, 32) /* RAPL core energy, 1/2^16 J */    \
-    X(0xC001029Bu, 0xC001029Bu, 0.0052, 0, 32) /* RAPL package energy */
+    X(0xC001029Bu, 0xC001029Bu, 0.0052, 0, 32) /* RAPL package energy */   \
+    X(0x00000611u, 0x00000611u, 0.00098, 0, 32) /* Intel RAPL package, 1/2^14 J: 60 W */ \
+    X(0x00000639u, 0x00000639u, 0.00065, 0, 32) /* Intel RAPL PP0 (cores): 40 W */      \
+    X(0x00000641u, 0x00000641u, 0.00002, 0, 32) /* Intel RAPL PP1 (graphics): 1 W */    \
+    X(0x00000619u, 0x00000619u, 0.00008, 0, 32) /* Intel RAPL DRAM: 5 W */              \
+    X(0x0000064Du, 0x0000064Du, 0.00130, 0, 32) /* Intel RAPL platform: 80 W */
 
-/* Registers with a fixed value: RAPL units (power 1/8 W, energy 1/2^16 J,
- * time 1/1024 s). */
-#define EMUL_FIXED(X) X(0xC0010299u, 0x000A1003ULL)
+/* Registers with a fixed value: AMD's RAPL units (power 1/8 W, energy
+ * 1/2^16 J, time 1/1024 s), Intel's (energy 1/2^14 J), Intel's platform info
+ * (base ratio 20, minimum 8) and turbo ratios (30). */
+#define EMUL_FIXED(X)                                                          \
+    X(0xC0010299u, 0x000A1003ULL)                                              \
+    X(0x00000606u, 0x000A0E03ULL)                                              \
+    X(0x000000CEu, 0x0000080000001400ULL)                                      \
+    X(0x000001ADu, 0x1E1E1E1EULL)
+
+/* The memory controller's counters in the MCHBAR (offset, events per ns,
+ * 32 bits): DRAM I/O requests, data reads, data writes (64-byte lines); and
+ * two temperatures. */
+#define EMUL_MCHBAR_COUNTERS(X)                                                \
+    X(0x5048u, 0.001)                                                          \
+    X(0x5050u, 0.05)                                                           \
+    X(0x5054u, 0.02)
+#define EMUL_MCHBAR_FIXED(X) X(0x597Cu, 45u) X(0x5980u, 40u)
 
 struct emul_cpu {
     int lock;
@@ -114,7 +159,11 @@ struct emul_state {
 };
 
 static struct emul_state *emul;
-static int emul_fd_cpu[EMUL_MAX_FDS]; /* CPU + 1 of a fake msr descriptor */
+static unsigned char *emul_mem; /* EMULPMU_STATE.mem, mapped */
+
+/* What a descriptor is: 0 not ours, N > 0 the msr file of CPU N - 1. */
+enum { FD_PCI_HOST = -1, FD_MEM = -2 };
+static int emul_fd[EMUL_MAX_FDS];
 
 static int (*real_open)(const char *, int, ...);
 static FILE *(*real_fopen)(const char *, const char *);
@@ -122,6 +171,7 @@ static int (*real_access)(const char *, int);
 static int (*real_close)(int);
 static ssize_t (*real_pread)(int, void *, size_t, off_t);
 static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 
 /* dlsym's object pointer into a function pointer without a cast ISO C
  * forbids. */
@@ -140,6 +190,7 @@ static void emul_resolve(void)
     RESOLVE(real_close, "close");
     RESOLVE(real_pread, "pread");
     RESOLVE(real_pwrite, "pwrite");
+    RESOLVE(real_mmap, "mmap");
     int (*open_fn)(const char *, int, ...);
     RESOLVE(open_fn, "open");
     __atomic_store_n(&real_open, open_fn, __ATOMIC_RELEASE);
@@ -156,6 +207,23 @@ static void emul_die(const char *what)
 {
     fprintf(stderr, "emulpmu: %s: %s\n", what, strerror(errno));
     _exit(70);
+}
+
+/* EMULPMU_STATE.mem, EMUL_MEM_SIZE bytes: the memory controller's registers
+ * as /dev/mem shows them. */
+static int open_mem_file(void)
+{
+    char path[4096];
+    const char *state = getenv("EMULPMU_STATE");
+    if (!state || snprintf(path, sizeof path, "%s.mem", state) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        emul_die("EMULPMU_STATE.mem");
+    }
+    int fd = real_open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || (st.st_size < EMUL_MEM_SIZE && ftruncate(fd, EMUL_MEM_SIZE) != 0))
+        emul_die(path);
+    return fd;
 }
 
 /* Map the state file once; every process that loads the library shares it. */
@@ -177,10 +245,16 @@ static struct emul_state *emul_state(void)
         emul_die(path);
     if ((size_t)st.st_size < sizeof *s && ftruncate(fd, sizeof *s) != 0)
         emul_die(path);
-    s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    s = real_mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (s == MAP_FAILED)
         emul_die(path);
     real_close(fd);
+    fd = open_mem_file();
+    unsigned char *mem = real_mmap(NULL, EMUL_MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (mem == MAP_FAILED)
+        emul_die("EMULPMU_STATE.mem");
+    real_close(fd);
+    __atomic_store_n(&emul_mem, mem, __ATOMIC_RELEASE);
     uint64_t zero = 0;
     __atomic_compare_exchange_n(&s->t0_ns, &zero, now_ns(), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     __atomic_store_n(&s->magic, EMUL_MAGIC, __ATOMIC_RELEASE);
@@ -216,16 +290,59 @@ static void unlock_cpu(struct emul_cpu *c)
 }
 
 /* Advance the gated counters of one CPU to now. Caller holds its lock. */
+static uint64_t *other_reg(struct emul_cpu *c, uint32_t msr);
+
+/* Events per ns of a bank's counter i now: 0 while it is switched off. */
+static double counter_rate(int cpu, struct emul_cpu *c, int b, uint32_t i)
+{
+    uint64_t *global = other_reg(c, EMUL_INTEL_GLOBAL_CTRL);
+    uint64_t *fixed = other_reg(c, EMUL_INTEL_FIXED_CTRL);
+    uint64_t global_ctrl = global ? *global : 0, fixed_ctrl = fixed ? *fixed : 0;
+    switch (emul_banks[b].gate) {
+    case GATE_INTEL_FIXED:
+        if (!((fixed_ctrl >> (4 * i)) & 3) || !((global_ctrl >> (32 + i)) & 1))
+            return 0;
+        return intel_fixed_rate[i] * (1.0 + cpu / 8.0);
+    case GATE_INTEL_PMC:
+        if (!((global_ctrl >> i) & 1))
+            return 0;
+        break;
+    case GATE_AMD:
+        break;
+    }
+    if (!(c->ctl[b][i] & EMUL_ENABLE_BIT))
+        return 0;
+    return emul_banks[b].scale * gated_rate(cpu, c->ctl[b][i]);
+}
+
 static void settle(int cpu, struct emul_cpu *c, uint64_t now)
 {
     if (c->last_ns && now > c->last_ns) {
         double dt = (double)(now - c->last_ns);
         for (int b = 0; b < EMUL_NBANKS; b++)
             for (uint32_t i = 0; i < emul_banks[b].n; i++)
-                if (c->ctl[b][i] & EMUL_ENABLE_BIT)
-                    c->ctr[b][i] += emul_banks[b].scale * gated_rate(cpu, c->ctl[b][i]) * dt;
+                c->ctr[b][i] += counter_rate(cpu, c, b, i) * dt;
     }
     c->last_ns = now;
+}
+
+/* The memory controller's counters to now (any MSR access moves them:
+ * LIKWID reads core counters beside them). */
+static void settle_mem(struct emul_state *s, uint64_t now)
+{
+    unsigned char *mem = __atomic_load_n(&emul_mem, __ATOMIC_ACQUIRE);
+    if (!mem)
+        return;
+#define X(off, rate)                                                                          \
+    {                                                                                         \
+        uint32_t v = (uint32_t)(uint64_t)((rate) * (double)(now - s->t0_ns));                 \
+        __atomic_store_n((uint32_t *)(void *)(mem + (off)), v, __ATOMIC_RELAXED);             \
+    }
+    EMUL_MCHBAR_COUNTERS(X)
+#undef X
+#define X(off, v) __atomic_store_n((uint32_t *)(void *)(mem + (off)), (uint32_t)(v), __ATOMIC_RELAXED);
+    EMUL_MCHBAR_FIXED(X)
+#undef X
 }
 
 /* Which gated counter or control an MSR is: bank and index, or -1. */
@@ -238,7 +355,7 @@ static int bank_of(uint32_t msr, int *index, int *is_ctl)
                 *is_ctl = 0;
                 return b;
             }
-            if (msr == emul_banks[b].ctl + i * emul_banks[b].stride) {
+            if (emul_banks[b].ctl && msr == emul_banks[b].ctl + i * emul_banks[b].stride) {
                 *index = (int)i;
                 *is_ctl = 1;
                 return b;
@@ -287,6 +404,7 @@ static int msr_access(int cpu, uint32_t msr, uint64_t *value, int write)
     struct emul_cpu *c = &s->cpu[cpu];
     uint64_t now = now_ns();
     int rc = 0;
+    settle_mem(s, now);
     if (!write) {
 #define X(reg, v)                                                                             \
     if (msr == (reg)) {                                                                       \
@@ -373,17 +491,18 @@ static int emul_open(const char *path, int flags, mode_t mode)
             errno = ENOENT;
             return -1;
         }
-        if (cpu >= 0) {
-            int fd = real_open("/dev/null", O_RDWR | O_CLOEXEC);
-            if (fd < 0)
-                return fd;
+        int kind = cpu >= 0 ? cpu + 1 : strcmp(path, EMUL_PCI_HOST) == 0 ? FD_PCI_HOST
+                                     : strcmp(path, "/dev/mem") == 0     ? FD_MEM
+                                                                         : 0;
+        if (kind) {
+            emul_state();
+            int fd = kind == FD_MEM ? open_mem_file() : real_open("/dev/null", O_RDWR | O_CLOEXEC);
             if (fd >= EMUL_MAX_FDS) {
                 real_close(fd);
                 errno = EMFILE;
                 return -1;
             }
-            __atomic_store_n(&emul_fd_cpu[fd], cpu + 1, __ATOMIC_RELEASE);
-            emul_state();
+            __atomic_store_n(&emul_fd[fd], kind, __ATOMIC_RELEASE);
             return fd;
         }
         if (strcmp(path, EMUL_TOPO_PATH) == 0 && topo_path())
@@ -448,23 +567,51 @@ int close(int fd)
 {
     emul_resolve();
     if (fd >= 0 && fd < EMUL_MAX_FDS)
-        __atomic_store_n(&emul_fd_cpu[fd], 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&emul_fd[fd], 0, __ATOMIC_RELEASE);
     return real_close(fd);
 }
 
-static int fd_cpu(int fd)
+static int fd_kind(int fd)
 {
     if (fd < 0 || fd >= EMUL_MAX_FDS)
-        return -1;
-    return __atomic_load_n(&emul_fd_cpu[fd], __ATOMIC_ACQUIRE) - 1;
+        return 0;
+    return __atomic_load_n(&emul_fd[fd], __ATOMIC_ACQUIRE);
+}
+
+/* /dev/mem maps the memory controller's registers whatever the offset. */
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    emul_resolve();
+    if (fd_kind(fd) == FD_MEM) {
+        if (len > EMUL_MEM_SIZE) {
+            errno = EINVAL;
+            return MAP_FAILED;
+        }
+        off = 0;
+    }
+    return real_mmap(addr, len, prot, flags, fd, off);
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    return mmap(addr, len, prot, flags, fd, off);
 }
 
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
     emul_resolve();
-    int cpu = fd_cpu(fd);
-    if (cpu < 0)
+    int kind = fd_kind(fd);
+    if (kind == FD_PCI_HOST) {
+        /* configuration space of the host bridge: only the MCHBAR is set */
+        uint64_t bar = EMUL_MCHBAR;
+        memset(buf, 0, n);
+        if (off <= 0x48 && off + (off_t)n >= 0x48 + (off_t)sizeof bar)
+            memcpy((char *)buf + (0x48 - off), &bar, sizeof bar);
+        return (ssize_t)n;
+    }
+    if (kind <= 0)
         return real_pread(fd, buf, n, off);
+    int cpu = kind - 1;
     uint64_t v = 0;
     if (n != sizeof v || off < 0 || off > 0xFFFFFFFFLL || msr_access(cpu, (uint32_t)off, &v, 0)) {
         errno = EIO;
@@ -482,9 +629,10 @@ ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
     emul_resolve();
-    int cpu = fd_cpu(fd);
-    if (cpu < 0)
+    int kind = fd_kind(fd);
+    if (kind <= 0)
         return real_pwrite(fd, buf, n, off);
+    int cpu = kind - 1;
     uint64_t v;
     if (n != sizeof v || off < 0 || off > 0xFFFFFFFFLL) {
         errno = EIO;
