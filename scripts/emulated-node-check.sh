@@ -53,7 +53,7 @@ checker=$here/tests/e2e/check_result.py
 for f in "$shim" "$collect" "$write"; do
     [ -e "$f" ] || die "$f: missing: expected a finished build (ninja -C $build)"
 done
-[ -e "$emul" ] && [ -e "$probe" ] || skip "$emul: not built (the tests are off: meson configure $build -Dtests=true)"
+[ -e "$emul" ] && [ -e "$probe" ] || skip "$emul: not built (tests off, -Dtests=true; or a sanitizer build, where it is left out)"
 
 case $app_kind in
 c)

@@ -1,0 +1,42 @@
+#!/bin/sh
+# scripts/emulated-node-check.sh's own verdicts, with a stand-in
+# likwid-perfctr first in PATH:
+#   version55  it says "Version 5.5.1": SKIP (77), one line naming the version
+#   fails      it says 5.2.2 but every run exits 1: FAIL (1), naming the run
+set -u
+mode=${1:?usage: script_paths.sh version55|fails}
+T=$(mktemp -d "${TMPDIR:-/tmp}/emul-paths.XXXXXX") || exit 1
+if [ "${SL_KEEP:-0}" = 1 ]; then trap 'echo "kept $T"' EXIT; else trap 'rm -rf "$T"' EXIT; fi
+fail() { echo "script_paths: FAIL: $*"; exit 1; }
+
+mkdir "$T/bin"
+case $mode in
+version55) version=5.5.1 ;;
+fails) version=5.2.2 ;;
+*) echo "script_paths.sh: MODE '$mode': expected version55 or fails" >&2; exit 2 ;;
+esac
+cat >"$T/bin/likwid-perfctr" <<STANDIN
+#!/bin/sh
+if [ "\$1" = -v ]; then echo "likwid-perfctr -- Version $version (commit: none)"; exit 0; fi
+echo "ERROR: stand-in likwid-perfctr of script_paths.sh" >&2
+exit 1
+STANDIN
+chmod +x "$T/bin/likwid-perfctr"
+
+PATH=$T/bin:$PATH SL_EMUL_ARCHS=zen2 SL_EMUL_GROUPS=CLOCK \
+    sh "$SL_SRC/scripts/emulated-node-check.sh" "$SL_BUILD" "$T/art" >"$T/out" 2>&1
+rc=$?
+cat "$T/out"
+case $mode in
+version55)
+    [ "$rc" = 77 ] || fail "exit status $rc: expected 77 (cannot emulate LIKWID 5.5)"
+    [ "$(wc -l <"$T/out")" = 1 ] || fail "expected one line"
+    grep -q "^emulated-node-check: SKIP: likwid-perfctr is 'Version 5.5.1'" "$T/out" || fail "the line does not name the version"
+    ;;
+fails)
+    [ "$rc" = 1 ] || fail "exit status $rc: expected 1"
+    grep -q "FAIL: zen2 CLOCK: likwid-perfctr -M 0 -m exited 1: expected 0" "$T/out" || fail "no line naming the failed run"
+    grep -q "stand-in likwid-perfctr" "$T/out" || fail "likwid-perfctr's stderr is not shown"
+    ;;
+esac
+echo "script_paths: $mode: PASS"
