@@ -523,17 +523,8 @@ int open(const char *path, int flags, ...)
     return emul_open(path, flags, mode);
 }
 
-int open64(const char *path, int flags, ...)
-{
-    mode_t mode = 0;
-    if (flags & (O_CREAT | O_TMPFILE)) {
-        va_list ap;
-        va_start(ap, flags);
-        mode = va_arg(ap, mode_t);
-        va_end(ap);
-    }
-    return emul_open(path, flags, mode);
-}
+/* The 64-bit twins are the same functions (offsets are 64-bit here). */
+int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 
 FILE *fopen(const char *path, const char *how)
 {
@@ -543,10 +534,7 @@ FILE *fopen(const char *path, const char *how)
     return real_fopen(path, how);
 }
 
-FILE *fopen64(const char *path, const char *how)
-{
-    return fopen(path, how);
-}
+FILE *fopen64(const char *path, const char *how) __attribute__((alias("fopen")));
 
 int access(const char *path, int how)
 {
@@ -592,10 +580,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
     return real_mmap(addr, len, prot, flags, fd, off);
 }
 
-void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-    return mmap(addr, len, prot, flags, fd, off);
-}
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off) __attribute__((alias("mmap")));
 
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
@@ -621,10 +606,7 @@ ssize_t pread(int fd, void *buf, size_t n, off_t off)
     return (ssize_t)sizeof v;
 }
 
-ssize_t pread64(int fd, void *buf, size_t n, off_t off)
-{
-    return pread(fd, buf, n, off);
-}
+ssize_t pread64(int fd, void *buf, size_t n, off_t off) __attribute__((alias("pread")));
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
@@ -646,7 +628,4 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
     return (ssize_t)sizeof v;
 }
 
-ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
-{
-    return pwrite(fd, buf, n, off);
-}
+ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off) __attribute__((alias("pwrite")));
