@@ -21,9 +21,10 @@
 #   SL_EMUL_APP    c (examples/solver, default), fortran (examples/solver_f)
 #                  or python (tests/rtldlocal/app.py through the slmarker
 #                  extension, a pylikwid-like caller)
-#   SL_EMUL_ARCHS  architectures, default "zen2 skylake"; any of zen, zen2,
+#   SL_EMUL_ARCHS  architectures, default "zen2 skylakex"; any of zen, zen2,
 #                  zen3 (AMD family 17h models 01h and 31h, 19h model 01h),
-#                  skylake, haswell (Intel family 6 models 5Eh and 3Ch)
+#                  skylake, skylakex, haswell (Intel family 6 models 5Eh,
+#                  55h stepping 4 and 3Ch)
 #   SL_EMUL_GROUPS groups, default each architecture's FLOPS_DP (FLOPS_AVX
 #                  on haswell), CLOCK and memory group (MEM; MEM1 on zen3)
 # Exit status: 0 passed, 1 failed, 77 cannot emulate here (one line why).
@@ -41,7 +42,7 @@ art=${2:-$build/emulated-node-check}
 mkdir -p "$art" || die "$art: cannot create the artifact directory"
 art=$(cd "$art" && pwd)
 app_kind=${SL_EMUL_APP:-c}
-archs=${SL_EMUL_ARCHS:-zen2 skylake}
+archs=${SL_EMUL_ARCHS:-zen2 skylakex}
 
 shim=$build/shim/libscope_likwid.so
 collect=$build/helpers/scope-likwid-collect
@@ -99,6 +100,7 @@ arch_info() {
     zen2) echo "amd 23 49 0 zen2 FLOPS_DP CLOCK MEM" ;;
     zen3) echo "amd 25 1 0 zen3 FLOPS_DP CLOCK MEM1" ;;
     skylake) echo "intel 6 94 3 skylake FLOPS_DP CLOCK MEM" ;;
+    skylakex) echo "intel 6 85 4 skylakeX FLOPS_DP CLOCK MEM" ;;
     haswell) echo "intel 6 60 3 haswell FLOPS_AVX CLOCK MEM" ;;
     *) return 1 ;;
     esac
@@ -106,7 +108,7 @@ arch_info() {
 
 failed=0
 for arch in $archs; do
-    info=$(arch_info "$arch") || { say "SL_EMUL_ARCHS: '$arch': expected zen, zen2, zen3, skylake or haswell" >&2; exit 2; }
+    info=$(arch_info "$arch") || { say "SL_EMUL_ARCHS: '$arch': expected zen, zen2, zen3, skylake, skylakex or haswell" >&2; exit 2; }
     read -r vendor family model stepping gdir groups <<EOF
 $info
 EOF

@@ -31,6 +31,10 @@
  * registers, which LIKWID maps from /dev/mem at the address in PCI device
  * 00:00.0's MCHBAR: /proc/bus/pci/00/00.0 answers that address, and /dev/mem
  * opens and maps EMULPMU_STATE.mem, whose DRAM counters advance with time.
+ * Intel server parts (Skylake-SP) have their memory controllers' counters
+ * in PCI configuration space: /proc/bus/pci/devices lists the device LIKWID
+ * looks for on bus 3a, /proc/bus/pci/3a/DD.F exist, and their 4-byte reads
+ * and writes reach emulated iMC counters (EMUL_IMC).
  * EMULPMU_LOG=FILE appends one line per access (pid, cpu, r/w, register,
  * value), for seeing what LIKWID does.
  *
@@ -83,7 +87,8 @@ enum emul_gate { GATE_AMD, GATE_INTEL_PMC, GATE_INTEL_FIXED };
     X(DF, 0xC0010241u, 0xC0010240u, 2, 4, 0.005, GATE_AMD)                     \
     X(INTEL_PMC, 0x000000C1u, 0x00000186u, 1, 8, 1.0, GATE_INTEL_PMC)          \
     X(INTEL_FIXED, 0x00000309u, 0, 1, 4, 1.0, GATE_INTEL_FIXED)                \
-    X(INTEL_UNCORE_CLOCK, 0x00000395u, 0x00000394u, 1, 1, 1.0, GATE_AMD)
+    X(INTEL_UNCORE_CLOCK, 0x00000395u, 0x00000394u, 1, 1, 32.0, GATE_AMD)      \
+    X(SKX_UNCORE_CLOCK, 0x00000704u, 0x00000703u, 1, 1, 32.0, GATE_AMD)
 
 /* Events per ns of Intel's fixed counters (before the CPU's factor):
  * instructions, core cycles, reference cycles, topdown slots. */
@@ -152,17 +157,55 @@ struct emul_cpu {
     } regs[EMUL_REGS];
 };
 
+/* A Skylake-SP memory controller channel's counters in PCI configuration
+ * space: counter register (48 bits, read 32 at a time), control register;
+ * four general counters and the fixed DRAM-clock counter. A counter counts
+ * while bit 22 of its control is set and the box (EMUL_IMC_BOX_CTL) is not
+ * frozen (bit 8). */
+#define EMUL_IMC(X) X(0xA0u, 0xD8u) X(0xA8u, 0xDCu) X(0xB0u, 0xE0u) X(0xB8u, 0xE4u) X(0xD0u, 0xF0u)
+#define EMUL_IMC_N 5
+#define EMUL_IMC_BOX_CTL 0xF4u
+#define EMUL_PCI_BUS 0x3au
+#define EMUL_PCI_DEVICES 64
+#define EMUL_PCI_REGS 64
+/* The device LIKWID looks for to find the uncore's bus: 8086:2042 at 0a.2 */
+#define EMUL_PCI_LISTING "3a52\t80862042\t0\n"
+
+static const uint32_t imc_ctr[EMUL_IMC_N] = {
+#define X(ctr, ctl) ctr,
+    EMUL_IMC(X)
+#undef X
+};
+static const uint32_t imc_ctl[EMUL_IMC_N] = {
+#define X(ctr, ctl) ctl,
+    EMUL_IMC(X)
+#undef X
+};
+
+struct emul_pci {
+    uint32_t used; /* bus << 8 | devfn, + 1 */
+    int lock;
+    uint64_t last_ns;
+    double ctr[EMUL_IMC_N];
+    struct {
+        uint32_t used; /* offset + 1 */
+        uint32_t value;
+    } regs[EMUL_PCI_REGS];
+};
+
 struct emul_state {
     uint64_t magic;
     uint64_t t0_ns;
     struct emul_cpu cpu[EMUL_MAX_CPUS];
+    struct emul_pci pci[EMUL_PCI_DEVICES];
 };
 
 static struct emul_state *emul;
 static unsigned char *emul_mem; /* EMULPMU_STATE.mem, mapped */
 
-/* What a descriptor is: 0 not ours, N > 0 the msr file of CPU N - 1. */
-enum { FD_PCI_HOST = -1, FD_MEM = -2 };
+/* What a descriptor is: 0 not ours, N > 0 the msr file of CPU N - 1,
+ * FD_PCI_BASE - (bus << 8 | devfn) an uncore PCI device. */
+enum { FD_PCI_HOST = -1, FD_MEM = -2, FD_PCI_BASE = -0x100 };
 static int emul_fd[EMUL_MAX_FDS];
 
 static int (*real_open)(const char *, int, ...);
@@ -461,6 +504,87 @@ static int msr_access(int cpu, uint32_t msr, uint64_t *value, int write)
     return rc;
 }
 
+static uint32_t *pci_reg(struct emul_pci *d, uint32_t off)
+{
+    uint32_t h = (off * 2654435761u) % EMUL_PCI_REGS;
+    for (uint32_t k = 0; k < EMUL_PCI_REGS; k++) {
+        uint32_t i = (h + k) % EMUL_PCI_REGS;
+        if (d->regs[i].used == off + 1)
+            return &d->regs[i].value;
+        if (d->regs[i].used == 0) {
+            d->regs[i].used = off + 1;
+            d->regs[i].value = 0;
+            return &d->regs[i].value;
+        }
+    }
+    return NULL;
+}
+
+/* One 4-byte access to an uncore PCI device; 0 or -EIO. */
+static int pci_access(uint32_t dev, uint32_t off, uint32_t *value, int write)
+{
+    struct emul_state *s = emul_state();
+    struct emul_pci *d = NULL;
+    for (int i = 0; i < EMUL_PCI_DEVICES && !d; i++) {
+        uint32_t used = __atomic_load_n(&s->pci[i].used, __ATOMIC_ACQUIRE), none = 0;
+        if (used == dev + 1 ||
+            (used == 0 && (__atomic_compare_exchange_n(&s->pci[i].used, &none, dev + 1, 0, __ATOMIC_ACQ_REL,
+                                                       __ATOMIC_ACQUIRE) ||
+                           none == dev + 1)))
+            d = &s->pci[i];
+    }
+    if (!d)
+        return -EIO;
+    uint64_t now = now_ns();
+    while (__atomic_exchange_n(&d->lock, 1, __ATOMIC_ACQUIRE))
+        ;
+    uint32_t *box = pci_reg(d, EMUL_IMC_BOX_CTL);
+    if (d->last_ns && now > d->last_ns && box && !(*box & (1u << 8)))
+        for (int i = 0; i < EMUL_IMC_N; i++) {
+            uint32_t *ctl = pci_reg(d, imc_ctl[i]);
+            if (ctl && (*ctl & EMUL_ENABLE_BIT))
+                d->ctr[i] += 0.02 * gated_rate((int)(dev & 0xFF) % 13, *ctl) * (double)(now - d->last_ns);
+        }
+    d->last_ns = now;
+    int rc = 0;
+    int hit = 0;
+    for (int i = 0; i < EMUL_IMC_N && !hit; i++) {
+        if (off != imc_ctr[i] && off != imc_ctr[i] + 4)
+            continue;
+        hit = 1;
+        uint64_t v = (uint64_t)d->ctr[i] & EMUL_COUNTER_MASK;
+        int high = off != imc_ctr[i];
+        if (!write)
+            *value = (uint32_t)(high ? v >> 32 : v);
+        else if (high)
+            d->ctr[i] = (double)(((uint64_t)*value << 32 | (v & 0xFFFFFFFFULL)) & EMUL_COUNTER_MASK);
+        else
+            d->ctr[i] = (double)((v & ~0xFFFFFFFFULL) | *value);
+    }
+    if (!hit) {
+        uint32_t *r = pci_reg(d, off);
+        if (!r)
+            rc = -EIO;
+        else if (write)
+            *r = *value;
+        else
+            *value = *r;
+    }
+    __atomic_store_n(&d->lock, 0, __ATOMIC_RELEASE);
+    return rc;
+}
+
+/* "/proc/bus/pci/3a/DD.F" -> bus << 8 | devfn; anything else -> -1. */
+static int pci_path_dev(const char *path)
+{
+    unsigned bus, dev, fn;
+    int end = 0;
+    if (sscanf(path, "/proc/bus/pci/%2x/%2x.%1x%n", &bus, &dev, &fn, &end) != 3 || path[end] != '\0' ||
+        bus != EMUL_PCI_BUS || dev > 31 || fn > 7)
+        return -1;
+    return (int)(bus << 8 | dev << 3 | fn);
+}
+
 /* "/dev/cpu/N/msr" -> N; "/dev/msrN" and "/dev/cpu/N/msr_safe" -> -2 (we
  * say they do not exist); anything else -> -1. */
 static int msr_path_cpu(const char *path)
@@ -491,9 +615,12 @@ static int emul_open(const char *path, int flags, mode_t mode)
             errno = ENOENT;
             return -1;
         }
-        int kind = cpu >= 0 ? cpu + 1 : strcmp(path, EMUL_PCI_HOST) == 0 ? FD_PCI_HOST
-                                     : strcmp(path, "/dev/mem") == 0     ? FD_MEM
-                                                                         : 0;
+        int pci = pci_path_dev(path);
+        int kind = cpu >= 0                            ? cpu + 1
+                   : pci >= 0                          ? FD_PCI_BASE - pci
+                   : strcmp(path, EMUL_PCI_HOST) == 0 ? FD_PCI_HOST
+                   : strcmp(path, "/dev/mem") == 0     ? FD_MEM
+                                                       : 0;
         if (kind) {
             emul_state();
             int fd = kind == FD_MEM ? open_mem_file() : real_open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -529,6 +656,8 @@ int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 FILE *fopen(const char *path, const char *how)
 {
     emul_resolve();
+    if (strcmp(path, "/proc/bus/pci/devices") == 0)
+        return fmemopen((void *)EMUL_PCI_LISTING, strlen(EMUL_PCI_LISTING), "r");
     if (path && strcmp(path, EMUL_TOPO_PATH) == 0 && topo_path())
         return real_fopen(topo_path(), how);
     return real_fopen(path, how);
@@ -544,7 +673,7 @@ int access(const char *path, int how)
         errno = ENOENT;
         return -1;
     }
-    if (cpu >= 0)
+    if (cpu >= 0 || pci_path_dev(path) >= 0)
         return 0;
     if (strcmp(path, EMUL_TOPO_PATH) == 0 && topo_path())
         return real_access(topo_path(), how);
@@ -594,6 +723,15 @@ ssize_t pread(int fd, void *buf, size_t n, off_t off)
             memcpy((char *)buf + (0x48 - off), &bar, sizeof bar);
         return (ssize_t)n;
     }
+    if (kind <= FD_PCI_BASE) {
+        uint32_t v = 0;
+        if (n != sizeof v || off < 0 || off > 0xFFF || pci_access((uint32_t)(FD_PCI_BASE - kind), (uint32_t)off, &v, 0)) {
+            errno = EIO;
+            return -1;
+        }
+        memcpy(buf, &v, sizeof v);
+        return (ssize_t)sizeof v;
+    }
     if (kind <= 0)
         return real_pread(fd, buf, n, off);
     int cpu = kind - 1;
@@ -612,6 +750,19 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
     emul_resolve();
     int kind = fd_kind(fd);
+    if (kind <= FD_PCI_BASE) {
+        uint32_t v;
+        if (n != sizeof v || off < 0 || off > 0xFFF) {
+            errno = EIO;
+            return -1;
+        }
+        memcpy(&v, buf, sizeof v);
+        if (pci_access((uint32_t)(FD_PCI_BASE - kind), (uint32_t)off, &v, 1)) {
+            errno = EIO;
+            return -1;
+        }
+        return (ssize_t)sizeof v;
+    }
     if (kind <= 0)
         return real_pwrite(fd, buf, n, off);
     int cpu = kind - 1;
