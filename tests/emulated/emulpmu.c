@@ -146,15 +146,18 @@ static const struct {
     X(0x5054u, 0.02)
 #define EMUL_MCHBAR_FIXED(X) X(0x597Cu, 45u) X(0x5980u, 40u)
 
+/* A register kept by address in an open-addressing table. */
+struct emul_reg {
+    uint32_t used; /* address + 1 */
+    uint64_t value;
+};
+
 struct emul_cpu {
     int lock;
     uint64_t last_ns; /* gated counters settled up to here */
     double ctr[EMUL_NBANKS][EMUL_BANK_MAX];
     uint64_t ctl[EMUL_NBANKS][EMUL_BANK_MAX];
-    struct {
-        uint32_t used; /* MSR + 1 */
-        uint64_t value;
-    } regs[EMUL_REGS];
+    struct emul_reg regs[EMUL_REGS]; /* other registers, by MSR */
 };
 
 /* A Skylake-SP memory controller channel's counters in PCI configuration
@@ -187,10 +190,7 @@ struct emul_pci {
     int lock;
     uint64_t last_ns;
     double ctr[EMUL_IMC_N];
-    struct {
-        uint32_t used; /* offset + 1 */
-        uint32_t value;
-    } regs[EMUL_PCI_REGS];
+    struct emul_reg regs[EMUL_PCI_REGS]; /* by offset */
 };
 
 struct emul_state {
@@ -407,20 +407,27 @@ static int bank_of(uint32_t msr, int *index, int *is_ctl)
     return -1;
 }
 
-static uint64_t *other_reg(struct emul_cpu *c, uint32_t msr)
+/* The value of register `addr` in a table of n, made (0) on first use;
+ * NULL when the table is full. Caller holds the table's lock. */
+static uint64_t *reg_slot(struct emul_reg *regs, uint32_t n, uint32_t addr)
 {
-    uint32_t h = (msr * 2654435761u) % EMUL_REGS;
-    for (uint32_t k = 0; k < EMUL_REGS; k++) {
-        uint32_t i = (h + k) % EMUL_REGS;
-        if (c->regs[i].used == msr + 1)
-            return &c->regs[i].value;
-        if (c->regs[i].used == 0) {
-            c->regs[i].used = msr + 1;
-            c->regs[i].value = 0;
-            return &c->regs[i].value;
+    uint32_t h = (addr * 2654435761u) % n;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = (h + k) % n;
+        if (regs[i].used == addr + 1)
+            return &regs[i].value;
+        if (regs[i].used == 0) {
+            regs[i].used = addr + 1;
+            regs[i].value = 0;
+            return &regs[i].value;
         }
     }
     return NULL;
+}
+
+static uint64_t *other_reg(struct emul_cpu *c, uint32_t msr)
+{
+    return reg_slot(c->regs, EMUL_REGS, msr);
 }
 
 static void emul_log(int cpu, char op, uint32_t msr, uint64_t value)
@@ -504,21 +511,6 @@ static int msr_access(int cpu, uint32_t msr, uint64_t *value, int write)
     return rc;
 }
 
-static uint32_t *pci_reg(struct emul_pci *d, uint32_t off)
-{
-    uint32_t h = (off * 2654435761u) % EMUL_PCI_REGS;
-    for (uint32_t k = 0; k < EMUL_PCI_REGS; k++) {
-        uint32_t i = (h + k) % EMUL_PCI_REGS;
-        if (d->regs[i].used == off + 1)
-            return &d->regs[i].value;
-        if (d->regs[i].used == 0) {
-            d->regs[i].used = off + 1;
-            d->regs[i].value = 0;
-            return &d->regs[i].value;
-        }
-    }
-    return NULL;
-}
 
 /* One 4-byte access to an uncore PCI device; 0 or -EIO. */
 static int pci_access(uint32_t dev, uint32_t off, uint32_t *value, int write)
@@ -538,10 +530,10 @@ static int pci_access(uint32_t dev, uint32_t off, uint32_t *value, int write)
     uint64_t now = now_ns();
     while (__atomic_exchange_n(&d->lock, 1, __ATOMIC_ACQUIRE))
         ;
-    uint32_t *box = pci_reg(d, EMUL_IMC_BOX_CTL);
+    uint64_t *box = reg_slot(d->regs, EMUL_PCI_REGS, EMUL_IMC_BOX_CTL);
     if (d->last_ns && now > d->last_ns && box && !(*box & (1u << 8)))
         for (int i = 0; i < EMUL_IMC_N; i++) {
-            uint32_t *ctl = pci_reg(d, imc_ctl[i]);
+            uint64_t *ctl = reg_slot(d->regs, EMUL_PCI_REGS, imc_ctl[i]);
             if (ctl && (*ctl & EMUL_ENABLE_BIT))
                 d->ctr[i] += 0.02 * gated_rate((int)(dev & 0xFF) % 13, *ctl) * (double)(now - d->last_ns);
         }
@@ -562,13 +554,13 @@ static int pci_access(uint32_t dev, uint32_t off, uint32_t *value, int write)
             d->ctr[i] = (double)((v & ~0xFFFFFFFFULL) | *value);
     }
     if (!hit) {
-        uint32_t *r = pci_reg(d, off);
+        uint64_t *r = reg_slot(d->regs, EMUL_PCI_REGS, off);
         if (!r)
             rc = -EIO;
         else if (write)
             *r = *value;
         else
-            *value = *r;
+            *value = (uint32_t)*r;
     }
     __atomic_store_n(&d->lock, 0, __ATOMIC_RELEASE);
     return rc;
