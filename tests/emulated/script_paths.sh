@@ -3,17 +3,38 @@
 # likwid-perfctr first in PATH:
 #   version55  it says "Version 5.5.1": SKIP (77), one line naming the version
 #   fails      it says 5.2.2 but every run exits 1: FAIL (1), naming the run
+# and with the real likwid-perfctr:
+#   nonroot    Skylake-SP only, as uid 65534 (setpriv when root): SKIP (77),
+#              one line saying it needs root
 set -u
-mode=${1:?usage: script_paths.sh version55|fails}
+mode=${1:?usage: script_paths.sh version55|fails|nonroot}
 T=$(mktemp -d "${TMPDIR:-/tmp}/emul-paths.XXXXXX") || exit 1
 if [ "${SL_KEEP:-0}" = 1 ]; then trap 'echo "kept $T"' EXIT; else trap 'rm -rf "$T"' EXIT; fi
 fail() { echo "script_paths: FAIL: $*"; exit 1; }
+
+if [ "$mode" = nonroot ]; then
+    chmod 777 "$T"
+    set -- env
+    if [ "$(id -u)" = 0 ]; then
+        command -v setpriv >/dev/null 2>&1 || { echo "script_paths: SKIP: no setpriv to run as uid 65534"; exit 77; }
+        set -- setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T"
+    fi
+    "$@" TMPDIR="$T" SL_EMUL_ARCHS=skylakex sh "$SL_SRC/scripts/emulated-node-check.sh" "$SL_BUILD" "$T/art" >"$T/out" 2>&1
+    rc=$?
+    cat "$T/out"
+    [ "$rc" = 77 ] || fail "exit status $rc: expected 77 (Skylake-SP needs root)"
+    [ "$(wc -l <"$T/out")" = 1 ] || fail "expected one line"
+    grep -q "^emulated-node-check: SKIP: skylakex left out: .* only as root (uid 65534)" "$T/out" ||
+        fail "the line does not say that Skylake-SP needs root"
+    echo "script_paths: $mode: PASS"
+    exit 0
+fi
 
 mkdir "$T/bin"
 case $mode in
 version55) version=5.5.1 ;;
 fails) version=5.2.2 ;;
-*) echo "script_paths.sh: MODE '$mode': expected version55 or fails" >&2; exit 2 ;;
+*) echo "script_paths.sh: MODE '$mode': expected version55, fails or nonroot" >&2; exit 2 ;;
 esac
 cat >"$T/bin/likwid-perfctr" <<STANDIN
 #!/bin/sh
