@@ -67,10 +67,23 @@ static table *table_new(size_t cap, table *prev)
     return t;
 }
 
+static sl_rt_thread *self_new(void);
+
 sl_rt_thread *sl_rt_self(void)
 {
     if (__builtin_expect(tls_self != NULL, 1))
         return tls_self;
+    sigset_t old;
+    sl_rt_quiet_begin(&old);
+    /* A handler may have made it between the test and the mask. */
+    sl_rt_thread *t = tls_self ? tls_self : self_new();
+    sl_rt_quiet_end(&old);
+    return t;
+}
+
+/* The calling thread's table, new (signals blocked). */
+static sl_rt_thread *self_new(void)
+{
     /* In the journal when there is one: its tid and sample pointers are
      * what a reader of the journal needs. */
     sl_rt_thread *t = sl_journal_alloc(SL_JRN_THREAD, sizeof *t, NULL);
@@ -179,21 +192,44 @@ static sl_rt_entry *entry_new(sl_rt_thread *t, const char *tag, size_t len, uint
     return e;
 }
 
-sl_rt_entry *sl_rt_lookup(sl_rt_thread *t, const char *tag, int create)
+/* The entry of tag in t's current table, or NULL. A handler that grows the
+ * table meanwhile leaves the old one as it was (entries are never moved
+ * out of a table, nor freed). */
+static sl_rt_entry *find(sl_rt_thread *t, const char *tag, size_t len, uint64_t h)
 {
-    size_t len;
-    uint64_t h = hash_tag(tag, &len);
-    table *tb = atomic_load_explicit(&t->tbl, RELAXED);
+    table *tb = atomic_load_explicit(&t->tbl, memory_order_acquire);
     size_t mask = tb->cap - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
-        sl_rt_entry *e = atomic_load_explicit(&tb->slots[i], RELAXED);
+        sl_rt_entry *e = atomic_load_explicit(&tb->slots[i], memory_order_acquire);
         if (!e)
-            break;
+            return NULL;
         if (e->hash == h && e->len == len && memcmp(e->tag, tag, len) == 0)
             return e;
     }
-    if (!create)
-        return NULL;
+}
+
+static sl_rt_entry *entry_add(sl_rt_thread *t, const char *tag, size_t len, uint64_t h);
+
+sl_rt_entry *sl_rt_lookup(sl_rt_thread *t, const char *tag, int make)
+{
+    size_t len;
+    uint64_t h = hash_tag(tag, &len);
+    sl_rt_entry *e = find(t, tag, len, h);
+    if (e || !make)
+        return e;
+    sigset_t old;
+    sl_rt_quiet_begin(&old);
+    /* A handler may have made it between the look and the mask. */
+    if (!(e = find(t, tag, len, h)))
+        e = entry_add(t, tag, len, h);
+    sl_rt_quiet_end(&old);
+    return e;
+}
+
+/* A new entry for tag (signals blocked). */
+static sl_rt_entry *entry_add(sl_rt_thread *t, const char *tag, size_t len, uint64_t h)
+{
+    table *tb = atomic_load_explicit(&t->tbl, RELAXED);
     /* Keep the load factor at most 1/2. */
     if ((t->count + 1) * 2 > tb->cap) {
         if (grow(t) != 0)
@@ -230,21 +266,45 @@ static inline hot *hot_slot(sl_rt_thread *t, const char *tag)
     return h;
 }
 
+/* A handler of the same thread may fill the slot while this runs (its own
+ * fill is whole when it returns): the slot is emptied first, and the
+ * pointer is set last only when every field is still what this fill wrote,
+ * so a slot is either empty or one fill's whole (a reader loads e before
+ * checking, see hot_lookup). */
 COLD void sl_rt_hot_fill(hot *h, const char *tag, sl_rt_entry *e)
 {
     uintptr_t off = (uintptr_t)tag & 7;
     size_t n = off + e->len + 1;
-    h->ptr = NULL;
+    volatile hot *v = h;
+    v->ptr = NULL;
     if (n > 8 * HOT_WORDS)
         return;     /* long tag: always the hash path */
     unsigned char want[8 * HOT_WORDS] = {0}, mask[8 * HOT_WORDS] = {0};
     memcpy(want + off, tag, e->len + 1);
     memset(mask + off, 0xff, e->len + 1);
-    memcpy(h->want, want, sizeof want);
-    memcpy(h->mask, mask, sizeof mask);
-    h->nwords = (n + 7) / 8;
-    h->e = e;
-    h->ptr = tag;
+    hot fill = {.ptr = tag, .e = e, .nwords = (n + 7) / 8};
+    memcpy(fill.want, want, sizeof want);
+    memcpy(fill.mask, mask, sizeof mask);
+    v->e = e;
+    v->nwords = fill.nwords;
+    for (int i = 0; i < HOT_WORDS; i++) {
+        v->want[i] = fill.want[i];
+        v->mask[i] = fill.mask[i];
+    }
+    int whole = v->e == e && v->nwords == fill.nwords;
+    for (int i = 0; i < HOT_WORDS; i++)
+        whole &= v->want[i] == fill.want[i] && v->mask[i] == fill.mask[i];
+    v->ptr = whole ? tag : NULL;
+}
+
+/* A slot's entry, loaded before its pointer and words are checked: a
+ * handler that refills the slot between the check and this load would
+ * otherwise hand the checked tag its own entry. */
+static inline __attribute__((always_inline)) sl_rt_entry *hot_entry(const hot *h)
+{
+    sl_rt_entry *e = h->e;
+    atomic_signal_fence(memory_order_acquire);
+    return e;
 }
 
 static COLD sl_rt_entry *hot_miss(sl_rt_thread *t, hot *h, const char *tag, int create)
@@ -259,8 +319,9 @@ static inline __attribute__((always_inline)) sl_rt_entry *hot_lookup(sl_rt_threa
                                                                      int create)
 {
     hot *h = &t->cache[hot_index(tag)];
+    sl_rt_entry *e = hot_entry(h);
     if (LIKELY(h->ptr == tag) && LIKELY(sl_rt_hot_same(h)))
-        return h->e;
+        return e;
     return hot_miss(t, h, tag, create);
 }
 
@@ -346,8 +407,9 @@ int sl_rt_start_fwd(const char *tag, sl_rt_fwd real)
     sl_rt_thread *t = tls_fast;
     if (LIKELY(t != NULL)) {
         hot *h = hot_slot(t, tag);
+        sl_rt_entry *e = hot_entry(h);
         if (LIKELY(h->ptr == tag) && LIKELY(sl_rt_hot_same(h))) {
-            sl_rt_start_at(h->e, tsc_now());
+            sl_rt_start_at(e, tsc_now());
             return rc;
         }
     }
@@ -362,9 +424,10 @@ int sl_rt_stop_fwd(const char *tag, sl_rt_fwd real)
         return stop_slow(tag, real);
     int64_t now = tsc_now();
     hot *h = hot_slot(t, tag);
+    sl_rt_entry *e = hot_entry(h);
     if (UNLIKELY(h->ptr != tag) || UNLIKELY(!sl_rt_hot_same(h)))
         return stop_miss(t, h, tag, real, now);
-    if (UNLIKELY(sl_rt_stop_at(t, h->e, now) != 0))
+    if (UNLIKELY(sl_rt_stop_at(t, e, now) != 0))
         return -EFAULT;
     return real(tag);
 }

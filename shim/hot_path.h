@@ -9,6 +9,7 @@
 #ifndef SL_SHIM_HOT_PATH_H
 #define SL_SHIM_HOT_PATH_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -200,14 +201,51 @@ static inline void bump(_Atomic int64_t *a, int64_t by)
     atomic_store_explicit(a, atomic_load_explicit(a, RELAXED) + by, RELAXED);
 }
 
-static inline __attribute__((always_inline)) void keep(sl_rt_thread *t, sample *s, sl_rt_entry *e,
-                                                      int64_t start, int64_t end)
+/* The next free sample of t, claimed (snext moved past it), or NULL when
+ * the current chunk is full or there is none. A signal handler that
+ * interrupts its own thread here and keeps samples of its own takes other
+ * slots: the claim is one compare-and-swap on this thread's snext, which
+ * fails (and is tried again on the new snext) when a handler moved it
+ * since it was read, and a chunk switch always moves snext. On x86-64
+ * without the lock prefix: one instruction is atomic for a handler of the
+ * same thread, and only the owner writes snext. The slot is published
+ * before it is written: a reader (Close, the journal's) skips a sample
+ * whose entry is not set yet (keep() stores it last). */
+static inline __attribute__((always_inline)) int claim_cas(_Atomic(sample *) *p, sample **expect,
+                                                          sample *want)
 {
-    s->e = e;
+#if defined(__x86_64__)
+    sample *prev = *expect;
+    unsigned char same;
+    __asm__ volatile("cmpxchgq %3, %1" : "+a"(prev), "+m"(*(sample **)p), "=@ccz"(same)
+                     : "r"(want) : "memory");
+    *expect = prev;
+    return same;
+#else
+    return atomic_compare_exchange_weak_explicit(p, expect, want, RELAXED, RELAXED);
+#endif
+}
+
+static inline __attribute__((always_inline)) sample *claim(sl_rt_thread *t)
+{
+    sample *s = atomic_load_explicit(&t->snext, RELAXED);
+    for (;;) {
+        if (UNLIKELY(s >= t->end))
+            return NULL;
+        if (LIKELY(claim_cas(&t->snext, &s, s + 1)))
+            return s;
+    }
+}
+
+/* Writes a claimed sample; its entry last, so that a sample whose entry is
+ * set is whole (for a reader after a kill or during a run). */
+static inline __attribute__((always_inline)) void keep(sample *s, sl_rt_entry *e, int64_t start,
+                                                      int64_t end)
+{
     s->start = start;
     s->end = end;
-    /* Publishes the sample to Close. */
-    atomic_store_explicit(&t->snext, s + 1, memory_order_release);
+    atomic_signal_fence(memory_order_release);
+    s->e = e;
 }
 
 /* A call that is not kept as a sample: beyond the cap (the common case of
@@ -232,8 +270,17 @@ void *sl_rt_pool_alloc(size_t bytes);
 void sl_rt_pool_fork_child(void);     /* the pool's lock, new in a forked child */
 
 /* A call under the cap when the arena is not mapped yet, or full: maps it
- * on first use, keeps the sample when there is room, else drops it. */
+ * on first use, keeps the sample when there is room, else drops it. With
+ * signals blocked (sl_rt_quiet_begin). */
 COLD void sl_rt_record_slow(sl_rt_thread *t, sl_rt_entry *e, int64_t start, int64_t end);
+
+/* The rare paths (a thread's first call, a new tag, a table growth, a new
+ * chunk) take locks and make system calls: they run with every signal
+ * blocked but the synchronous ones, so that no handler interrupts them on
+ * their thread (a handler's own Start would wait for a lock its thread
+ * holds). Two system calls, on the rare path only. */
+void sl_rt_quiet_begin(sigset_t *old);
+void sl_rt_quiet_end(const sigset_t *old);
 
 /* A new cycle (no thread runs regions): fill the chunks again from the first. */
 void sl_rt_arena_rewind(sl_rt_thread *t);
@@ -263,13 +310,15 @@ static inline __attribute__((always_inline)) int sl_rt_stop_at(sl_rt_thread *t, 
         return -1;
     }
     atomic_store_explicit(&e->open_start, -1, RELAXED);
-    sample *s = atomic_load_explicit(&t->snext, RELAXED);
     int64_t left = atomic_load_explicit(&e->left, RELAXED);
     atomic_store_explicit(&e->left, left - 1, RELAXED);
-    if (LIKELY(left > 0) && LIKELY(s < t->end))
-        keep(t, s, e, start, now);
-    else if (left <= 0)
+    if (UNLIKELY(left <= 0)) {
         drop(e, now - start);
+        return 0;
+    }
+    sample *s = claim(t);
+    if (LIKELY(s != NULL))
+        keep(s, e, start, now);
     else
         sl_rt_record_slow(t, e, start, now);
     return 0;

@@ -175,9 +175,29 @@ static COLD int chunk_next(sl_rt_thread *t, sample *s)
     return 0;
 }
 
+/* The synchronous signals stay deliverable: blocked while raised by a
+ * fault, they would end the process. */
+void sl_rt_quiet_begin(sigset_t *old)
+{
+    static const int sync[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+    sigset_t all;
+    sigfillset(&all);
+    for (size_t i = 0; i < sizeof sync / sizeof sync[0]; i++)
+        sigdelset(&all, sync[i]);
+    pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+void sl_rt_quiet_end(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 /* Under the cap, but there is no chunk yet, or it is full. */
 COLD void sl_rt_record_slow(sl_rt_thread *t, sl_rt_entry *e, int64_t start, int64_t end)
 {
+    sigset_t old;
+    sl_rt_quiet_begin(&old);
+    /* No handler runs on this thread from here: snext is ours alone. */
     sample *s = atomic_load_explicit(&t->snext, RELAXED);
     if (!t->store_full && (!s || s >= t->end)) {
         if (chunk_next(t, s) == 0)
@@ -186,12 +206,14 @@ COLD void sl_rt_record_slow(sl_rt_thread *t, sl_rt_entry *e, int64_t start, int6
             t->store_full = 1;
     }
     if (s && s < t->end) {
-        keep(t, s, e, start, end);
+        atomic_store_explicit(&t->snext, s + 1, memory_order_release);
+        keep(s, e, start, end);
     } else {
         atomic_store_explicit(&t->room_dropped, atomic_load_explicit(&t->room_dropped, RELAXED) + 1,
                               RELAXED);
         drop(e, end - start);
     }
+    sl_rt_quiet_end(&old);
 }
 
 int64_t sl_rt_room_dropped(size_t *threads)
@@ -261,7 +283,7 @@ void sl_rt_own(sl_rt_thread *t, const sl_rt_entry *e, int64_t *calls, double *se
     sample *b, *end;
     while (seg_next(&it, &b, &end))
         for (sample *s = b; s < end; s++)
-            if (s->e == e)
+            if (s->e == e)      /* a sample claimed, not written yet: none */
                 ticks += s->end - s->start;
     if (t->tsc) {
         sl_tick_line line = sl_rt_conv_now();
@@ -361,9 +383,11 @@ static int walk_next(void *ctx, sl_tc_sample *out)
     }
     const sample *s = c->s++;
     const sl_rt_thread *t = c->threads[c->ti];
-    /* An entry created after gather() (a thread still running) is none. */
-    size_t k = s->e->close_index;
-    *out = (sl_tc_sample){.entry = k < c->nentries && c->of[k] == s->e ? k : SIZE_MAX,
+    /* An entry created after gather() (a thread still running), or a
+     * sample claimed and not written yet (its entry not set), is none. */
+    sl_rt_entry *se = s->e;
+    size_t k = se ? se->close_index : SIZE_MAX;
+    *out = (sl_tc_sample){.entry = k < c->nentries && c->of[k] == se ? k : SIZE_MAX,
                           .tid = t->tid, .tsc = t->tsc, .start = s->start, .end = s->end};
     return 1;
 }

@@ -1,0 +1,68 @@
+#!/bin/sh
+# What services, runtimes and libraries do around the markers (issue 27;
+# harm_app.c says what each mode does): the same exit status, stdout and
+# stderr (minus the shim's lines) with the shim as without it, and every
+# call in the result, checked call by call with h5py.
+#   harm.sh sigalrm   markers in a SIGALRM handler while main times new
+#                     tags: no deadlock, no record lost or merged (3 of 3)
+# The real LIKWID (no-count mode).
+. "$(dirname "$0")/flib.sh"
+need SL_SHIM SL_HARM_APP SL_CHECKER SL_CLI
+pick_python
+case=${1:-}
+
+# calls_exact FILE SPEC...: every region's per-call records equal its call
+# count (nothing dropped, nothing lost or merged), no negative time, and
+# each SPEC "TAG=CALLS" (a tag ending in * covers every tag of that prefix,
+# CALLS each) holds.
+calls_exact() {
+    "$PY" - "$@" <<'PY' >"$T/exact.log" 2>&1 || { fail "calls_exact: $(cat "$T/exact.log")"; return 1; }
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+g = f[[k for k in f if k.startswith("rank")][0]]["timing/regions"]
+got, bad = {}, []
+for name, rg in g.items():
+    tag = rg.attrs["tag"]
+    tag = tag.decode() if isinstance(tag, bytes) else str(tag)
+    calls = int(rg["call_counts"][()].sum())
+    recs = len(rg["call_threads"][()])
+    got[tag] = calls
+    if recs != calls or int(rg.attrs["dropped_calls"]) != 0:
+        bad.append("%s: %d calls, %d per-call records, %d dropped" % (tag, calls, recs, int(rg.attrs["dropped_calls"])))
+    if (rg["total_ns"][()] < 0).any() or (rg["end_times"][()] < rg["start_times"][()]).any():
+        bad.append("%s: a negative time" % tag)
+for spec in sys.argv[2:]:
+    tag, _, n = spec.rpartition("=")
+    if tag.endswith("*"):
+        some = [t for t in got if t.startswith(tag[:-1])]
+        if len(some) == 0 or any(got[t] != int(n) for t in some):
+            bad.append("%s: %d tags, counts %s" % (tag, len(some), sorted(set(got[t] for t in some))))
+    elif got.get(tag) != int(n):
+        bad.append("%s: %s calls, expected %s" % (tag, got.get(tag), n))
+if bad:
+    print("; ".join(bad[:10]))
+    sys.exit(1)
+PY
+}
+
+case $case in
+sigalrm)
+    STEPS=1000
+    SCOPE_LIKWID_MAX_CALLS=10000000
+    export SCOPE_LIKWID_MAX_CALLS
+    i=1
+    while [ "$i" -le 3 ]; do
+        pair "a$i" real "$SL_HARM_APP" sigalrm "$STEPS"
+        f=$(result_file "a$i.shim") || { fail "a$i: no result file: $(shim_lines "a$i.shim")"; i=$((i + 1)); continue; }
+        ticks=$(sed -n 's/^tick //p' "$T/a$i.shim/counts")
+        [ "${ticks:-0}" -gt 0 ] || fail "a$i: the handler never ran: '$ticks'"
+        check "$f" --timing "loop=1x$STEPS" >/dev/null
+        calls_exact "$f" "loop=$STEPS" "inner=$((STEPS * 100))" "step-*=1" "tick=$ticks"
+        say "run $i: $ticks handler calls"
+        i=$((i + 1))
+    done ;;
+*)
+    echo "usage: harm.sh sigalrm" >&2
+    exit 2 ;;
+esac
+finish

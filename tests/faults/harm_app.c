@@ -1,0 +1,176 @@
+/* The application side of the fault cases of what services, runtimes and
+ * libraries do around the markers (issue 27): built against the real LIKWID
+ * headers, deterministic stdout, the same run with and without the shim.
+ * What a run did that the test must compare with the result (how many
+ * calls a signal handler made) goes to ./counts, never to stdout.
+ *
+ *   harm_app MODE [ARG]
+ *
+ *   sigalrm N     a SIGALRM handler (setitimer every 100 us, and a thread
+ *                 that sends main SIGALRM every few us) times its own region
+ *                 "tick" on the thread it interrupts, while main times N new
+ *                 tags "step-I" (one call each), "loop" around each and 100
+ *                 calls of "inner" inside each; ./counts gets "tick CALLS"
+ *   plugin PATH   dlopen()s the plugin PATH (RTLD_GLOBAL; linked with
+ *                 liblikwid), runs its 10 calls, dlclose()s it, loads it
+ *                 again (after a mapping where LIKWID was, so a second load
+ *                 lands elsewhere) and runs it again
+ *   deepbind PATH the plugin loaded with RTLD_DEEPBIND, its 20 calls
+ *   churn N       N short-lived threads one after another, each timing
+ *                 "req" once; ./counts gets the peak RSS growth in KiB */
+#include <dlfcn.h>
+#include <likwid-marker.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t ticks;
+
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    LIKWID_MARKER_START("tick");
+    LIKWID_MARKER_STOP("tick");
+    ticks++;
+}
+
+static int counts(const char *what, long n)
+{
+    FILE *f = fopen("counts", "a");
+    if (!f)
+        return 1;
+    fprintf(f, "%s %ld\n", what, n);
+    return fclose(f) != 0;
+}
+
+/* Rings main's SIGALRM every few microseconds besides the timer: the
+ * handler must also land inside the shim's rare paths. */
+static volatile int ringing = 1;
+
+static void *ringer(void *arg)
+{
+    pthread_t main_thread = *(pthread_t *)arg;
+    struct timespec ts = {0, 2000};
+    while (ringing) {
+        pthread_kill(main_thread, SIGALRM);
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+static int sigalrm(long n)
+{
+    struct sigaction sa = {.sa_handler = on_alarm, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    LIKWID_MARKER_INIT;
+    struct itimerval it = {{0, 100}, {0, 100}};
+    setitimer(ITIMER_REAL, &it, NULL);
+    pthread_t self = pthread_self(), ring;
+    if (pthread_create(&ring, NULL, ringer, &self) != 0)
+        return 1;
+    char tag[32];
+    for (long i = 0; i < n; i++) {
+        snprintf(tag, sizeof tag, "step-%ld", i);
+        LIKWID_MARKER_START("loop");
+        LIKWID_MARKER_START(tag);
+        for (int k = 0; k < 100; k++) {
+            LIKWID_MARKER_START("inner");
+            LIKWID_MARKER_STOP("inner");
+        }
+        LIKWID_MARKER_STOP(tag);
+        LIKWID_MARKER_STOP("loop");
+    }
+    ringing = 0;
+    pthread_join(ring, NULL);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    LIKWID_MARKER_CLOSE;
+    printf("sigalrm: %ld steps\n", n);
+    return counts("tick", (long)ticks);
+}
+
+static int plugin(const char *path, int flags, int loads)
+{
+    for (int l = 0; l < loads; l++) {
+        void *h = dlopen(path, RTLD_NOW | flags);
+        if (!h) {
+            printf("dlopen failed\n");
+            return 1;
+        }
+        int (*run)(void);
+        void *sym = dlsym(h, "plugin_run");
+        memcpy(&run, &sym, sizeof run);
+        printf("load %d: %d\n", l, run ? run() : -1);
+        dlclose(h);
+        /* Take the addresses LIKWID had: a next load maps it elsewhere. */
+        for (int i = 0; i < 64; i++)
+            if (mmap(NULL, 1 << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED)
+                break;
+    }
+    return 0;
+}
+
+static long rss_kib(void)
+{
+    long kib = -1;
+    char line[256];
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0)
+            kib = atol(line + 6);
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+static void *request(void *arg)
+{
+    (void)arg;
+    LIKWID_MARKER_START("req");
+    LIKWID_MARKER_STOP("req");
+    return NULL;
+}
+
+static int churn(long n)
+{
+    LIKWID_MARKER_INIT;
+    long before = rss_kib(), peak = before;
+    for (long i = 0; i < n; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, request, NULL) != 0 || pthread_join(t, NULL) != 0)
+            return 1;
+        if (i % 1000 == 0) {
+            long r = rss_kib();
+            peak = r > peak ? r : peak;
+        }
+    }
+    long after = rss_kib();
+    peak = after > peak ? after : peak;
+    LIKWID_MARKER_CLOSE;
+    printf("churn: %ld threads\n", n);
+    return counts("rss_growth_kib", peak - before);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    const char *arg = argc > 2 ? argv[2] : "";
+    if (strcmp(mode, "sigalrm") == 0)
+        return sigalrm(atol(arg));
+    if (strcmp(mode, "plugin") == 0)
+        return plugin(arg, RTLD_GLOBAL, 2);
+    if (strcmp(mode, "deepbind") == 0)
+        return plugin(arg, RTLD_LOCAL | RTLD_DEEPBIND, 1);
+    if (strcmp(mode, "churn") == 0)
+        return churn(atol(arg));
+    fprintf(stderr, "usage: harm_app sigalrm N | plugin PATH | deepbind PATH | churn N\n");
+    return 2;
+}
