@@ -5,9 +5,14 @@
 # call in the result, checked call by call with h5py.
 #   harm.sh sigalrm   markers in a SIGALRM handler while main times new
 #                     tags: no deadlock, no record lost or merged (3 of 3)
+#   harm.sh plugin    a plugin linked with liblikwid loaded RTLD_GLOBAL by a
+#                     host without LIKWID, dlclose()d, loaded again: no
+#                     SIGSEGV, both runs in their files (10 calls each)
+#   harm.sh deepbind  the plugin loaded with RTLD_DEEPBIND: its calls reach
+#                     LIKWID only; one line says so and names it
 # The real LIKWID (no-count mode).
 . "$(dirname "$0")/flib.sh"
-need SL_SHIM SL_HARM_APP SL_CHECKER SL_CLI
+need SL_SHIM SL_HARM_APP SL_HARM_HOST SL_HARM_PLUGIN SL_CHECKER SL_CLI
 pick_python
 case=${1:-}
 
@@ -61,8 +66,26 @@ sigalrm)
         say "run $i: $ticks handler calls"
         i=$((i + 1))
     done ;;
+plugin)
+    pair a real "$SL_HARM_HOST" plugin "$SL_HARM_PLUGIN"
+    [ "$(rc_of a.shim)" = 0 ] || show_run a.shim
+    n=0
+    for f in "$T"/a.shim/scope-likwid-*.h5; do
+        [ -f "$f" ] || continue
+        check "$f" --timing "plug=1x10" --timing-tags plug --no-likwid >/dev/null
+        calls_exact "$f" "plug=10"
+        n=$((n + 1))
+    done
+    [ "$n" = 2 ] || fail "expected 2 result files (one per load), found $n: $(ls "$T/a.shim")"
+    [ "$(shim_lines a.shim | grep -c '^scope-likwid: wrote ')" = 2 ] || fail "expected 2 wrote lines: $(shim_lines a.shim)" ;;
+deepbind)
+    pair a real "$SL_HARM_HOST" deepbind "$SL_HARM_PLUGIN"
+    expect_line a.shim "libharm_plugin.so calls LIKWID's likwid_marker[A-Za-z]* directly, not through the shim .*RTLD_DEEPBIND" \
+        "one line naming the plugin whose calls bypass the shim"
+    [ "$(shim_lines a.shim | wc -l)" = 1 ] || fail "expected exactly one scope-likwid: line: $(shim_lines a.shim)"
+    ls "$T"/a.shim/scope-likwid-* >/dev/null 2>&1 && fail "a result file without any timed call: $(ls "$T/a.shim")" ;;
 *)
-    echo "usage: harm.sh sigalrm" >&2
+    echo "usage: harm.sh sigalrm|plugin|deepbind" >&2
     exit 2 ;;
 esac
 finish

@@ -11,21 +11,14 @@
  *                 "tick" on the thread it interrupts, while main times N new
  *                 tags "step-I" (one call each), "loop" around each and 100
  *                 calls of "inner" inside each; ./counts gets "tick CALLS"
- *   plugin PATH   dlopen()s the plugin PATH (RTLD_GLOBAL; linked with
- *                 liblikwid), runs its 10 calls, dlclose()s it, loads it
- *                 again (after a mapping where LIKWID was, so a second load
- *                 lands elsewhere) and runs it again
- *   deepbind PATH the plugin loaded with RTLD_DEEPBIND, its 20 calls
  *   churn N       N short-lived threads one after another, each timing
  *                 "req" once; ./counts gets the peak RSS growth in KiB */
-#include <dlfcn.h>
 #include <likwid-marker.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,27 +90,6 @@ static int sigalrm(long n)
     return counts("tick", (long)ticks);
 }
 
-static int plugin(const char *path, int flags, int loads)
-{
-    for (int l = 0; l < loads; l++) {
-        void *h = dlopen(path, RTLD_NOW | flags);
-        if (!h) {
-            printf("dlopen failed\n");
-            return 1;
-        }
-        int (*run)(void);
-        void *sym = dlsym(h, "plugin_run");
-        memcpy(&run, &sym, sizeof run);
-        printf("load %d: %d\n", l, run ? run() : -1);
-        dlclose(h);
-        /* Take the addresses LIKWID had: a next load maps it elsewhere. */
-        for (int i = 0; i < 64; i++)
-            if (mmap(NULL, 1 << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED)
-                break;
-    }
-    return 0;
-}
-
 static long rss_kib(void)
 {
     long kib = -1;
@@ -165,12 +137,8 @@ int main(int argc, char **argv)
     const char *arg = argc > 2 ? argv[2] : "";
     if (strcmp(mode, "sigalrm") == 0)
         return sigalrm(atol(arg));
-    if (strcmp(mode, "plugin") == 0)
-        return plugin(arg, RTLD_GLOBAL, 2);
-    if (strcmp(mode, "deepbind") == 0)
-        return plugin(arg, RTLD_LOCAL | RTLD_DEEPBIND, 1);
     if (strcmp(mode, "churn") == 0)
         return churn(atol(arg));
-    fprintf(stderr, "usage: harm_app sigalrm N | plugin PATH | deepbind PATH | churn N\n");
+    fprintf(stderr, "usage: harm_app sigalrm N | churn N\n");
     return 2;
 }
