@@ -51,13 +51,12 @@ static char other_copy[4096];
  * RTLD_GLOBAL by a plugin that is dlclose()d and loaded again (MATLAB's
  * `clear mex`, a Python module reload) stays mapped while the shim may call
  * the functions it found, which would otherwise point into unmapped (or
- * reused) memory at the next call. Loads nothing new. 1 when held. */
-static int hold(void *sym)
+ * reused) memory at the next call. Loads nothing new. */
+static void hold(void *sym)
 {
     Dl_info at;
-    if (!sym || !dladdr(sym, &at) || !at.dli_fname)
-        return 0;
-    return dlopen(at.dli_fname, RTLD_NOLOAD | RTLD_LAZY) != NULL;
+    if (sym && dladdr(sym, &at) && at.dli_fname && at.dli_fname[0])
+        (void)dlopen(at.dli_fname, RTLD_NOLOAD | RTLD_LAZY);
 }
 
 static void resolve_next(void)
@@ -73,10 +72,10 @@ static void resolve_next(void)
         if (!other_copy[0])
             strcpy(other_copy, "?");
     }
-    if (next_api.init && hold(init))
+    if (next_api.init) {
+        hold(init);     /* none for the program itself, which is never unmapped */
         atomic_store_explicit(&published, &next_api, memory_order_release);
-    else
-        next_api = none_api;    /* cannot be held: looked for among the loaded objects */
+    }
 }
 
 const char *sl_real_other_copy(void)
