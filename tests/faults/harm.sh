@@ -5,6 +5,10 @@
 # call in the result, checked call by call with h5py.
 #   harm.sh sigalrm   markers in a SIGALRM handler while main times new
 #                     tags: no deadlock, no record lost or merged (3 of 3)
+#   harm.sh fsize     no fallocate (a preloaded stand-in says EOPNOTSUPP, as
+#                     NFSv3 and ext3 do) and RLIMIT_FSIZE lowered after
+#                     Init: the journal's later pieces cannot be backed; no
+#                     SIGXFSZ, every call kept (in the pool)
 #   harm.sh plugin    a plugin linked with liblikwid loaded RTLD_GLOBAL by a
 #                     host without LIKWID, dlclose()d, loaded again: no
 #                     SIGSEGV, both runs in their files (10 calls each)
@@ -66,6 +70,16 @@ sigalrm)
         say "run $i: $ticks handler calls"
         i=$((i + 1))
     done ;;
+fsize)
+    need SL_NO_FALLOCATE
+    SCOPE_LIKWID_MAX_CALLS=10000000
+    export SCOPE_LIKWID_MAX_CALLS
+    run a.base env LD_PRELOAD="$SL_NO_FALLOCATE" "$SL_HARM_APP" fsize 200000
+    run a.shim env LD_PRELOAD="$SL_NO_FALLOCATE $SL_SHIM" "$SL_HARM_APP" fsize 200000
+    same_behaviour a.base a.shim
+    f=$(result_file a.shim) || { fail "no result file: $(shim_lines a.shim)"; finish; }
+    check "$f" --timing "req=1x200000" --timing-tags req --no-likwid >/dev/null
+    calls_exact "$f" "req=200000" ;;
 plugin)
     pair a real "$SL_HARM_HOST" plugin "$SL_HARM_PLUGIN"
     [ "$(rc_of a.shim)" = 0 ] || show_run a.shim
@@ -85,7 +99,7 @@ deepbind)
     [ "$(shim_lines a.shim | wc -l)" = 1 ] || fail "expected exactly one scope-likwid: line: $(shim_lines a.shim)"
     ls "$T"/a.shim/scope-likwid-* >/dev/null 2>&1 && fail "a result file without any timed call: $(ls "$T/a.shim")" ;;
 *)
-    echo "usage: harm.sh sigalrm|plugin|deepbind" >&2
+    echo "usage: harm.sh sigalrm|fsize|plugin|deepbind" >&2
     exit 2 ;;
 esac
 finish

@@ -11,6 +11,10 @@
  *                 "tick" on the thread it interrupts, while main times N new
  *                 tags "step-I" (one call each), "loop" around each and 100
  *                 calls of "inner" inside each; ./counts gets "tick CALLS"
+ *   fsize N       after Init, RLIMIT_FSIZE lowered to 1.5 MiB (the journal's
+ *                 first piece fits, its later ones not); N calls of "req"
+ *                 kept (SCOPE_LIKWID_MAX_CALLS set by the test); the limit
+ *                 raised again before Close
  *   churn N       N short-lived threads one after another, each timing
  *                 "req" once; ./counts gets the peak RSS growth in KiB */
 #include <likwid-marker.h>
@@ -19,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -131,14 +136,35 @@ static int churn(long n)
     return counts("rss_growth_kib", peak - before);
 }
 
+static int fsize(long n)
+{
+    LIKWID_MARKER_INIT;
+    struct rlimit was, low;
+    getrlimit(RLIMIT_FSIZE, &was);
+    low = was;
+    low.rlim_cur = 3 << 19;
+    if (setrlimit(RLIMIT_FSIZE, &low) != 0)
+        return 1;
+    for (long i = 0; i < n; i++) {
+        LIKWID_MARKER_START("req");
+        LIKWID_MARKER_STOP("req");
+    }
+    setrlimit(RLIMIT_FSIZE, &was);
+    LIKWID_MARKER_CLOSE;
+    printf("fsize: %ld calls\n", n);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
     const char *arg = argc > 2 ? argv[2] : "";
     if (strcmp(mode, "sigalrm") == 0)
         return sigalrm(atol(arg));
+    if (strcmp(mode, "fsize") == 0)
+        return fsize(atol(arg));
     if (strcmp(mode, "churn") == 0)
         return churn(atol(arg));
-    fprintf(stderr, "usage: harm_app sigalrm N | churn N\n");
+    fprintf(stderr, "usage: harm_app sigalrm N | fsize N | churn N\n");
     return 2;
 }
