@@ -128,15 +128,29 @@ void sl_rt_fork_child(void)
     sl_rt_pool_fork_child();
 }
 
-/* FNV-1a over the tag; also gives its length. */
+/* FNV-1a over at most HASH_ENDS bytes at each end of the tag and its
+ * length; also gives the length. A long tag (a 1 MiB one, tags built from
+ * a long common prefix and a counter) then costs a strlen and, on a hit,
+ * one memcmp per call, both word-wise, never a byte-wise pass over it. */
+#define HASH_ENDS 32
+
+static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
 static uint64_t hash_tag(const char *tag, size_t *len)
 {
-    uint64_t h = 1469598103934665603ULL;
     const unsigned char *p = (const unsigned char *)tag;
-    for (; *p; p++)
-        h = (h ^ *p) * 1099511628211ULL;
-    *len = (size_t)(p - (const unsigned char *)tag);
-    return h;
+    size_t n = strlen(tag);
+    uint64_t h = fnv(1469598103934665603ULL, p, n < HASH_ENDS ? n : HASH_ENDS);
+    if (n > HASH_ENDS)
+        h = fnv(h, p + (n > 2 * HASH_ENDS ? n - HASH_ENDS : HASH_ENDS),
+                n > 2 * HASH_ENDS ? HASH_ENDS : n - HASH_ENDS);
+    *len = n;
+    return (h ^ n) * 1099511628211ULL;
 }
 
 static void slot_put(table *tb, sl_rt_entry *e)
