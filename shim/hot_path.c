@@ -3,6 +3,7 @@
 #include "hot_path.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,22 +27,28 @@
 #endif
 
 #define INITIAL_SLOTS 16
+#define LIST_MAX 4              /* entries found on the list, before a table */
 
 _Atomic(sl_rt_thread *) sl_rt_all_threads;
 static _Atomic int64_t cfg_max_calls = 1000;
 static __thread sl_rt_thread *tls_self __attribute__((tls_model("initial-exec")));
-/* tls_self when the thread's clock is the TSC, else NULL: the hot path's one
+/* The thread's lookup cache (NULL: none yet, or given back at its end). */
+static __thread sl_rt_ctx *tls_ctx __attribute__((tls_model("initial-exec")));
+/* tls_ctx when the thread's clock is the TSC, else NULL: the hot path's one
  * test covers both "has a table" and "which clock" (clock_gettime threads
  * take the general path, which the clock's cost dwarfs anyway). */
-static __thread sl_rt_thread *tls_fast __attribute__((tls_model("initial-exec")));
+static __thread sl_rt_ctx *tls_fast __attribute__((tls_model("initial-exec")));
+/* Its destructor runs when a thread that has a table ends. */
+static pthread_key_t end_key;
+static pthread_once_t end_key_once = PTHREAD_ONCE_INIT;
 
-static inline int64_t now_ticks(const sl_rt_thread *t)
+static inline int64_t now_ticks(int tsc)
 {
 #if defined(__x86_64__)
-    if (LIKELY(t->tsc))
+    if (LIKELY(tsc))
         return (int64_t)__rdtsc();
 #else
-    (void)t;
+    (void)tsc;
 #endif
     return sl_rt_now_ns();
 }
@@ -81,6 +88,47 @@ sl_rt_thread *sl_rt_self(void)
     return t;
 }
 
+/* A thread ends (pthread_exit, or its start routine returns): what only
+ * a live thread uses goes back (sl_rt_retire). A marker call after this
+ * (another key's destructor) takes a cache again. */
+static void thread_ends(void *p)
+{
+    sigset_t old;
+    sl_rt_quiet_begin(&old);
+    sl_rt_ctx *c = tls_ctx;
+    tls_ctx = tls_fast = NULL;
+    if (p == tls_self)
+        sl_rt_retire(tls_self, c);
+    sl_rt_quiet_end(&old);
+}
+
+static void end_key_make(void)
+{
+    if (pthread_key_create(&end_key, thread_ends) != 0)
+        end_key = (pthread_key_t)-1;
+}
+
+/* The calling thread's cache (and table), made when it has none. NULL: no
+ * memory. */
+static COLD sl_rt_ctx *ctx_self(void)
+{
+    sl_rt_thread *t = sl_rt_self();
+    if (!t)
+        return NULL;
+    sigset_t old;
+    sl_rt_quiet_begin(&old);
+    sl_rt_ctx *c = tls_ctx;
+    if (!c && (c = sl_rt_ctx_take())) {
+        c->t = t;
+        c->tsc = t->tsc;
+        tls_ctx = c;
+        if (t->tsc)
+            tls_fast = c;
+    }
+    sl_rt_quiet_end(&old);
+    return c;
+}
+
 /* The calling thread's table, new (signals blocked). */
 static sl_rt_thread *self_new(void)
 {
@@ -92,13 +140,12 @@ static sl_rt_thread *self_new(void)
         sl_journal_note_outside(0);
         t = sl_rt_pool_alloc(sizeof *t);
     }
-    table *tb = t ? table_new(INITIAL_SLOTS, NULL) : NULL;
-    if (!t || !tb)
-        return NULL;    /* no memory: what was made stays in the pool */
+    if (!t)
+        return NULL;    /* no memory */
     t->tid = (int64_t)gettid();
     t->in_journal = in_journal;
     t->tsc = sl_rt_clock_tsc();
-    atomic_init(&t->tbl, tb);
+    atomic_init(&t->tbl, NULL);
     atomic_init(&t->first, NULL);
     atomic_init(&t->arena, NULL);
     atomic_init(&t->snext, NULL);
@@ -111,8 +158,9 @@ static sl_rt_thread *self_new(void)
     if (in_journal)
         sl_journal_commit(t);
     tls_self = t;
-    if (t->tsc)
-        tls_fast = t;
+    pthread_once(&end_key_once, end_key_make);
+    if (end_key != (pthread_key_t)-1)
+        pthread_setspecific(end_key, t);
     return t;
 }
 
@@ -124,7 +172,7 @@ void sl_rt_fork_child(void)
 {
     atomic_store_explicit(&sl_rt_all_threads, NULL, RELAXED);
     tls_self = NULL;
-    tls_fast = NULL;
+    tls_ctx = tls_fast = NULL;
     sl_rt_pool_fork_child();
 }
 
@@ -163,18 +211,17 @@ static void slot_put(table *tb, sl_rt_entry *e)
         }
 }
 
-/* Doubles the table; the old one is kept (linked) since nothing is freed. */
+/* Doubles the table, or makes the first one from the list; the old one is
+ * kept (linked) since nothing is freed. */
 static int grow(sl_rt_thread *t)
 {
     table *old = atomic_load_explicit(&t->tbl, RELAXED);
-    table *nt = table_new(old->cap * 2, old);
+    table *nt = table_new(old ? old->cap * 2 : INITIAL_SLOTS, old);
     if (!nt)
         return -ENOMEM;
-    for (size_t i = 0; i < old->cap; i++) {
-        sl_rt_entry *e = atomic_load_explicit(&old->slots[i], RELAXED);
-        if (e)
-            slot_put(nt, e);
-    }
+    for (sl_rt_entry *e = atomic_load_explicit(&t->first, RELAXED); e;
+         e = atomic_load_explicit(&e->next, RELAXED))
+        slot_put(nt, e);
     atomic_store_explicit(&t->tbl, nt, memory_order_release);
     return 0;
 }
@@ -212,6 +259,13 @@ static sl_rt_entry *entry_new(sl_rt_thread *t, const char *tag, size_t len, uint
 static sl_rt_entry *find(sl_rt_thread *t, const char *tag, size_t len, uint64_t h)
 {
     table *tb = atomic_load_explicit(&t->tbl, memory_order_acquire);
+    if (!tb) {
+        for (sl_rt_entry *e = atomic_load_explicit(&t->first, memory_order_acquire); e;
+             e = atomic_load_explicit(&e->next, memory_order_acquire))
+            if (e->hash == h && e->len == len && memcmp(e->tag, tag, len) == 0)
+                return e;
+        return NULL;
+    }
     size_t mask = tb->cap - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
         sl_rt_entry *e = atomic_load_explicit(&tb->slots[i], memory_order_acquire);
@@ -244,8 +298,9 @@ sl_rt_entry *sl_rt_lookup(sl_rt_thread *t, const char *tag, int make)
 static sl_rt_entry *entry_add(sl_rt_thread *t, const char *tag, size_t len, uint64_t h)
 {
     table *tb = atomic_load_explicit(&t->tbl, RELAXED);
-    /* Keep the load factor at most 1/2. */
-    if ((t->count + 1) * 2 > tb->cap) {
+    /* A few entries are found on the list (most threads of a program that
+     * runs many short ones have one); then the load factor at most 1/2. */
+    if (tb ? (t->count + 1) * 2 > tb->cap : t->count + 1 > LIST_MAX) {
         if (grow(t) != 0)
             return NULL;
         tb = atomic_load_explicit(&t->tbl, RELAXED);
@@ -253,7 +308,8 @@ static sl_rt_entry *entry_add(sl_rt_thread *t, const char *tag, size_t len, uint
     sl_rt_entry *e = entry_new(t, tag, len, h);
     if (!e)
         return NULL;
-    slot_put(tb, e);
+    if (tb)
+        slot_put(tb, e);
     t->count++;
     if (t->last)
         atomic_store_explicit(&t->last->next, e, memory_order_release);
@@ -273,9 +329,9 @@ static inline size_t hot_index(const char *tag)
 
 /* The tag's cache slot, computed once into a register (the empty asm keeps
  * the compiler from re-deriving every field's address from the index). */
-static inline hot *hot_slot(sl_rt_thread *t, const char *tag)
+static inline hot *hot_slot(sl_rt_ctx *c, const char *tag)
 {
-    hot *h = &t->cache[hot_index(tag)];
+    hot *h = &c->cache[hot_index(tag)];
     __asm__("" : "+r"(h));
     return h;
 }
@@ -321,22 +377,22 @@ static inline __attribute__((always_inline)) sl_rt_entry *hot_entry(const hot *h
     return e;
 }
 
-static COLD sl_rt_entry *hot_miss(sl_rt_thread *t, hot *h, const char *tag, int create)
+static COLD sl_rt_entry *hot_miss(sl_rt_ctx *c, hot *h, const char *tag, int create)
 {
-    sl_rt_entry *e = sl_rt_lookup(t, tag, create);
+    sl_rt_entry *e = sl_rt_lookup(c->t, tag, create);
     if (e)
         sl_rt_hot_fill(h, tag, e);
     return e;
 }
 
-static inline __attribute__((always_inline)) sl_rt_entry *hot_lookup(sl_rt_thread *t, const char *tag,
+static inline __attribute__((always_inline)) sl_rt_entry *hot_lookup(sl_rt_ctx *c, const char *tag,
                                                                      int create)
 {
-    hot *h = &t->cache[hot_index(tag)];
+    hot *h = &c->cache[hot_index(tag)];
     sl_rt_entry *e = hot_entry(h);
     if (LIKELY(h->ptr == tag) && LIKELY(sl_rt_hot_same(h)))
         return e;
-    return hot_miss(t, h, tag, create);
+    return hot_miss(c, h, tag, create);
 }
 
 static inline int64_t tsc_now(void)
@@ -363,27 +419,30 @@ static inline int64_t tsc_now(void)
 
 static NOIPA int start_general(const char *tag)
 {
-    sl_rt_thread *t = tls_self;
-    if (UNLIKELY(!t) && !(t = sl_rt_self()))
+    sl_rt_ctx *c = tls_ctx;
+    if (UNLIKELY(!c) && !(c = ctx_self()))
         return -2;
-    sl_rt_entry *e = hot_lookup(t, tag, 1);
+    sl_rt_entry *e = hot_lookup(c, tag, 1);
     if (UNLIKELY(!e))
         return -2;
-    return sl_rt_start_at(e, now_ticks(t));
+    return sl_rt_start_at(e, now_ticks(c->tsc));
 }
 
 static NOIPA int stop_general(const char *tag)
 {
-    sl_rt_thread *t = tls_self;
-    int64_t now = t ? now_ticks(t) : 0;
-    if (UNLIKELY(!t) && !(t = sl_rt_self()))
-        return -2;
-    sl_rt_entry *e = hot_lookup(t, tag, 0);
+    sl_rt_ctx *c = tls_ctx;
+    int64_t now = c ? now_ticks(c->tsc) : 0;
+    if (UNLIKELY(!c)) {
+        if (!(c = ctx_self()))
+            return -2;
+        now = now_ticks(c->tsc);
+    }
+    sl_rt_entry *e = hot_lookup(c, tag, 0);
     if (UNLIKELY(!e)) {
-        sl_rt_unmatched(t, tag);
+        sl_rt_unmatched(c->t, tag);
         return -1;
     }
-    return sl_rt_stop_at(t, e, now);
+    return sl_rt_stop_at(c->t, e, now);
 }
 
 static COLD void start_slow(const char *tag)
@@ -399,28 +458,28 @@ static COLD int stop_slow(const char *tag, sl_rt_fwd real)
     return real(tag);       /* also for -2: no table, cannot judge */
 }
 
-static COLD int stop_miss(sl_rt_thread *t, hot *h, const char *tag, sl_rt_fwd real, int64_t now)
+static COLD int stop_miss(sl_rt_ctx *c, hot *h, const char *tag, sl_rt_fwd real, int64_t now)
 {
-    sl_rt_entry *e = hot_miss(t, h, tag, 0);
+    sl_rt_entry *e = hot_miss(c, h, tag, 0);
     if (!e) {
-        sl_rt_unmatched(t, tag);
+        sl_rt_unmatched(c->t, tag);
         return -EFAULT;
     }
-    if (sl_rt_stop_at(t, e, now) != 0)
+    if (sl_rt_stop_at(c->t, e, now) != 0)
         return -EFAULT;
     return real(tag);
 }
 
 /* One function per entry point, LIKWID's call included, so that the
- * common case is one straight path: LIKWID, then the thread's table (one
+ * common case is one straight path: LIKWID, then the thread's cache (one
  * TLS load, which also says the clock is the TSC), the cached entry, the
  * clock, the stores. */
 int sl_rt_start_fwd(const char *tag, sl_rt_fwd real)
 {
     int rc = real(tag);
-    sl_rt_thread *t = tls_fast;
-    if (LIKELY(t != NULL)) {
-        hot *h = hot_slot(t, tag);
+    sl_rt_ctx *c = tls_fast;
+    if (LIKELY(c != NULL)) {
+        hot *h = hot_slot(c, tag);
         sl_rt_entry *e = hot_entry(h);
         if (LIKELY(h->ptr == tag) && LIKELY(sl_rt_hot_same(h))) {
             sl_rt_start_at(e, tsc_now());
@@ -433,15 +492,15 @@ int sl_rt_start_fwd(const char *tag, sl_rt_fwd real)
 
 int sl_rt_stop_fwd(const char *tag, sl_rt_fwd real)
 {
-    sl_rt_thread *t = tls_fast;
-    if (UNLIKELY(t == NULL))
+    sl_rt_ctx *c = tls_fast;
+    if (UNLIKELY(c == NULL))
         return stop_slow(tag, real);
     int64_t now = tsc_now();
-    hot *h = hot_slot(t, tag);
+    hot *h = hot_slot(c, tag);
     sl_rt_entry *e = hot_entry(h);
     if (UNLIKELY(h->ptr != tag) || UNLIKELY(!sl_rt_hot_same(h)))
-        return stop_miss(t, h, tag, real, now);
-    if (UNLIKELY(sl_rt_stop_at(t, e, now) != 0))
+        return stop_miss(c, h, tag, real, now);
+    if (UNLIKELY(sl_rt_stop_at(c->t, e, now) != 0))
         return -EFAULT;
     return real(tag);
 }

@@ -128,10 +128,15 @@ typedef struct table {
     _Atomic(sl_rt_entry *) slots[];
 } table;
 
+/* A thread's table. What its results need stays until Close; what only a
+ * live thread uses (its lookup cache, sl_rt_ctx) is given back when the
+ * thread ends, with the unused rest of its sample chunk, so that a program
+ * that runs many short threads holds a few hundred bytes per thread that
+ * ended. */
 struct sl_rt_thread {
     sl_rt_thread *next;                 /* immutable once published */
     int64_t tid;
-    _Atomic(table *) tbl;
+    _Atomic(table *) tbl;               /* NULL while the entries fit LIST_MAX (a list) */
     size_t count;                       /* owner only */
     _Atomic(sl_rt_entry *) first;
     sl_rt_entry *last;                  /* owner only */
@@ -142,11 +147,19 @@ struct sl_rt_thread {
     sl_rt_chunk *cur;                   /* the chunk snext is in (owner only) */
     _Atomic int64_t outside;            /* samples in full chunks outside the journal */
     sample *end;                        /* end of the current chunk (NULL: none) */
-    hot cache[HOT_SLOTS];               /* owner only */
     size_t mapped;                      /* bytes of all chunks (owner only) */
     _Atomic int64_t room_dropped;       /* calls not kept for want of room */
     int in_journal;                     /* this object lies in the journal */
 };
+
+/* A live thread's lookup cache (owner only), taken at its first call and
+ * given back for another thread when it ends. */
+typedef struct sl_rt_ctx {
+    hot cache[HOT_SLOTS];
+    sl_rt_thread *t;
+    int tsc;                            /* t->tsc, one load nearer */
+    struct sl_rt_ctx *free_next;        /* on the list of given-back ones */
+} sl_rt_ctx;
 
 /* The journal's reader (core/journal/journal_read.c) reads entries, threads and
  * samples in place: their leading fields must be where it looks. */
@@ -281,6 +294,13 @@ COLD void sl_rt_record_slow(sl_rt_thread *t, sl_rt_entry *e, int64_t start, int6
  * holds). Two system calls, on the rare path only. */
 void sl_rt_quiet_begin(sigset_t *old);
 void sl_rt_quiet_end(const sigset_t *old);
+
+/* A cache, given back by a thread that ended or new (zeroed); NULL when
+ * there is no memory. With signals blocked. */
+sl_rt_ctx *sl_rt_ctx_take(void);
+/* A thread ends (signals blocked): its cache goes back, and the unused
+ * rest of its current chunk becomes the first chunk of a later thread. */
+void sl_rt_retire(sl_rt_thread *t, sl_rt_ctx *c);
 
 /* A new cycle (no thread runs regions): fill the chunks again from the first. */
 void sl_rt_arena_rewind(sl_rt_thread *t);

@@ -30,7 +30,6 @@
 #define DEFAULT_CAP ((size_t)256 << 20)    /* sample bytes per thread at most */
 #define FIRST_CHUNK ((size_t)4 << 10)
 #define MAX_CHUNK ((size_t)256 << 10)
-#define IN_JOURNAL ((size_t)1)              /* low bit of a chunk's bytes */
 
 static _Atomic size_t cfg_cap = DEFAULT_CAP;
 
@@ -81,9 +80,21 @@ void sl_rt_unreserve(size_t bytes)
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *pool_next, *pool_end;
 
+/* What threads that ended gave back (under pool_lock): their caches, and
+ * the unused rests of their chunks (each a node where its samples would
+ * have gone), taken for the first chunk of a new thread. */
+typedef struct spare {
+    struct spare *next;
+    size_t bytes;                       /* low bit: in the journal */
+} spare;
+static sl_rt_ctx *free_ctx;
+static spare *spares;
+
 void sl_rt_pool_fork_child(void)
 {
     pthread_mutex_init(&pool_lock, NULL);  /* maybe held by a thread the child has not */
+    free_ctx = NULL;                        /* the parent's threads' */
+    spares = NULL;                          /* maybe in the parent's journal */
 }
 
 void *sl_rt_pool_alloc(size_t bytes)
@@ -116,6 +127,62 @@ void *sl_rt_pool_alloc(size_t bytes)
     return p;
 }
 
+sl_rt_ctx *sl_rt_ctx_take(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    sl_rt_ctx *c = free_ctx;
+    if (c)
+        free_ctx = c->free_next;
+    pthread_mutex_unlock(&pool_lock);
+    if (c)
+        memset(c, 0, sizeof *c);
+    else
+        c = sl_rt_pool_alloc(sizeof *c);
+    return c;
+}
+
+/* The unused rest of a chunk, worth a first chunk of its own. */
+#define SPARE_MIN (sizeof(sl_rt_chunk) + 16 * sizeof(sample))
+#define IN_JOURNAL ((size_t)1)              /* low bit of a chunk's bytes */
+
+void sl_rt_retire(sl_rt_thread *t, sl_rt_ctx *c)
+{
+    sl_rt_chunk *ch = t->cur;
+    sample *s = atomic_load_explicit(&t->snext, RELAXED);
+    spare *sp = NULL;
+    if (ch && s >= sl_rt_chunk_samples(ch) && s <= ch->end &&
+        (size_t)((char *)ch->end - (char *)s) >= SPARE_MIN) {
+        size_t rest = (size_t)((char *)ch->end - (char *)s);
+        /* The chunk ends where its samples do (a reader of the journal
+         * stops there: the thread's snext), before the rest is reused. */
+        ch->end = s;
+        t->end = s;
+        atomic_thread_fence(memory_order_release);
+        sp = (spare *)(void *)s;
+        sp->bytes = rest | (ch->bytes & IN_JOURNAL);
+    }
+    pthread_mutex_lock(&pool_lock);
+    if (c) {
+        c->free_next = free_ctx;
+        free_ctx = c;
+    }
+    if (sp) {
+        sp->next = spares;
+        spares = sp;
+    }
+    pthread_mutex_unlock(&pool_lock);
+}
+
+static spare *spare_take(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    spare *sp = spares;
+    if (sp)
+        spares = sp->next;
+    pthread_mutex_unlock(&pool_lock);
+    return sp;
+}
+
 /* ---- the chunks ---- */
 
 /* A chunk for n samples at most (at least one); NULL when there is no room.
@@ -141,11 +208,33 @@ static sl_rt_chunk *chunk_new(sl_rt_thread *t, size_t n)
     return c;
 }
 
+/* A thread's first chunk from the rest of an ended thread's (it lies
+ * before any chunk allocated later: a thread's chunks stay in file order). */
+static sl_rt_chunk *chunk_spare(sl_rt_thread *t)
+{
+    spare *sp = spare_take();
+    if (!sp)
+        return NULL;
+    size_t bytes = sp->bytes & ~IN_JOURNAL, flag = sp->bytes & IN_JOURNAL;
+    sl_rt_chunk *c = (sl_rt_chunk *)(void *)sp;
+    size_t n = (bytes - sizeof *c) / sizeof(sample);
+    atomic_init(&c->next, NULL);
+    c->fill = NULL;
+    c->end = sl_rt_chunk_samples(c) + n;
+    for (sample *s = sl_rt_chunk_samples(c); s < c->end; s++)
+        s->e = NULL;    /* none taken yet (a reader skips them) */
+    c->bytes = bytes | flag;
+    t->mapped += bytes;
+    return c;
+}
+
 /* The current chunk is full (or there is none yet): the next one, reused
  * from an earlier cycle or new. 0, or -1 when there is no room. */
 static COLD int chunk_next(sl_rt_thread *t, sample *s)
 {
     sl_rt_chunk *c = t->cur, *n = c ? atomic_load_explicit(&c->next, RELAXED) : NULL;
+    if (!n && !c && !atomic_load_explicit(&t->arena, RELAXED))
+        n = chunk_spare(t);
     if (!n) {
         size_t cap = atomic_load(&cfg_cap), used = t->mapped;
         size_t want = c ? 2 * (c->bytes & ~IN_JOURNAL) : FIRST_CHUNK;

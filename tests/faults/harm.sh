@@ -9,6 +9,8 @@
 #                     NFSv3 and ext3 do) and RLIMIT_FSIZE lowered after
 #                     Init: the journal's later pieces cannot be backed; no
 #                     SIGXFSZ, every call kept (in the pool)
+#   harm.sh churn     100 000 short-lived threads, one call each: RSS growth
+#                     and the journal at most 64 MiB, every call kept
 #   harm.sh plugin    a plugin linked with liblikwid loaded RTLD_GLOBAL by a
 #                     host without LIKWID, dlclose()d, loaded again: no
 #                     SIGSEGV, both runs in their files (10 calls each)
@@ -80,6 +82,18 @@ fsize)
     f=$(result_file a.shim) || { fail "no result file: $(shim_lines a.shim)"; finish; }
     check "$f" --timing "req=1x200000" --timing-tags req --no-likwid >/dev/null
     calls_exact "$f" "req=200000" ;;
+churn)
+    N=100000
+    pair a real "$SL_HARM_APP" churn "$N"
+    f=$(result_file a.shim) || { fail "no result file: $(shim_lines a.shim)"; finish; }
+    grow=$(sed -n 's/^rss_growth_kib //p' "$T/a.shim/counts")
+    jkib=$(sed -n 's/^journal_kib //p' "$T/a.shim/counts")
+    base=$(sed -n 's/^rss_growth_kib //p' "$T/a.base/counts")
+    say "RSS growth $grow KiB (without the shim $base KiB), journal $jkib KiB"
+    [ -n "$grow" ] && [ "$grow" -le 65536 ] || fail "RSS grew by $grow KiB over $N threads: expected at most 64 MiB"
+    [ -n "$jkib" ] && [ "$jkib" -gt 0 ] && [ "$jkib" -le 65536 ] || fail "journal $jkib KiB: expected a journal of at most 64 MiB"
+    check "$f" --timing-tags req --no-likwid >/dev/null
+    calls_exact "$f" "req=$N" ;;
 plugin)
     pair a real "$SL_HARM_HOST" plugin "$SL_HARM_PLUGIN"
     [ "$(rc_of a.shim)" = 0 ] || show_run a.shim
@@ -99,7 +113,7 @@ deepbind)
     [ "$(shim_lines a.shim | wc -l)" = 1 ] || fail "expected exactly one scope-likwid: line: $(shim_lines a.shim)"
     ls "$T"/a.shim/scope-likwid-* >/dev/null 2>&1 && fail "a result file without any timed call: $(ls "$T/a.shim")" ;;
 *)
-    echo "usage: harm.sh sigalrm|fsize|plugin|deepbind" >&2
+    echo "usage: harm.sh sigalrm|fsize|churn|plugin|deepbind" >&2
     exit 2 ;;
 esac
 finish

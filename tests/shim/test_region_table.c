@@ -557,3 +557,56 @@ Test(hot_path, one_mib_tag_costs_a_strlen_and_a_memcmp, .init = fwd_setup)
     sl_timing_free(&t);
     free(tag);
 }
+
+/* Threads that ended one after another may get the same id back from the
+ * kernel (pid_max): their entries of one tag make one row per id, the calls
+ * added, min and max over both, every per-call record kept. */
+static const sl_tc_sample reused_samples[] = {
+    {.entry = 0, .tid = 7, .start = 0, .end = 5},
+    {.entry = 1, .tid = 9, .start = 1, .end = 2},
+    {.entry = 2, .tid = 7, .start = 10, .end = 12},
+    {.entry = 2, .tid = 7, .start = 20, .end = 29},
+};
+static size_t reused_at;
+
+static void reused_rewind(void *ctx)
+{
+    (void)ctx;
+    reused_at = 0;
+}
+
+static int reused_next(void *ctx, sl_tc_sample *s)
+{
+    (void)ctx;
+    if (reused_at >= sizeof reused_samples / sizeof reused_samples[0])
+        return 0;
+    *s = reused_samples[reused_at++];
+    return 1;
+}
+
+Test(timing_collect, reused_thread_id_one_row)
+{
+    sl_tc_entry e[3] = {
+        {.tag = "req", .len = 3, .tid = 7, .calls = 1, .dropped_min = INT64_MAX, .dropped_max = INT64_MIN},
+        {.tag = "req", .len = 3, .tid = 9, .calls = 1, .dropped_min = INT64_MAX, .dropped_max = INT64_MIN},
+        {.tag = "req", .len = 3, .tid = 7, .calls = 2, .dropped_min = INT64_MAX, .dropped_max = INT64_MIN},
+    };
+    sl_tick_line line = {0};
+    sl_tc_samples walk = {reused_rewind, reused_next, NULL};
+    sl_timing t;
+    sl_timing_init(&t);
+    cr_assert_eq(sl_timing_collect(&t, e, 3, &line, &walk), 0);
+    cr_assert_eq(t.nregions, 1);
+    const sl_timing_region *r = &t.regions[0];
+    cr_assert_eq(r->nthreads, 2);
+    cr_assert_eq(r->threads[0], 7);
+    cr_assert_eq(r->call_counts[0], 3);
+    cr_assert_eq(r->total_ns[0], 16);
+    cr_assert_eq(r->min_ns[0], 2);
+    cr_assert_eq(r->max_ns[0], 9);
+    cr_assert_eq(r->threads[1], 9);
+    cr_assert_eq(r->call_counts[1], 1);
+    cr_assert_eq(r->ncalls, 4);
+    cr_assert_eq(r->dropped_calls, 0);
+    sl_timing_free(&t);
+}
