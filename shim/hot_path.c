@@ -398,7 +398,10 @@ static inline __attribute__((always_inline)) sl_rt_entry *hot_lookup(sl_rt_ctx *
 static inline int64_t tsc_now(void)
 {
 #if defined(__x86_64__)
-    return (int64_t)__rdtsc();
+    /* The halves combined in rdx: rax stays free for Stop's claim. */
+    uint64_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (int64_t)(lo | hi << 32);
 #else
     return 0;       /* never used: tls_fast stays NULL */
 #endif
@@ -442,7 +445,7 @@ static NOIPA int stop_general(const char *tag)
         sl_rt_unmatched(c->t, tag);
         return -1;
     }
-    return sl_rt_stop_at(c->t, e, now);
+    return sl_rt_stop_in(NULL, c, e, now);
 }
 
 static COLD void start_slow(const char *tag)
@@ -500,7 +503,7 @@ int sl_rt_stop_fwd(const char *tag, sl_rt_fwd real)
     sl_rt_entry *e = hot_entry(h);
     if (UNLIKELY(h->ptr != tag) || UNLIKELY(!sl_rt_hot_same(h)))
         return stop_miss(c, h, tag, real, now);
-    if (UNLIKELY(sl_rt_stop_at(c->t, e, now) != 0))
+    if (UNLIKELY(sl_rt_stop_in(NULL, c, e, now) != 0))
         return -EFAULT;
     return real(tag);
 }

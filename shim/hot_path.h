@@ -214,7 +214,7 @@ static inline void bump(_Atomic int64_t *a, int64_t by)
     atomic_store_explicit(a, atomic_load_explicit(a, RELAXED) + by, RELAXED);
 }
 
-/* The next free sample of t, claimed (snext moved past it), or NULL when
+/* The next free sample of a thread is claimed (snext moved past it) unless
  * the current chunk is full or there is none. A signal handler that
  * interrupts its own thread here and keeps samples of its own takes other
  * slots: the claim is one compare-and-swap on this thread's snext, which
@@ -224,30 +224,19 @@ static inline void bump(_Atomic int64_t *a, int64_t by)
  * same thread, and only the owner writes snext. The slot is published
  * before it is written: a reader (Close, the journal's) skips a sample
  * whose entry is not set yet (keep() stores it last). */
-static inline __attribute__((always_inline)) int claim_cas(_Atomic(sample *) *p, sample **expect,
+static inline __attribute__((always_inline)) int claim_cas(sl_rt_thread *t, sample **expect,
                                                           sample *want)
 {
 #if defined(__x86_64__)
     sample *prev = *expect;
     unsigned char same;
-    __asm__ volatile("cmpxchgq %3, %1" : "+a"(prev), "+m"(*(sample **)p), "=@ccz"(same)
+    __asm__ volatile("cmpxchgq %3, %1" : "+a"(prev), "+m"(t->snext), "=@ccz"(same)
                      : "r"(want) : "memory");
     *expect = prev;
     return same;
 #else
-    return atomic_compare_exchange_weak_explicit(p, expect, want, RELAXED, RELAXED);
+    return atomic_compare_exchange_weak_explicit(&t->snext, expect, want, RELAXED, RELAXED);
 #endif
-}
-
-static inline __attribute__((always_inline)) sample *claim(sl_rt_thread *t)
-{
-    sample *s = atomic_load_explicit(&t->snext, RELAXED);
-    for (;;) {
-        if (UNLIKELY(s >= t->end))
-            return NULL;
-        if (LIKELY(claim_cas(&t->snext, &s, s + 1)))
-            return s;
-    }
 }
 
 /* Writes a claimed sample; its entry last, so that a sample whose entry is
@@ -322,7 +311,10 @@ static inline __attribute__((always_inline)) int sl_rt_start_at(sl_rt_entry *e, 
     return 0;
 }
 
-static inline __attribute__((always_inline)) int sl_rt_stop_at(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
+/* Stop on the entry; the thread is t, or (t NULL) c->t, loaded only when
+ * a sample is kept: a call beyond the cap needs neither. */
+static inline __attribute__((always_inline)) int sl_rt_stop_in(sl_rt_thread *t, const sl_rt_ctx *c,
+                                                              sl_rt_entry *e, int64_t now)
 {
     int64_t start = atomic_load_explicit(&e->open_start, RELAXED);
     if (UNLIKELY(start < 0)) {
@@ -332,16 +324,28 @@ static inline __attribute__((always_inline)) int sl_rt_stop_at(sl_rt_thread *t, 
     atomic_store_explicit(&e->open_start, -1, RELAXED);
     int64_t left = atomic_load_explicit(&e->left, RELAXED);
     atomic_store_explicit(&e->left, left - 1, RELAXED);
-    if (UNLIKELY(left <= 0)) {
-        drop(e, now - start);
+    if (LIKELY(left > 0)) {
+        if (!t)
+            t = c->t;
+        sample *s = atomic_load_explicit(&t->snext, RELAXED);
+        for (;;) {
+            if (UNLIKELY(s >= t->end)) {
+                sl_rt_record_slow(t, e, start, now);
+                return 0;
+            }
+            if (LIKELY(claim_cas(t, &s, s + 1)))
+                break;
+        }
+        keep(s, e, start, now);
         return 0;
     }
-    sample *s = claim(t);
-    if (LIKELY(s != NULL))
-        keep(s, e, start, now);
-    else
-        sl_rt_record_slow(t, e, start, now);
+    drop(e, now - start);   /* beyond the cap: the steady state of a hot region */
     return 0;
+}
+
+static inline __attribute__((always_inline)) int sl_rt_stop_at(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
+{
+    return sl_rt_stop_in(t, NULL, e, now);
 }
 
 #endif
