@@ -264,6 +264,11 @@ __attribute__((destructor)) static void bypass_note(void)
     static const char self_marker = 0;
     Dl_info self;
     bypass b = {0};
+    /* Not where the user asked for no timing (pass-through). */
+    const char *off = getenv("SCOPE_LIKWID_DISABLE");
+    int disabled = 0;
+    if (atomic_load(&sl_mode) == SL_MODE_PASS || (off && sl_parse_bool(off, &disabled) == 0 && disabled))
+        return;
     if (!dladdr(&self_marker, &self))
         return;
     b.self_base = self.dli_fbase;
