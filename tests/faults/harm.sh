@@ -9,6 +9,8 @@
 #                     NFSv3 and ext3 do) and RLIMIT_FSIZE lowered after
 #                     Init: the journal's later pieces cannot be backed; no
 #                     SIGXFSZ, every call kept (in the pool)
+#   harm.sh longtag   1000 pairs of a 1 MiB tag: under 1 s of CPU time (a
+#                     strlen and a memcmp per call, not a byte-wise hash)
 #   harm.sh churn     100 000 short-lived threads, one call each: RSS growth
 #                     and the journal at most 64 MiB, every call kept
 #   harm.sh plugin    a plugin linked with liblikwid loaded RTLD_GLOBAL by a
@@ -82,6 +84,24 @@ fsize)
     f=$(result_file a.shim) || { fail "no result file: $(shim_lines a.shim)"; finish; }
     check "$f" --timing "req=1x200000" --timing-tags req --no-likwid >/dev/null
     calls_exact "$f" "req=200000" ;;
+longtag)
+    pair a real "$SL_HARM_APP" longtag 1000
+    f=$(result_file a.shim) || { fail "no result file: $(shim_lines a.shim)"; finish; }
+    ms=$(sed -n 's/^cpu_ms //p' "$T/a.shim/counts")
+    say "1000 pairs of a 1 MiB tag: $ms ms of CPU time (without the shim $(sed -n 's/^cpu_ms //p' "$T/a.base/counts") ms)"
+    [ -n "$ms" ] && [ "$ms" -lt 1000 ] || fail "1000 pairs of a 1 MiB tag took $ms ms of CPU time: expected under 1 s"
+    "$PY" - "$f" <<'PY' >"$T/long.log" 2>&1 || fail "the 1 MiB tag's region: $(cat "$T/long.log")"
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+g = f[[k for k in f if k.startswith("rank")][0]]["timing/regions"]
+rgs = list(g.values())
+tag = rgs[0].attrs["tag"]
+tag = tag.decode() if isinstance(tag, bytes) else str(tag)
+assert len(rgs) == 1, "%d regions" % len(rgs)
+assert tag == "t" * (1 << 20), "tag of %d chars" % len(tag)
+assert int(rgs[0]["call_counts"][()].sum()) == 1000 and len(rgs[0]["call_threads"][()]) == 1000, "calls"
+PY
+    ;;
 churn)
     N=100000
     pair a real "$SL_HARM_APP" churn "$N"
@@ -113,7 +133,7 @@ deepbind)
     [ "$(shim_lines a.shim | wc -l)" = 1 ] || fail "expected exactly one scope-likwid: line: $(shim_lines a.shim)"
     ls "$T"/a.shim/scope-likwid-* >/dev/null 2>&1 && fail "a result file without any timed call: $(ls "$T/a.shim")" ;;
 *)
-    echo "usage: harm.sh sigalrm|fsize|churn|plugin|deepbind" >&2
+    echo "usage: harm.sh sigalrm|fsize|longtag|churn|plugin|deepbind" >&2
     exit 2 ;;
 esac
 finish

@@ -15,6 +15,8 @@
  *                 first piece fits, its later ones not); N calls of "req"
  *                 kept (SCOPE_LIKWID_MAX_CALLS set by the test); the limit
  *                 raised again before Close
+ *   longtag N     N pairs of one 1 MiB tag; ./counts gets the loop's CPU
+ *                 time in ms
  *   churn N       N short-lived threads one after another, each timing
  *                 "req" once; ./counts gets the peak RSS growth and the
  *                 journal's disk space before Close, in KiB */
@@ -174,6 +176,28 @@ static int fsize(long n)
     return 0;
 }
 
+static int longtag(long n)
+{
+    size_t len = 1 << 20;
+    char *tag = malloc(len + 1);
+    if (!tag)
+        return 1;
+    memset(tag, 't', len);
+    tag[len] = '\0';
+    LIKWID_MARKER_INIT;
+    struct timespec a, b;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+    for (long i = 0; i < n; i++) {
+        LIKWID_MARKER_START(tag);
+        LIKWID_MARKER_STOP(tag);
+    }
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+    LIKWID_MARKER_CLOSE;
+    free(tag);
+    printf("longtag: %ld pairs\n", n);
+    return counts("cpu_ms", (long)((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000));
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -182,8 +206,10 @@ int main(int argc, char **argv)
         return sigalrm(atol(arg));
     if (strcmp(mode, "fsize") == 0)
         return fsize(atol(arg));
+    if (strcmp(mode, "longtag") == 0)
+        return longtag(atol(arg));
     if (strcmp(mode, "churn") == 0)
         return churn(atol(arg));
-    fprintf(stderr, "usage: harm_app sigalrm N | fsize N | churn N\n");
+    fprintf(stderr, "usage: harm_app sigalrm N | fsize N | longtag N | churn N\n");
     return 2;
 }
