@@ -9,6 +9,7 @@
 /* What an entry adds up while the samples are walked. */
 typedef struct tally {
     size_t tslot;
+    int joined;                 /* an earlier entry of the same region and tid has the slot */
     int64_t kept, total, min, max;
 } tally;
 
@@ -25,6 +26,7 @@ typedef struct collect {
     size_t ngroups;
     size_t *map;                /* open addressing over groups, SIZE_MAX = empty */
     size_t mapcap;
+    size_t *slots;              /* open addressing over (region, tid): the entry with the slot */
 } collect;
 
 static void collect_free(collect *c)
@@ -32,6 +34,7 @@ static void collect_free(collect *c)
     free(c->tallies);
     free(c->groups);
     free(c->map);
+    free(c->slots);
 }
 
 static uint64_t tag_hash(const char *tag, size_t len)
@@ -47,6 +50,30 @@ static int used(const sl_tc_entry *e)
     return e->calls > 0 || e->open || e->unmatched > 0 || e->nested > 0;
 }
 
+/* Entry k's thread slot in its region: the slot of an earlier entry of the
+ * same region and thread id (threads that ended one after another get the
+ * same id back from the kernel: one row per id, their calls together),
+ * else a new one. */
+static void thread_slot(collect *c, sl_tc_entry *entries, size_t k)
+{
+    sl_tc_entry *e = &entries[k];
+    size_t mask = c->mapcap - 1;
+    uint64_t h = ((uint64_t)e->region * 0x9e3779b97f4a7c15ull) ^ (uint64_t)e->tid * 1099511628211ull;
+    for (size_t i = (size_t)(h ^ (h >> 29)) & mask;; i = (i + 1) & mask) {
+        size_t j = c->slots[i];
+        if (j == SIZE_MAX) {
+            c->slots[i] = k;
+            c->tallies[k].tslot = c->groups[e->region].nthreads++;
+            return;
+        }
+        if (entries[j].region == e->region && entries[j].tid == e->tid) {
+            c->tallies[k].tslot = c->tallies[j].tslot;
+            c->tallies[k].joined = 1;
+            return;
+        }
+    }
+}
+
 /* Each used entry's region (a tag's first entry makes it) and thread slot. */
 static int group_by_tag(collect *c, sl_tc_entry *entries, size_t n)
 {
@@ -54,12 +81,13 @@ static int group_by_tag(collect *c, sl_tc_entry *entries, size_t n)
     while (c->mapcap < n * 2)
         c->mapcap *= 2;
     c->map = malloc(c->mapcap * sizeof *c->map);
+    c->slots = malloc(c->mapcap * sizeof *c->slots);
     c->groups = calloc(n ? n : 1, sizeof *c->groups);
     c->tallies = calloc(n ? n : 1, sizeof *c->tallies);
-    if (!c->map || !c->groups || !c->tallies)
+    if (!c->map || !c->slots || !c->groups || !c->tallies)
         return -ENOMEM;
     for (size_t i = 0; i < c->mapcap; i++)
-        c->map[i] = SIZE_MAX;
+        c->map[i] = c->slots[i] = SIZE_MAX;
     for (size_t k = 0; k < n; k++) {
         sl_tc_entry *e = &entries[k];
         e->region = SIZE_MAX;
@@ -77,8 +105,9 @@ static int group_by_tag(collect *c, sl_tc_entry *entries, size_t n)
             group *G = &c->groups[g];
             if (G->hash == hash && G->len == e->len && memcmp(G->tag, e->tag, e->len) == 0) {
                 e->region = g;
-                c->tallies[k] = (tally){.tslot = G->nthreads++, .total = e->dropped_total,
-                                        .min = e->dropped_min, .max = e->dropped_max};
+                c->tallies[k] = (tally){.total = e->dropped_total, .min = e->dropped_min,
+                                        .max = e->dropped_max};
+                thread_slot(c, entries, k);
                 break;
             }
         }
@@ -142,11 +171,21 @@ int sl_timing_collect(sl_timing *out, sl_tc_entry *entries, size_t n, const sl_t
             x->max = sl_tick_dur(line, x->max);
         }
         sl_timing_region *R = &out->regions[base + e->region];
-        R->threads[x->tslot] = e->tid;
-        R->call_counts[x->tslot] = calls;
-        R->total_ns[x->tslot] = x->total;
-        R->min_ns[x->tslot] = calls ? x->min : 0;
-        R->max_ns[x->tslot] = calls ? x->max : 0;
+        size_t ts = x->tslot;
+        if (!x->joined) {
+            R->threads[ts] = e->tid;
+            R->call_counts[ts] = calls;
+            R->total_ns[ts] = x->total;
+            R->min_ns[ts] = calls ? x->min : 0;
+            R->max_ns[ts] = calls ? x->max : 0;
+        } else if (calls) {
+            if (!R->call_counts[ts] || x->min < R->min_ns[ts])
+                R->min_ns[ts] = x->min;
+            if (!R->call_counts[ts] || x->max > R->max_ns[ts])
+                R->max_ns[ts] = x->max;
+            R->call_counts[ts] = sl_wrap_add(R->call_counts[ts], calls);
+            R->total_ns[ts] = sl_wrap_add(R->total_ns[ts], x->total);
+        }
         R->dropped_calls = sl_wrap_add(R->dropped_calls, sl_wrap_sub(calls, x->kept));
         R->open_at_close += e->open ? 1 : 0;
         R->unmatched_stops = sl_wrap_add(R->unmatched_stops, e->unmatched);

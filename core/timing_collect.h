@@ -75,7 +75,8 @@ typedef struct sl_tc_samples {
 
 /* Appends to out one region per distinct tag among the entries that were
  * used (a call, open, an unmatched stop or a nested start), in the order of
- * their first entry; per entry one thread slot (in entry order), per kept
+ * their first entry; per thread id one thread slot (in entry order: the
+ * entries of threads that got the same id one after another add up), per kept
  * sample one call (in walk order); tick values through line. Each entry's
  * region is set. 0 or -ENOMEM. */
 int sl_timing_collect(sl_timing *out, sl_tc_entry *entries, size_t n, const sl_tick_line *line,

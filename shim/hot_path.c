@@ -3,6 +3,7 @@
 #include "hot_path.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,22 +27,28 @@
 #endif
 
 #define INITIAL_SLOTS 16
+#define LIST_MAX 4              /* entries found on the list, before a table */
 
 _Atomic(sl_rt_thread *) sl_rt_all_threads;
 static _Atomic int64_t cfg_max_calls = 1000;
 static __thread sl_rt_thread *tls_self __attribute__((tls_model("initial-exec")));
-/* tls_self when the thread's clock is the TSC, else NULL: the hot path's one
+/* The thread's lookup cache (NULL: none yet, or given back at its end). */
+static __thread sl_rt_ctx *tls_ctx __attribute__((tls_model("initial-exec")));
+/* tls_ctx when the thread's clock is the TSC, else NULL: the hot path's one
  * test covers both "has a table" and "which clock" (clock_gettime threads
  * take the general path, which the clock's cost dwarfs anyway). */
-static __thread sl_rt_thread *tls_fast __attribute__((tls_model("initial-exec")));
+static __thread sl_rt_ctx *tls_fast __attribute__((tls_model("initial-exec")));
+/* Its destructor runs when a thread that has a table ends. */
+static pthread_key_t end_key;
+static pthread_once_t end_key_once = PTHREAD_ONCE_INIT;
 
-static inline int64_t now_ticks(const sl_rt_thread *t)
+static inline int64_t now_ticks(int tsc)
 {
 #if defined(__x86_64__)
-    if (LIKELY(t->tsc))
+    if (LIKELY(tsc))
         return (int64_t)__rdtsc();
 #else
-    (void)t;
+    (void)tsc;
 #endif
     return sl_rt_now_ns();
 }
@@ -67,10 +74,64 @@ static table *table_new(size_t cap, table *prev)
     return t;
 }
 
+static sl_rt_thread *self_new(void);
+
 sl_rt_thread *sl_rt_self(void)
 {
     if (__builtin_expect(tls_self != NULL, 1))
         return tls_self;
+    sigset_t old;
+    sl_rt_quiet_begin(&old);
+    /* A handler may have made it between the test and the mask. */
+    sl_rt_thread *t = tls_self ? tls_self : self_new();
+    sl_rt_quiet_end(&old);
+    return t;
+}
+
+/* A thread ends (pthread_exit, or its start routine returns): what only
+ * a live thread uses goes back (sl_rt_retire). A marker call after this
+ * (another key's destructor) takes a cache again. */
+static void thread_ends(void *p)
+{
+    sigset_t old;
+    sl_rt_quiet_begin(&old);
+    sl_rt_ctx *c = tls_ctx;
+    tls_ctx = tls_fast = NULL;
+    if (p == tls_self)
+        sl_rt_retire(tls_self, c);
+    sl_rt_quiet_end(&old);
+}
+
+static void end_key_make(void)
+{
+    if (pthread_key_create(&end_key, thread_ends) != 0)
+        end_key = (pthread_key_t)-1;
+}
+
+/* The calling thread's cache (and table), made when it has none. NULL: no
+ * memory. */
+static COLD sl_rt_ctx *ctx_self(void)
+{
+    sl_rt_thread *t = sl_rt_self();
+    if (!t)
+        return NULL;
+    sigset_t old;
+    sl_rt_quiet_begin(&old);
+    sl_rt_ctx *c = tls_ctx;
+    if (!c && (c = sl_rt_ctx_take())) {
+        c->t = t;
+        c->tsc = t->tsc;
+        tls_ctx = c;
+        if (t->tsc)
+            tls_fast = c;
+    }
+    sl_rt_quiet_end(&old);
+    return c;
+}
+
+/* The calling thread's table, new (signals blocked). */
+static sl_rt_thread *self_new(void)
+{
     /* In the journal when there is one: its tid and sample pointers are
      * what a reader of the journal needs. */
     sl_rt_thread *t = sl_journal_alloc(SL_JRN_THREAD, sizeof *t, NULL);
@@ -79,13 +140,12 @@ sl_rt_thread *sl_rt_self(void)
         sl_journal_note_outside(0);
         t = sl_rt_pool_alloc(sizeof *t);
     }
-    table *tb = t ? table_new(INITIAL_SLOTS, NULL) : NULL;
-    if (!t || !tb)
-        return NULL;    /* no memory: what was made stays in the pool */
+    if (!t)
+        return NULL;    /* no memory */
     t->tid = (int64_t)gettid();
     t->in_journal = in_journal;
     t->tsc = sl_rt_clock_tsc();
-    atomic_init(&t->tbl, tb);
+    atomic_init(&t->tbl, NULL);
     atomic_init(&t->first, NULL);
     atomic_init(&t->arena, NULL);
     atomic_init(&t->snext, NULL);
@@ -98,8 +158,9 @@ sl_rt_thread *sl_rt_self(void)
     if (in_journal)
         sl_journal_commit(t);
     tls_self = t;
-    if (t->tsc)
-        tls_fast = t;
+    pthread_once(&end_key_once, end_key_make);
+    if (end_key != (pthread_key_t)-1)
+        pthread_setspecific(end_key, t);
     return t;
 }
 
@@ -111,19 +172,33 @@ void sl_rt_fork_child(void)
 {
     atomic_store_explicit(&sl_rt_all_threads, NULL, RELAXED);
     tls_self = NULL;
-    tls_fast = NULL;
+    tls_ctx = tls_fast = NULL;
     sl_rt_pool_fork_child();
 }
 
-/* FNV-1a over the tag; also gives its length. */
+/* FNV-1a over at most HASH_ENDS bytes at each end of the tag and its
+ * length; also gives the length. A long tag (a 1 MiB one, tags built from
+ * a long common prefix and a counter) then costs a strlen and, on a hit,
+ * one memcmp per call, both word-wise, never a byte-wise pass over it. */
+#define HASH_ENDS 32
+
+static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
 static uint64_t hash_tag(const char *tag, size_t *len)
 {
-    uint64_t h = 1469598103934665603ULL;
     const unsigned char *p = (const unsigned char *)tag;
-    for (; *p; p++)
-        h = (h ^ *p) * 1099511628211ULL;
-    *len = (size_t)(p - (const unsigned char *)tag);
-    return h;
+    size_t n = strlen(tag);
+    uint64_t h = fnv(1469598103934665603ULL, p, n < HASH_ENDS ? n : HASH_ENDS);
+    if (n > HASH_ENDS)
+        h = fnv(h, p + (n > 2 * HASH_ENDS ? n - HASH_ENDS : HASH_ENDS),
+                n > 2 * HASH_ENDS ? HASH_ENDS : n - HASH_ENDS);
+    *len = n;
+    return (h ^ n) * 1099511628211ULL;
 }
 
 static void slot_put(table *tb, sl_rt_entry *e)
@@ -136,18 +211,17 @@ static void slot_put(table *tb, sl_rt_entry *e)
         }
 }
 
-/* Doubles the table; the old one is kept (linked) since nothing is freed. */
+/* Doubles the table, or makes the first one from the list; the old one is
+ * kept (linked) since nothing is freed. */
 static int grow(sl_rt_thread *t)
 {
     table *old = atomic_load_explicit(&t->tbl, RELAXED);
-    table *nt = table_new(old->cap * 2, old);
+    table *nt = table_new(old ? old->cap * 2 : INITIAL_SLOTS, old);
     if (!nt)
         return -ENOMEM;
-    for (size_t i = 0; i < old->cap; i++) {
-        sl_rt_entry *e = atomic_load_explicit(&old->slots[i], RELAXED);
-        if (e)
-            slot_put(nt, e);
-    }
+    for (sl_rt_entry *e = atomic_load_explicit(&t->first, RELAXED); e;
+         e = atomic_load_explicit(&e->next, RELAXED))
+        slot_put(nt, e);
     atomic_store_explicit(&t->tbl, nt, memory_order_release);
     return 0;
 }
@@ -179,23 +253,54 @@ static sl_rt_entry *entry_new(sl_rt_thread *t, const char *tag, size_t len, uint
     return e;
 }
 
-sl_rt_entry *sl_rt_lookup(sl_rt_thread *t, const char *tag, int create)
+/* The entry of tag in t's current table, or NULL. A handler that grows the
+ * table meanwhile leaves the old one as it was (entries are never moved
+ * out of a table, nor freed). */
+static sl_rt_entry *find(sl_rt_thread *t, const char *tag, size_t len, uint64_t h)
 {
-    size_t len;
-    uint64_t h = hash_tag(tag, &len);
-    table *tb = atomic_load_explicit(&t->tbl, RELAXED);
+    table *tb = atomic_load_explicit(&t->tbl, memory_order_acquire);
+    if (!tb) {
+        for (sl_rt_entry *e = atomic_load_explicit(&t->first, memory_order_acquire); e;
+             e = atomic_load_explicit(&e->next, memory_order_acquire))
+            if (e->hash == h && e->len == len && memcmp(e->tag, tag, len) == 0)
+                return e;
+        return NULL;
+    }
     size_t mask = tb->cap - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
-        sl_rt_entry *e = atomic_load_explicit(&tb->slots[i], RELAXED);
+        sl_rt_entry *e = atomic_load_explicit(&tb->slots[i], memory_order_acquire);
         if (!e)
-            break;
+            return NULL;
         if (e->hash == h && e->len == len && memcmp(e->tag, tag, len) == 0)
             return e;
     }
-    if (!create)
-        return NULL;
-    /* Keep the load factor at most 1/2. */
-    if ((t->count + 1) * 2 > tb->cap) {
+}
+
+static sl_rt_entry *entry_add(sl_rt_thread *t, const char *tag, size_t len, uint64_t h);
+
+sl_rt_entry *sl_rt_lookup(sl_rt_thread *t, const char *tag, int make)
+{
+    size_t len;
+    uint64_t h = hash_tag(tag, &len);
+    sl_rt_entry *e = find(t, tag, len, h);
+    if (e || !make)
+        return e;
+    sigset_t old;
+    sl_rt_quiet_begin(&old);
+    /* A handler may have made it between the look and the mask. */
+    if (!(e = find(t, tag, len, h)))
+        e = entry_add(t, tag, len, h);
+    sl_rt_quiet_end(&old);
+    return e;
+}
+
+/* A new entry for tag (signals blocked). */
+static sl_rt_entry *entry_add(sl_rt_thread *t, const char *tag, size_t len, uint64_t h)
+{
+    table *tb = atomic_load_explicit(&t->tbl, RELAXED);
+    /* A few entries are found on the list (most threads of a program that
+     * runs many short ones have one); then the load factor at most 1/2. */
+    if (tb ? (t->count + 1) * 2 > tb->cap : t->count + 1 > LIST_MAX) {
         if (grow(t) != 0)
             return NULL;
         tb = atomic_load_explicit(&t->tbl, RELAXED);
@@ -203,7 +308,8 @@ sl_rt_entry *sl_rt_lookup(sl_rt_thread *t, const char *tag, int create)
     sl_rt_entry *e = entry_new(t, tag, len, h);
     if (!e)
         return NULL;
-    slot_put(tb, e);
+    if (tb)
+        slot_put(tb, e);
     t->count++;
     if (t->last)
         atomic_store_explicit(&t->last->next, e, memory_order_release);
@@ -223,51 +329,79 @@ static inline size_t hot_index(const char *tag)
 
 /* The tag's cache slot, computed once into a register (the empty asm keeps
  * the compiler from re-deriving every field's address from the index). */
-static inline hot *hot_slot(sl_rt_thread *t, const char *tag)
+static inline hot *hot_slot(sl_rt_ctx *c, const char *tag)
 {
-    hot *h = &t->cache[hot_index(tag)];
+    hot *h = &c->cache[hot_index(tag)];
     __asm__("" : "+r"(h));
     return h;
 }
 
+/* A handler of the same thread may fill the slot while this runs (its own
+ * fill is whole when it returns): the slot is emptied first, and the
+ * pointer is set last only when every field is still what this fill wrote,
+ * so a slot is either empty or one fill's whole (a reader loads e before
+ * checking, see hot_lookup). */
 COLD void sl_rt_hot_fill(hot *h, const char *tag, sl_rt_entry *e)
 {
     uintptr_t off = (uintptr_t)tag & 7;
     size_t n = off + e->len + 1;
-    h->ptr = NULL;
+    volatile hot *v = h;
+    v->ptr = NULL;
     if (n > 8 * HOT_WORDS)
         return;     /* long tag: always the hash path */
     unsigned char want[8 * HOT_WORDS] = {0}, mask[8 * HOT_WORDS] = {0};
     memcpy(want + off, tag, e->len + 1);
     memset(mask + off, 0xff, e->len + 1);
-    memcpy(h->want, want, sizeof want);
-    memcpy(h->mask, mask, sizeof mask);
-    h->nwords = (n + 7) / 8;
-    h->e = e;
-    h->ptr = tag;
+    hot fill = {.ptr = tag, .e = e, .nwords = (n + 7) / 8};
+    memcpy(fill.want, want, sizeof want);
+    memcpy(fill.mask, mask, sizeof mask);
+    v->e = e;
+    v->nwords = fill.nwords;
+    for (int i = 0; i < HOT_WORDS; i++) {
+        v->want[i] = fill.want[i];
+        v->mask[i] = fill.mask[i];
+    }
+    int whole = v->e == e && v->nwords == fill.nwords;
+    for (int i = 0; i < HOT_WORDS; i++)
+        whole &= v->want[i] == fill.want[i] && v->mask[i] == fill.mask[i];
+    v->ptr = whole ? tag : NULL;
 }
 
-static COLD sl_rt_entry *hot_miss(sl_rt_thread *t, hot *h, const char *tag, int create)
+/* A slot's entry, loaded before its pointer and words are checked: a
+ * handler that refills the slot between the check and this load would
+ * otherwise hand the checked tag its own entry. */
+static inline __attribute__((always_inline)) sl_rt_entry *hot_entry(const hot *h)
 {
-    sl_rt_entry *e = sl_rt_lookup(t, tag, create);
+    sl_rt_entry *e = h->e;
+    atomic_signal_fence(memory_order_acquire);
+    return e;
+}
+
+static COLD sl_rt_entry *hot_miss(sl_rt_ctx *c, hot *h, const char *tag, int create)
+{
+    sl_rt_entry *e = sl_rt_lookup(c->t, tag, create);
     if (e)
         sl_rt_hot_fill(h, tag, e);
     return e;
 }
 
-static inline __attribute__((always_inline)) sl_rt_entry *hot_lookup(sl_rt_thread *t, const char *tag,
+static inline __attribute__((always_inline)) sl_rt_entry *hot_lookup(sl_rt_ctx *c, const char *tag,
                                                                      int create)
 {
-    hot *h = &t->cache[hot_index(tag)];
+    hot *h = &c->cache[hot_index(tag)];
+    sl_rt_entry *e = hot_entry(h);
     if (LIKELY(h->ptr == tag) && LIKELY(sl_rt_hot_same(h)))
-        return h->e;
-    return hot_miss(t, h, tag, create);
+        return e;
+    return hot_miss(c, h, tag, create);
 }
 
 static inline int64_t tsc_now(void)
 {
 #if defined(__x86_64__)
-    return (int64_t)__rdtsc();
+    /* The halves combined in rdx: rax stays free for Stop's claim. */
+    uint64_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (int64_t)(lo | hi << 32);
 #else
     return 0;       /* never used: tls_fast stays NULL */
 #endif
@@ -288,27 +422,30 @@ static inline int64_t tsc_now(void)
 
 static NOIPA int start_general(const char *tag)
 {
-    sl_rt_thread *t = tls_self;
-    if (UNLIKELY(!t) && !(t = sl_rt_self()))
+    sl_rt_ctx *c = tls_ctx;
+    if (UNLIKELY(!c) && !(c = ctx_self()))
         return -2;
-    sl_rt_entry *e = hot_lookup(t, tag, 1);
+    sl_rt_entry *e = hot_lookup(c, tag, 1);
     if (UNLIKELY(!e))
         return -2;
-    return sl_rt_start_at(e, now_ticks(t));
+    return sl_rt_start_at(e, now_ticks(c->tsc));
 }
 
 static NOIPA int stop_general(const char *tag)
 {
-    sl_rt_thread *t = tls_self;
-    int64_t now = t ? now_ticks(t) : 0;
-    if (UNLIKELY(!t) && !(t = sl_rt_self()))
-        return -2;
-    sl_rt_entry *e = hot_lookup(t, tag, 0);
+    sl_rt_ctx *c = tls_ctx;
+    int64_t now = c ? now_ticks(c->tsc) : 0;
+    if (UNLIKELY(!c)) {
+        if (!(c = ctx_self()))
+            return -2;
+        now = now_ticks(c->tsc);
+    }
+    sl_rt_entry *e = hot_lookup(c, tag, 0);
     if (UNLIKELY(!e)) {
-        sl_rt_unmatched(t, tag);
+        sl_rt_unmatched(c->t, tag);
         return -1;
     }
-    return sl_rt_stop_at(t, e, now);
+    return sl_rt_stop_in(NULL, c, e, now);
 }
 
 static COLD void start_slow(const char *tag)
@@ -324,30 +461,31 @@ static COLD int stop_slow(const char *tag, sl_rt_fwd real)
     return real(tag);       /* also for -2: no table, cannot judge */
 }
 
-static COLD int stop_miss(sl_rt_thread *t, hot *h, const char *tag, sl_rt_fwd real, int64_t now)
+static COLD int stop_miss(sl_rt_ctx *c, hot *h, const char *tag, sl_rt_fwd real, int64_t now)
 {
-    sl_rt_entry *e = hot_miss(t, h, tag, 0);
+    sl_rt_entry *e = hot_miss(c, h, tag, 0);
     if (!e) {
-        sl_rt_unmatched(t, tag);
+        sl_rt_unmatched(c->t, tag);
         return -EFAULT;
     }
-    if (sl_rt_stop_at(t, e, now) != 0)
+    if (sl_rt_stop_at(c->t, e, now) != 0)
         return -EFAULT;
     return real(tag);
 }
 
 /* One function per entry point, LIKWID's call included, so that the
- * common case is one straight path: LIKWID, then the thread's table (one
+ * common case is one straight path: LIKWID, then the thread's cache (one
  * TLS load, which also says the clock is the TSC), the cached entry, the
  * clock, the stores. */
 int sl_rt_start_fwd(const char *tag, sl_rt_fwd real)
 {
     int rc = real(tag);
-    sl_rt_thread *t = tls_fast;
-    if (LIKELY(t != NULL)) {
-        hot *h = hot_slot(t, tag);
+    sl_rt_ctx *c = tls_fast;
+    if (LIKELY(c != NULL)) {
+        hot *h = hot_slot(c, tag);
+        sl_rt_entry *e = hot_entry(h);
         if (LIKELY(h->ptr == tag) && LIKELY(sl_rt_hot_same(h))) {
-            sl_rt_start_at(h->e, tsc_now());
+            sl_rt_start_at(e, tsc_now());
             return rc;
         }
     }
@@ -357,14 +495,15 @@ int sl_rt_start_fwd(const char *tag, sl_rt_fwd real)
 
 int sl_rt_stop_fwd(const char *tag, sl_rt_fwd real)
 {
-    sl_rt_thread *t = tls_fast;
-    if (UNLIKELY(t == NULL))
+    sl_rt_ctx *c = tls_fast;
+    if (UNLIKELY(c == NULL))
         return stop_slow(tag, real);
     int64_t now = tsc_now();
-    hot *h = hot_slot(t, tag);
+    hot *h = hot_slot(c, tag);
+    sl_rt_entry *e = hot_entry(h);
     if (UNLIKELY(h->ptr != tag) || UNLIKELY(!sl_rt_hot_same(h)))
-        return stop_miss(t, h, tag, real, now);
-    if (UNLIKELY(sl_rt_stop_at(t, h->e, now) != 0))
+        return stop_miss(c, h, tag, real, now);
+    if (UNLIKELY(sl_rt_stop_in(NULL, c, e, now) != 0))
         return -EFAULT;
     return real(tag);
 }

@@ -9,6 +9,7 @@
 #ifndef SL_SHIM_HOT_PATH_H
 #define SL_SHIM_HOT_PATH_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -127,10 +128,15 @@ typedef struct table {
     _Atomic(sl_rt_entry *) slots[];
 } table;
 
+/* A thread's table. What its results need stays until Close; what only a
+ * live thread uses (its lookup cache, sl_rt_ctx) is given back when the
+ * thread ends, with the unused rest of its sample chunk, so that a program
+ * that runs many short threads holds a few hundred bytes per thread that
+ * ended. */
 struct sl_rt_thread {
     sl_rt_thread *next;                 /* immutable once published */
     int64_t tid;
-    _Atomic(table *) tbl;
+    _Atomic(table *) tbl;               /* NULL while the entries fit LIST_MAX (a list) */
     size_t count;                       /* owner only */
     _Atomic(sl_rt_entry *) first;
     sl_rt_entry *last;                  /* owner only */
@@ -141,11 +147,19 @@ struct sl_rt_thread {
     sl_rt_chunk *cur;                   /* the chunk snext is in (owner only) */
     _Atomic int64_t outside;            /* samples in full chunks outside the journal */
     sample *end;                        /* end of the current chunk (NULL: none) */
-    hot cache[HOT_SLOTS];               /* owner only */
     size_t mapped;                      /* bytes of all chunks (owner only) */
     _Atomic int64_t room_dropped;       /* calls not kept for want of room */
     int in_journal;                     /* this object lies in the journal */
 };
+
+/* A live thread's lookup cache (owner only), taken at its first call and
+ * given back for another thread when it ends. */
+typedef struct sl_rt_ctx {
+    hot cache[HOT_SLOTS];
+    sl_rt_thread *t;
+    int tsc;                            /* t->tsc, one load nearer */
+    struct sl_rt_ctx *free_next;        /* on the list of given-back ones */
+} sl_rt_ctx;
 
 /* The journal's reader (core/journal/journal_read.c) reads entries, threads and
  * samples in place: their leading fields must be where it looks. */
@@ -200,14 +214,40 @@ static inline void bump(_Atomic int64_t *a, int64_t by)
     atomic_store_explicit(a, atomic_load_explicit(a, RELAXED) + by, RELAXED);
 }
 
-static inline __attribute__((always_inline)) void keep(sl_rt_thread *t, sample *s, sl_rt_entry *e,
-                                                      int64_t start, int64_t end)
+/* The next free sample of a thread is claimed (snext moved past it) unless
+ * the current chunk is full or there is none. A signal handler that
+ * interrupts its own thread here and keeps samples of its own takes other
+ * slots: the claim is one compare-and-swap on this thread's snext, which
+ * fails (and is tried again on the new snext) when a handler moved it
+ * since it was read, and a chunk switch always moves snext. On x86-64
+ * without the lock prefix: one instruction is atomic for a handler of the
+ * same thread, and only the owner writes snext. The slot is published
+ * before it is written: a reader (Close, the journal's) skips a sample
+ * whose entry is not set yet (keep() stores it last). */
+static inline __attribute__((always_inline)) int claim_cas(sl_rt_thread *t, sample **expect,
+                                                          sample *want)
 {
-    s->e = e;
+#if defined(__x86_64__)
+    sample *prev = *expect;
+    unsigned char same;
+    __asm__ volatile("cmpxchgq %3, %1" : "+a"(prev), "+m"(t->snext), "=@ccz"(same)
+                     : "r"(want) : "memory");
+    *expect = prev;
+    return same;
+#else
+    return atomic_compare_exchange_weak_explicit(&t->snext, expect, want, RELAXED, RELAXED);
+#endif
+}
+
+/* Writes a claimed sample; its entry last, so that a sample whose entry is
+ * set is whole (for a reader after a kill or during a run). */
+static inline __attribute__((always_inline)) void keep(sample *s, sl_rt_entry *e, int64_t start,
+                                                      int64_t end)
+{
     s->start = start;
     s->end = end;
-    /* Publishes the sample to Close. */
-    atomic_store_explicit(&t->snext, s + 1, memory_order_release);
+    atomic_signal_fence(memory_order_release);
+    s->e = e;
 }
 
 /* A call that is not kept as a sample: beyond the cap (the common case of
@@ -232,8 +272,24 @@ void *sl_rt_pool_alloc(size_t bytes);
 void sl_rt_pool_fork_child(void);     /* the pool's lock, new in a forked child */
 
 /* A call under the cap when the arena is not mapped yet, or full: maps it
- * on first use, keeps the sample when there is room, else drops it. */
+ * on first use, keeps the sample when there is room, else drops it. With
+ * signals blocked (sl_rt_quiet_begin). */
 COLD void sl_rt_record_slow(sl_rt_thread *t, sl_rt_entry *e, int64_t start, int64_t end);
+
+/* The rare paths (a thread's first call, a new tag, a table growth, a new
+ * chunk) take locks and make system calls: they run with every signal
+ * blocked but the synchronous ones, so that no handler interrupts them on
+ * their thread (a handler's own Start would wait for a lock its thread
+ * holds). Two system calls, on the rare path only. */
+void sl_rt_quiet_begin(sigset_t *old);
+void sl_rt_quiet_end(const sigset_t *old);
+
+/* A cache, given back by a thread that ended or new (zeroed); NULL when
+ * there is no memory. With signals blocked. */
+sl_rt_ctx *sl_rt_ctx_take(void);
+/* A thread ends (signals blocked): its cache goes back, and the unused
+ * rest of its current chunk becomes the first chunk of a later thread. */
+void sl_rt_retire(sl_rt_thread *t, sl_rt_ctx *c);
 
 /* A new cycle (no thread runs regions): fill the chunks again from the first. */
 void sl_rt_arena_rewind(sl_rt_thread *t);
@@ -255,7 +311,10 @@ static inline __attribute__((always_inline)) int sl_rt_start_at(sl_rt_entry *e, 
     return 0;
 }
 
-static inline __attribute__((always_inline)) int sl_rt_stop_at(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
+/* Stop on the entry; the thread is t, or (t NULL) c->t, loaded only when
+ * a sample is kept: a call beyond the cap needs neither. */
+static inline __attribute__((always_inline)) int sl_rt_stop_in(sl_rt_thread *t, const sl_rt_ctx *c,
+                                                              sl_rt_entry *e, int64_t now)
 {
     int64_t start = atomic_load_explicit(&e->open_start, RELAXED);
     if (UNLIKELY(start < 0)) {
@@ -263,16 +322,30 @@ static inline __attribute__((always_inline)) int sl_rt_stop_at(sl_rt_thread *t, 
         return -1;
     }
     atomic_store_explicit(&e->open_start, -1, RELAXED);
-    sample *s = atomic_load_explicit(&t->snext, RELAXED);
     int64_t left = atomic_load_explicit(&e->left, RELAXED);
     atomic_store_explicit(&e->left, left - 1, RELAXED);
-    if (LIKELY(left > 0) && LIKELY(s < t->end))
-        keep(t, s, e, start, now);
-    else if (left <= 0)
-        drop(e, now - start);
-    else
-        sl_rt_record_slow(t, e, start, now);
+    if (LIKELY(left > 0)) {
+        if (!t)
+            t = c->t;
+        sample *s = atomic_load_explicit(&t->snext, RELAXED);
+        for (;;) {
+            if (UNLIKELY(s >= t->end)) {
+                sl_rt_record_slow(t, e, start, now);
+                return 0;
+            }
+            if (LIKELY(claim_cas(t, &s, s + 1)))
+                break;
+        }
+        keep(s, e, start, now);
+        return 0;
+    }
+    drop(e, now - start);   /* beyond the cap: the steady state of a hot region */
     return 0;
+}
+
+static inline __attribute__((always_inline)) int sl_rt_stop_at(sl_rt_thread *t, sl_rt_entry *e, int64_t now)
+{
+    return sl_rt_stop_in(t, NULL, e, now);
 }
 
 #endif

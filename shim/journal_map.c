@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,12 +96,31 @@ static int back(int fd, size_t off, size_t len)
     int rc = -errno;
     if (rc != -EOPNOTSUPP)
         return rc;
-    /* E.g. older NFS: write the zeros (a small buffer: any thread's stack). */
-    static const char zero[4096];
-    for (size_t o = off; o < off + len; o += sizeof zero)
+    /* E.g. older NFS: write the zeros. Never past RLIMIT_FSIZE (lowered
+     * since Init): the write would raise SIGXFSZ, which ends the process. */
+    struct rlimit fs;
+    if (getrlimit(RLIMIT_FSIZE, &fs) == 0 && fs.rlim_cur != RLIM_INFINITY && off + len > fs.rlim_cur)
+        return -EFBIG;
+    /* A limit lowered by another thread meanwhile: the write fails with
+     * EFBIG and its SIGXFSZ (blocked here) is taken back, unless one was
+     * pending before. */
+    sigset_t xfsz, old, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+    int before = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
+    static const char zero[4096];       /* not on the stack: any thread's */
+    rc = 0;
+    for (size_t o = off; o < off + len && rc == 0; o += sizeof zero)
         if (pwrite(fd, zero, sizeof zero, (off_t)o) != (ssize_t)sizeof zero)
-            return -EIO;
-    return 0;
+            rc = errno == EFBIG ? -EFBIG : -EIO;
+    if (rc == -EFBIG && !before && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ)) {
+        const struct timespec zero_wait = {0, 0};
+        while (sigtimedwait(&xfsz, NULL, &zero_wait) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }
 
 /* Maps len bytes of the file at off, backed on disk first; NULL on failure. */

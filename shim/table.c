@@ -30,7 +30,6 @@
 #define DEFAULT_CAP ((size_t)256 << 20)    /* sample bytes per thread at most */
 #define FIRST_CHUNK ((size_t)4 << 10)
 #define MAX_CHUNK ((size_t)256 << 10)
-#define IN_JOURNAL ((size_t)1)              /* low bit of a chunk's bytes */
 
 static _Atomic size_t cfg_cap = DEFAULT_CAP;
 
@@ -81,9 +80,21 @@ void sl_rt_unreserve(size_t bytes)
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *pool_next, *pool_end;
 
+/* What threads that ended gave back (under pool_lock): their caches, and
+ * the unused rests of their chunks (each a node where its samples would
+ * have gone), taken for the first chunk of a new thread. */
+typedef struct spare {
+    struct spare *next;
+    size_t bytes;                       /* low bit: in the journal */
+} spare;
+static sl_rt_ctx *free_ctx;
+static spare *spares;
+
 void sl_rt_pool_fork_child(void)
 {
     pthread_mutex_init(&pool_lock, NULL);  /* maybe held by a thread the child has not */
+    free_ctx = NULL;                        /* the parent's threads' */
+    spares = NULL;                          /* maybe in the parent's journal */
 }
 
 void *sl_rt_pool_alloc(size_t bytes)
@@ -116,6 +127,62 @@ void *sl_rt_pool_alloc(size_t bytes)
     return p;
 }
 
+sl_rt_ctx *sl_rt_ctx_take(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    sl_rt_ctx *c = free_ctx;
+    if (c)
+        free_ctx = c->free_next;
+    pthread_mutex_unlock(&pool_lock);
+    if (c)
+        memset(c, 0, sizeof *c);
+    else
+        c = sl_rt_pool_alloc(sizeof *c);
+    return c;
+}
+
+/* The unused rest of a chunk, worth a first chunk of its own. */
+#define SPARE_MIN (sizeof(sl_rt_chunk) + 16 * sizeof(sample))
+#define IN_JOURNAL ((size_t)1)              /* low bit of a chunk's bytes */
+
+void sl_rt_retire(sl_rt_thread *t, sl_rt_ctx *c)
+{
+    sl_rt_chunk *ch = t->cur;
+    sample *s = atomic_load_explicit(&t->snext, RELAXED);
+    spare *sp = NULL;
+    if (ch && s >= sl_rt_chunk_samples(ch) && s <= ch->end &&
+        (size_t)((char *)ch->end - (char *)s) >= SPARE_MIN) {
+        size_t rest = (size_t)((char *)ch->end - (char *)s);
+        /* The chunk ends where its samples do (a reader of the journal
+         * stops there: the thread's snext), before the rest is reused. */
+        ch->end = s;
+        t->end = s;
+        atomic_thread_fence(memory_order_release);
+        sp = (spare *)(void *)s;
+        sp->bytes = rest | (ch->bytes & IN_JOURNAL);
+    }
+    pthread_mutex_lock(&pool_lock);
+    if (c) {
+        c->free_next = free_ctx;
+        free_ctx = c;
+    }
+    if (sp) {
+        sp->next = spares;
+        spares = sp;
+    }
+    pthread_mutex_unlock(&pool_lock);
+}
+
+static spare *spare_take(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    spare *sp = spares;
+    if (sp)
+        spares = sp->next;
+    pthread_mutex_unlock(&pool_lock);
+    return sp;
+}
+
 /* ---- the chunks ---- */
 
 /* A chunk for n samples at most (at least one); NULL when there is no room.
@@ -141,11 +208,33 @@ static sl_rt_chunk *chunk_new(sl_rt_thread *t, size_t n)
     return c;
 }
 
+/* A thread's first chunk from the rest of an ended thread's (it lies
+ * before any chunk allocated later: a thread's chunks stay in file order). */
+static sl_rt_chunk *chunk_spare(sl_rt_thread *t)
+{
+    spare *sp = spare_take();
+    if (!sp)
+        return NULL;
+    size_t bytes = sp->bytes & ~IN_JOURNAL, flag = sp->bytes & IN_JOURNAL;
+    sl_rt_chunk *c = (sl_rt_chunk *)(void *)sp;
+    size_t n = (bytes - sizeof *c) / sizeof(sample);
+    atomic_init(&c->next, NULL);
+    c->fill = NULL;
+    c->end = sl_rt_chunk_samples(c) + n;
+    for (sample *s = sl_rt_chunk_samples(c); s < c->end; s++)
+        s->e = NULL;    /* none taken yet (a reader skips them) */
+    c->bytes = bytes | flag;
+    t->mapped += bytes;
+    return c;
+}
+
 /* The current chunk is full (or there is none yet): the next one, reused
  * from an earlier cycle or new. 0, or -1 when there is no room. */
 static COLD int chunk_next(sl_rt_thread *t, sample *s)
 {
     sl_rt_chunk *c = t->cur, *n = c ? atomic_load_explicit(&c->next, RELAXED) : NULL;
+    if (!n && !c && !atomic_load_explicit(&t->arena, RELAXED))
+        n = chunk_spare(t);
     if (!n) {
         size_t cap = atomic_load(&cfg_cap), used = t->mapped;
         size_t want = c ? 2 * (c->bytes & ~IN_JOURNAL) : FIRST_CHUNK;
@@ -175,9 +264,29 @@ static COLD int chunk_next(sl_rt_thread *t, sample *s)
     return 0;
 }
 
+/* The synchronous signals stay deliverable: blocked while raised by a
+ * fault, they would end the process. */
+void sl_rt_quiet_begin(sigset_t *old)
+{
+    static const int sync[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+    sigset_t all;
+    sigfillset(&all);
+    for (size_t i = 0; i < sizeof sync / sizeof sync[0]; i++)
+        sigdelset(&all, sync[i]);
+    pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+void sl_rt_quiet_end(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 /* Under the cap, but there is no chunk yet, or it is full. */
 COLD void sl_rt_record_slow(sl_rt_thread *t, sl_rt_entry *e, int64_t start, int64_t end)
 {
+    sigset_t old;
+    sl_rt_quiet_begin(&old);
+    /* No handler runs on this thread from here: snext is ours alone. */
     sample *s = atomic_load_explicit(&t->snext, RELAXED);
     if (!t->store_full && (!s || s >= t->end)) {
         if (chunk_next(t, s) == 0)
@@ -186,12 +295,14 @@ COLD void sl_rt_record_slow(sl_rt_thread *t, sl_rt_entry *e, int64_t start, int6
             t->store_full = 1;
     }
     if (s && s < t->end) {
-        keep(t, s, e, start, end);
+        atomic_store_explicit(&t->snext, s + 1, memory_order_release);
+        keep(s, e, start, end);
     } else {
         atomic_store_explicit(&t->room_dropped, atomic_load_explicit(&t->room_dropped, RELAXED) + 1,
                               RELAXED);
         drop(e, end - start);
     }
+    sl_rt_quiet_end(&old);
 }
 
 int64_t sl_rt_room_dropped(size_t *threads)
@@ -261,7 +372,7 @@ void sl_rt_own(sl_rt_thread *t, const sl_rt_entry *e, int64_t *calls, double *se
     sample *b, *end;
     while (seg_next(&it, &b, &end))
         for (sample *s = b; s < end; s++)
-            if (s->e == e)
+            if (s->e == e)      /* a sample claimed, not written yet: none */
                 ticks += s->end - s->start;
     if (t->tsc) {
         sl_tick_line line = sl_rt_conv_now();
@@ -361,9 +472,11 @@ static int walk_next(void *ctx, sl_tc_sample *out)
     }
     const sample *s = c->s++;
     const sl_rt_thread *t = c->threads[c->ti];
-    /* An entry created after gather() (a thread still running) is none. */
-    size_t k = s->e->close_index;
-    *out = (sl_tc_sample){.entry = k < c->nentries && c->of[k] == s->e ? k : SIZE_MAX,
+    /* An entry created after gather() (a thread still running), or a
+     * sample claimed and not written yet (its entry not set), is none. */
+    sl_rt_entry *se = s->e;
+    size_t k = se ? se->close_index : SIZE_MAX;
+    *out = (sl_tc_sample){.entry = k < c->nentries && c->of[k] == se ? k : SIZE_MAX,
                           .tid = t->tid, .tsc = t->tsc, .start = s->start, .end = s->end};
     return 1;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "shim.h"
 #include "hot_path.h"
@@ -225,6 +226,29 @@ Test(region_table, long_tags)
     sl_timing_free(&t);
     free(a);
     free(b);
+}
+
+/* Tags that share a long prefix and suffix and differ in the middle only
+ * (the hash looks at the ends): distinct regions, each call in its own. */
+Test(region_table, long_tags_differing_in_the_middle)
+{
+    size_t n = 1 << 20;
+    char *buf = malloc(n + 1);
+    memset(buf, 'x', n);
+    buf[n] = '\0';
+    char *copy = strdup(buf);
+    call(buf, 0, 5);
+    buf[n / 2] = 'y';       /* the same buffer, new contents */
+    call(buf, 0, 7);
+    call(copy, 10, 11);
+    sl_timing t = collect();
+    cr_assert_eq(t.nregions, 2);
+    cr_assert_eq(find(&t, copy)->call_counts[0], 2);
+    cr_assert_eq(find(&t, copy)->total_ns[0], 6);
+    cr_assert_eq(find(&t, buf)->call_counts[0], 1);
+    sl_timing_free(&t);
+    free(buf);
+    free(copy);
 }
 
 Test(region_table, empty_tag)
@@ -508,4 +532,81 @@ Test(hot_path, tag_ending_before_an_unmapped_page, .init = fwd_setup)
     cr_assert_eq(find(&t, "shor")->call_counts[0], 2);
     sl_timing_free(&t);
     munmap(base, (size_t)page);
+}
+
+/* A 1 MiB tag is not hashed byte by byte on every call: 1000 pairs through
+ * the hot path take well under a second of CPU time (about 1.4 ms per call,
+ * 2.8 s, when it was). */
+Test(hot_path, one_mib_tag_costs_a_strlen_and_a_memcmp, .init = fwd_setup)
+{
+    size_t n = 1 << 20;
+    char *tag = malloc(n + 1);
+    memset(tag, 'r', n);
+    tag[n] = '\0';
+    struct timespec a, b;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    for (int i = 0; i < 1000; i++) {
+        cr_assert_eq(sl_rt_start_fwd(tag, fake_real), 0);
+        cr_assert_eq(sl_rt_stop_fwd(tag, fake_real), 0);
+    }
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+    cr_assert_lt(s, 1.0, "1000 pairs of a 1 MiB tag took %.2f s of CPU time", s);
+    sl_timing t = collect();
+    cr_assert_eq(find(&t, tag)->call_counts[0], 1000);
+    sl_timing_free(&t);
+    free(tag);
+}
+
+/* Threads that ended one after another may get the same id back from the
+ * kernel (pid_max): their entries of one tag make one row per id, the calls
+ * added, min and max over both, every per-call record kept. */
+static const sl_tc_sample reused_samples[] = {
+    {.entry = 0, .tid = 7, .start = 0, .end = 5},
+    {.entry = 1, .tid = 9, .start = 1, .end = 2},
+    {.entry = 2, .tid = 7, .start = 10, .end = 12},
+    {.entry = 2, .tid = 7, .start = 20, .end = 29},
+};
+static size_t reused_at;
+
+static void reused_rewind(void *ctx)
+{
+    (void)ctx;
+    reused_at = 0;
+}
+
+static int reused_next(void *ctx, sl_tc_sample *s)
+{
+    (void)ctx;
+    if (reused_at >= sizeof reused_samples / sizeof reused_samples[0])
+        return 0;
+    *s = reused_samples[reused_at++];
+    return 1;
+}
+
+Test(timing_collect, reused_thread_id_one_row)
+{
+    sl_tc_entry e[3] = {
+        {.tag = "req", .len = 3, .tid = 7, .calls = 1, .dropped_min = INT64_MAX, .dropped_max = INT64_MIN},
+        {.tag = "req", .len = 3, .tid = 9, .calls = 1, .dropped_min = INT64_MAX, .dropped_max = INT64_MIN},
+        {.tag = "req", .len = 3, .tid = 7, .calls = 2, .dropped_min = INT64_MAX, .dropped_max = INT64_MIN},
+    };
+    sl_tick_line line = {0};
+    sl_tc_samples walk = {reused_rewind, reused_next, NULL};
+    sl_timing t;
+    sl_timing_init(&t);
+    cr_assert_eq(sl_timing_collect(&t, e, 3, &line, &walk), 0);
+    cr_assert_eq(t.nregions, 1);
+    const sl_timing_region *r = &t.regions[0];
+    /* Per row: thread id, calls, total, min, max. */
+    const int64_t want[2][5] = {{7, 3, 5 + 2 + 9, 2, 9}, {9, 1, 1, 1, 1}};
+    cr_assert_eq(r->nthreads, 2);
+    for (size_t i = 0; i < 2; i++) {
+        const int64_t got[5] = {r->threads[i], r->call_counts[i], r->total_ns[i], r->min_ns[i],
+                                r->max_ns[i]};
+        cr_assert_arr_eq(got, want[i], sizeof got, "row %zu", i);
+    }
+    cr_assert(r->ncalls == 4 && r->dropped_calls == 0, "%zu calls kept, %lld dropped", r->ncalls,
+              (long long)r->dropped_calls);
+    sl_timing_free(&t);
 }

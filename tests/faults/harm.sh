@@ -1,0 +1,139 @@
+#!/bin/sh
+# What services, runtimes and libraries do around the markers (issue 27;
+# harm_app.c says what each mode does): the same exit status, stdout and
+# stderr (minus the shim's lines) with the shim as without it, and every
+# call in the result, checked call by call with h5py.
+#   harm.sh sigalrm   markers in a SIGALRM handler while main times new
+#                     tags: no deadlock, no record lost or merged (3 of 3)
+#   harm.sh fsize     no fallocate (a preloaded stand-in says EOPNOTSUPP, as
+#                     NFSv3 and ext3 do) and RLIMIT_FSIZE lowered after
+#                     Init: the journal's later pieces cannot be backed; no
+#                     SIGXFSZ, every call kept (in the pool)
+#   harm.sh longtag   1000 pairs of a 1 MiB tag: under 1 s of CPU time (a
+#                     strlen and a memcmp per call, not a byte-wise hash)
+#   harm.sh churn     100 000 short-lived threads, one call each: RSS growth
+#                     and the journal at most 64 MiB, every call kept
+#   harm.sh plugin    a plugin linked with liblikwid loaded RTLD_GLOBAL by a
+#                     host without LIKWID, dlclose()d, loaded again: no
+#                     SIGSEGV, both runs in their files (10 calls each)
+#   harm.sh deepbind  the plugin loaded with RTLD_DEEPBIND: its calls reach
+#                     LIKWID only; one line says so and names it
+# The real LIKWID (no-count mode).
+. "$(dirname "$0")/flib.sh"
+need SL_SHIM SL_HARM_APP SL_HARM_HOST SL_HARM_PLUGIN SL_CHECKER SL_CLI
+pick_python
+case=${1:-}
+
+# calls_exact FILE SPEC...: every region's per-call records equal its call
+# count (nothing dropped, nothing lost or merged), no negative time, and
+# each SPEC "TAG=CALLS" (a tag ending in * covers every tag of that prefix,
+# CALLS each) holds.
+calls_exact() {
+    "$PY" - "$@" <<'PY' >"$T/exact.log" 2>&1 || { fail "calls_exact: $(cat "$T/exact.log")"; return 1; }
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+g = f[[k for k in f if k.startswith("rank")][0]]["timing/regions"]
+got, bad = {}, []
+for name, rg in g.items():
+    tag = rg.attrs["tag"]
+    tag = tag.decode() if isinstance(tag, bytes) else str(tag)
+    calls = int(rg["call_counts"][()].sum())
+    recs = len(rg["call_threads"][()])
+    got[tag] = calls
+    if recs != calls or int(rg.attrs["dropped_calls"]) != 0:
+        bad.append("%s: %d calls, %d per-call records, %d dropped" % (tag, calls, recs, int(rg.attrs["dropped_calls"])))
+    if (rg["total_ns"][()] < 0).any() or (rg["end_times"][()] < rg["start_times"][()]).any():
+        bad.append("%s: a negative time" % tag)
+for spec in sys.argv[2:]:
+    tag, _, n = spec.rpartition("=")
+    if tag.endswith("*"):
+        some = [t for t in got if t.startswith(tag[:-1])]
+        if len(some) == 0 or any(got[t] != int(n) for t in some):
+            bad.append("%s: %d tags, counts %s" % (tag, len(some), sorted(set(got[t] for t in some))))
+    elif got.get(tag) != int(n):
+        bad.append("%s: %s calls, expected %s" % (tag, got.get(tag), n))
+if bad:
+    print("; ".join(bad[:10]))
+    sys.exit(1)
+PY
+}
+
+case $case in
+sigalrm)
+    STEPS=1000
+    SCOPE_LIKWID_MAX_CALLS=10000000
+    export SCOPE_LIKWID_MAX_CALLS
+    i=1
+    while [ "$i" -le 3 ]; do
+        pair "a$i" real "$SL_HARM_APP" sigalrm "$STEPS"
+        f=$(result_file "a$i.shim") || { fail "a$i: no result file: $(shim_lines "a$i.shim")"; i=$((i + 1)); continue; }
+        ticks=$(sed -n 's/^tick //p' "$T/a$i.shim/counts")
+        [ "${ticks:-0}" -gt 0 ] || fail "a$i: the handler never ran: '$ticks'"
+        check "$f" --timing "loop=1x$STEPS" >/dev/null
+        calls_exact "$f" "loop=$STEPS" "inner=$((STEPS * 100))" "step-*=1" "tick=$ticks"
+        say "run $i: $ticks handler calls"
+        i=$((i + 1))
+    done ;;
+fsize)
+    need SL_NO_FALLOCATE
+    SCOPE_LIKWID_MAX_CALLS=10000000
+    export SCOPE_LIKWID_MAX_CALLS
+    run a.base env LD_PRELOAD="$SL_NO_FALLOCATE" "$SL_HARM_APP" fsize 200000
+    run a.shim env LD_PRELOAD="$SL_NO_FALLOCATE $SL_SHIM" "$SL_HARM_APP" fsize 200000
+    same_behaviour a.base a.shim
+    f=$(result_file a.shim) || { fail "no result file: $(shim_lines a.shim)"; finish; }
+    check "$f" --timing "req=1x200000" --timing-tags req --no-likwid >/dev/null
+    calls_exact "$f" "req=200000" ;;
+longtag)
+    pair a real "$SL_HARM_APP" longtag 1000
+    f=$(result_file a.shim) || { fail "no result file: $(shim_lines a.shim)"; finish; }
+    ms=$(sed -n 's/^cpu_ms //p' "$T/a.shim/counts")
+    say "1000 pairs of a 1 MiB tag: $ms ms of CPU time (without the shim $(sed -n 's/^cpu_ms //p' "$T/a.base/counts") ms)"
+    [ -n "$ms" ] && [ "$ms" -lt 1000 ] || fail "1000 pairs of a 1 MiB tag took $ms ms of CPU time: expected under 1 s"
+    "$PY" - "$f" <<'PY' >"$T/long.log" 2>&1 || fail "the 1 MiB tag's region: $(cat "$T/long.log")"
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+g = f[[k for k in f if k.startswith("rank")][0]]["timing/regions"]
+rgs = list(g.values())
+tag = rgs[0].attrs["tag"]
+tag = tag.decode() if isinstance(tag, bytes) else str(tag)
+assert len(rgs) == 1, "%d regions" % len(rgs)
+assert tag == "t" * (1 << 20), "tag of %d chars" % len(tag)
+assert int(rgs[0]["call_counts"][()].sum()) == 1000 and len(rgs[0]["call_threads"][()]) == 1000, "calls"
+PY
+    ;;
+churn)
+    N=100000
+    pair a real "$SL_HARM_APP" churn "$N"
+    f=$(result_file a.shim) || { fail "no result file: $(shim_lines a.shim)"; finish; }
+    grow=$(sed -n 's/^rss_growth_kib //p' "$T/a.shim/counts")
+    jkib=$(sed -n 's/^journal_kib //p' "$T/a.shim/counts")
+    base=$(sed -n 's/^rss_growth_kib //p' "$T/a.base/counts")
+    say "RSS growth $grow KiB (without the shim $base KiB), journal $jkib KiB"
+    [ -n "$grow" ] && [ "$grow" -le 65536 ] || fail "RSS grew by $grow KiB over $N threads: expected at most 64 MiB"
+    [ -n "$jkib" ] && [ "$jkib" -gt 0 ] && [ "$jkib" -le 65536 ] || fail "journal $jkib KiB: expected a journal of at most 64 MiB"
+    check "$f" --timing-tags req --no-likwid >/dev/null
+    calls_exact "$f" "req=$N" ;;
+plugin)
+    pair a real "$SL_HARM_HOST" plugin "$SL_HARM_PLUGIN"
+    [ "$(rc_of a.shim)" = 0 ] || show_run a.shim
+    n=0
+    for f in "$T"/a.shim/scope-likwid-*.h5; do
+        [ -f "$f" ] || continue
+        check "$f" --timing "plug=1x10" --timing-tags plug --no-likwid >/dev/null
+        calls_exact "$f" "plug=10"
+        n=$((n + 1))
+    done
+    [ "$n" = 2 ] || fail "expected 2 result files (one per load), found $n: $(ls "$T/a.shim")"
+    [ "$(shim_lines a.shim | grep -c '^scope-likwid: wrote ')" = 2 ] || fail "expected 2 wrote lines: $(shim_lines a.shim)" ;;
+deepbind)
+    pair a real "$SL_HARM_HOST" deepbind "$SL_HARM_PLUGIN"
+    expect_line a.shim "libharm_plugin.so calls LIKWID's likwid_marker[A-Za-z]* directly, not through the shim .*RTLD_DEEPBIND" \
+        "one line naming the plugin whose calls bypass the shim"
+    [ "$(shim_lines a.shim | wc -l)" = 1 ] || fail "expected exactly one scope-likwid: line: $(shim_lines a.shim)"
+    ls "$T"/a.shim/scope-likwid-* >/dev/null 2>&1 && fail "a result file without any timed call: $(ls "$T/a.shim")" ;;
+*)
+    echo "usage: harm.sh sigalrm|fsize|longtag|churn|plugin|deepbind" >&2
+    exit 2 ;;
+esac
+finish
