@@ -3,6 +3,7 @@
 #include "cmds.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,13 +11,18 @@
 #include "cli_files.h"
 #include "diag.h"
 #include "fileio.h"
+#include "groupfile.h"
 #include "h5write.h"
 #include "markerfile.h"
 #include "run.h"
 #include "wire.h"
 
+/* Where Debian's likwid installs its group files (perfgroups/<arch>/) */
+#define SL_PERFGROUPS "/usr/share/likwid/perfgroups"
+
 static const char usage[] =
     "usage: scope-likwid convert INPUT [-o OUT.h5] [--rank R] [--strict] [--into FILE.h5]\n"
+    "                            [--group GROUP[,GROUP...] --arch ARCH [--clock HZ]]\n"
     "\n"
     "Converts INPUT, a LIKWID marker result file (LIKWID 5.2 and later), a\n"
     "scope-likwid rescue file or a result file (the counters of one rank:\n"
@@ -38,6 +44,25 @@ static const char usage[] =
     "                        (profiling_data.h5) instead, leaving everything\n"
     "                        else in it untouched (any other file is refused);\n"
     "                        into scope-profiler's file in its own LIKWID layout\n"
+    "  --group GROUP[,GROUP...]  --arch ARCH\n"
+    "                        the LIKWID event groups the marker file was measured\n"
+    "                        with (likwid-perfctr -g, in order: group id 0, 1, ...)\n"
+    "                        and the CPU architecture, a folder of LIKWID's group\n"
+    "                        files ($SCOPE_LIKWID_PERFGROUPS, default\n"
+    "                        " SL_PERFGROUPS "; likwid-perfctr -i's\n"
+    "                        \"CPU short\": skylakeX, haswell, zen3, ...): the\n"
+    "                        counters from the marker file get the EVENTSET's\n"
+    "                        event and counter names, and every METRICS formula\n"
+    "                        is evaluated per thread as likwid-perfctr does (time\n"
+    "                        = the region's time). A GROUP with a '/' is a group\n"
+    "                        file's path. A region whose event count differs from\n"
+    "                        its group file's EVENTSET is an error\n"
+    "  --clock HZ            LIKWID's cycle clock (the TSC, likwid-perfctr -i's\n"
+    "                        \"CPU clock\"): metrics with inverseClock (Clock [MHz],\n"
+    "                        Runtime unhalted [s], ...) need it; without it they\n"
+    "                        are left out and said so (on stderr and in\n"
+    "                        likwid_status); so are metrics needing num_sockets\n"
+    "                        or num_numadomains\n"
     "  -h, --help            this help\n"
     "\n"
     "Prints \"wrote PATH\" on success. Exit codes: 0 written, 1 bad input or\n"
@@ -50,6 +75,9 @@ struct convert_opts {
     int strict;
     int have_rank;
     long long rank;
+    const char *groups;     /* --group: comma list */
+    const char *arch;
+    double clock_hz;        /* --clock; 0: not given */
 };
 
 static int parse_args(int argc, char **argv, struct convert_opts *o, int *help)
@@ -57,7 +85,9 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, int *help)
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"into", required_argument, NULL, 'i'},
         {"rank", required_argument, NULL, 'r'},   {"strict", no_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},         {"group", required_argument, NULL, 'g'},
+        {"arch", required_argument, NULL, 'a'},   {"clock", required_argument, NULL, 'c'},
+        {NULL, 0, NULL, 0},
     };
     int c;
     optind = 0;
@@ -75,6 +105,20 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, int *help)
         case 'i':
             o->into = optarg;
             break;
+        case 'g':
+            o->groups = optarg;
+            break;
+        case 'a':
+            o->arch = optarg;
+            break;
+        case 'c': {
+            char *end;
+            o->clock_hz = strtod(optarg, &end);
+            if (end == optarg || *end || !(o->clock_hz > 0) || !isfinite(o->clock_hz))
+                return sl_usage_error("convert", "bad clock '%s': expected a frequency in Hz > 0 "
+                                      "(2.4e9)", optarg);
+            break;
+        }
         case 'r':
             if (sl_parse_i64(optarg, &o->rank) || o->rank < 0)
                 return sl_usage_error("convert", "bad rank '%s': expected a non-negative integer",
@@ -90,6 +134,10 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, int *help)
     o->input = argv[optind];
     if (o->output && o->into)
         return sl_usage_error("convert", "-o and --into exclude each other");
+    if (!o->groups != !o->arch)
+        return sl_usage_error("convert", "--group and --arch go together: expected both or neither");
+    if (o->clock_hz && !o->groups)
+        return sl_usage_error("convert", "--clock without --group: expected --group and --arch");
     return 0;
 }
 
@@ -208,6 +256,76 @@ static int fill_from_result(sl_run *run, const struct convert_opts *o, sl_diag *
     return rc;
 }
 
+/* Appends "; " text to the run's likwid_status. */
+static int status_add(sl_run *run, const char *text)
+{
+    size_t n = strlen(run->likwid_status), m = strlen(text);
+    char *s = malloc(n + m + 3);
+    if (!s)
+        return -ENOMEM;
+    snprintf(s, n + m + 3, "%s%s%s", run->likwid_status, n ? "; " : "", text);
+    free(run->likwid_status);
+    run->likwid_status = s;
+    return 0;
+}
+
+/* The group file of group id gid applied to the marker-file regions of
+ * that group: 0, or -EINVAL/-ENOMEM with diag saying why. */
+static int apply_group(sl_run *run, const struct convert_opts *o, const char *dir, size_t gid,
+                       const char *group, sl_diag *diag)
+{
+    sl_group_file g;
+    int rc = sl_group_file_load(dir, o->arch, group, &g, diag);
+    if (rc < 0)
+        return rc == -ENOMEM ? rc : -EINVAL;
+    sl_group_node node = {.clock_hz = o->clock_hz ? o->clock_hz : NAN,
+                          .num_sockets = NAN, .num_numadomains = NAN};
+    char left[2048] = "";
+    size_t applied = 0;
+    long nleft = 0;
+    for (size_t i = 0; i < run->likwid.nregions && rc == 0; i++) {
+        sl_region *r = &run->likwid.regions[i];
+        if (r->source != SL_SOURCE_MARKER_FILE || r->group_id != (int64_t)gid)
+            continue;
+        long n = sl_group_apply(&g, &node, r, left, sizeof left);
+        if (n == -EINVAL)
+            sl_diag_add(diag, o->input, 0, "region '%.100s' of group %zu has %zu events, group "
+                        "file %s of %s has %zu: expected the group it was measured with",
+                        r->tag, gid, r->nevents, g.name, o->arch, g.nevents);
+        rc = n < 0 ? (int)n : 0;
+        nleft = n > 0 ? n : nleft;
+        applied++;
+    }
+    char text[2400];
+    snprintf(text, sizeof text, "group %zu: %s of %s: names and %zu metrics%s%s%s", gid, g.name,
+             o->arch, g.nmetrics - (size_t)nleft, nleft ? ", left out: " : "", nleft ? left : "",
+             applied ? "" : " (no region of this group)");
+    if (!rc && nleft)
+        sl_error("convert", "%s: %s", o->input, text);
+    if (!rc)
+        rc = status_add(run, text);
+    sl_group_file_free(&g);
+    return rc;
+}
+
+/* --group/--arch: each group id's group file (comma list, in order). */
+static int apply_groups(sl_run *run, const struct convert_opts *o, sl_diag *diag)
+{
+    const char *dir = getenv("SCOPE_LIKWID_PERFGROUPS");
+    if (!dir || !*dir)
+        dir = SL_PERFGROUPS;
+    char *list = strdup(o->groups);
+    if (!list)
+        return -ENOMEM;
+    int rc = 0;
+    size_t gid = 0;
+    char *save = NULL;
+    for (char *g = strtok_r(list, ",", &save); g && !rc; g = strtok_r(NULL, ",", &save), gid++)
+        rc = apply_group(run, o, dir, gid, g, diag);
+    free(list);
+    return rc;
+}
+
 int sl_cmd_convert(int argc, char **argv)
 {
     struct convert_opts o;
@@ -263,6 +381,8 @@ int sl_cmd_convert(int argc, char **argv)
     free(buf);
     buf = NULL;
 write:
+    if (rc >= 0 && o.groups)
+        rc = apply_groups(&run, &o, &diag);
     if (rc < 0) {
         if (!diag.count)
             sl_diag_add(&diag, o.input, 0, "cannot convert: %s: expected a LIKWID marker file",
