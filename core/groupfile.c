@@ -417,3 +417,100 @@ long sl_group_apply(const sl_group_file *g, const sl_group_node *node, sl_region
     r->group_name = gname;
     return (long)(g->nmetrics - keep);
 }
+
+/* Appends "; " text (or text) to the run's likwid_status. */
+static int status_add(sl_run *run, const char *text)
+{
+    size_t n = strlen(run->likwid_status), m = strlen(text);
+    char *s = malloc(n + m + 3);
+    if (!s)
+        return -ENOMEM;
+    snprintf(s, n + m + 3, "%s%s%s", run->likwid_status, n ? "; " : "", text);
+    free(run->likwid_status);
+    run->likwid_status = s;
+    return 0;
+}
+
+/* One group file, for the regions of group id gid. */
+static int apply_one(sl_run *run, const char *dir, const char *arch, size_t gid,
+                     const char *group, const sl_group_node *node, int strict, size_t *left_out,
+                     sl_diag *diag)
+{
+    sl_group_file g;
+    size_t before = diag->count;
+    int rc = sl_group_file_load(dir, arch, group, &g, diag);
+    char *text = malloc(4096);
+    if (!text) {
+        if (!rc)
+            sl_group_file_free(&g);
+        return -ENOMEM;
+    }
+    if (rc == -ENOMEM) {
+        free(text);
+        return rc;
+    }
+    if (rc) {
+        snprintf(text, 4096, "group %zu: %.100s of %.100s: not applied (%s)", gid, group, arch,
+                 diag->count > before && diag->kept > before ? diag->lines[before]
+                                                             : "group file not read");
+        rc = status_add(run, text);
+        free(text);
+        return rc ? rc : (strict ? -EINVAL : 0);
+    }
+    char left[2048] = "";
+    size_t applied = 0, mismatched = 0;
+    long nleft = 0;
+    for (size_t i = 0; i < run->likwid.nregions && rc == 0; i++) {
+        sl_region *r = &run->likwid.regions[i];
+        if (r->source != SL_SOURCE_MARKER_FILE || r->group_id != (int64_t)gid)
+            continue;
+        long n = sl_group_apply(&g, node, r, left, sizeof left);
+        if (n == -EINVAL) {
+            sl_diag_add(diag, g.name, 0, "region '%.100s' of group %zu has %zu events, the "
+                        "group file of %s for %s has %zu: expected the group it was measured "
+                        "with", r->tag, gid, r->nevents, g.name, arch, g.nevents);
+            mismatched++;
+            rc = strict ? -EINVAL : 0;
+            continue;
+        }
+        if (n < 0)
+            rc = (int)n;
+        else
+            applied++;
+        nleft = n > 0 ? n : nleft;
+    }
+    if (rc == 0) {
+        *left_out += (size_t)nleft;
+        if (mismatched)
+            snprintf(text, 4096, "group %zu: %s of %s: not applied to %zu regions (their event "
+                     "count is not its EVENTSET's %zu)", gid, g.name, arch, mismatched, g.nevents);
+        else
+            snprintf(text, 4096, "group %zu: %s of %s: names and %zu metrics%s%s%s", gid, g.name,
+                     arch, g.nmetrics - (size_t)nleft, nleft ? ", left out: " : "",
+                     nleft ? left : "", applied ? "" : " (no region of this group)");
+        rc = status_add(run, text);
+    }
+    free(text);
+    sl_group_file_free(&g);
+    return rc;
+}
+
+int sl_group_apply_run(sl_run *run, const char *dir, const char *arch, const char *list,
+                       const char *sep, const sl_group_node *node, int strict, size_t *left_out,
+                       sl_diag *diag)
+{
+    *left_out = 0;
+    char *copy = strdup(list);
+    if (!copy)
+        return -ENOMEM;
+    int rc = 0;
+    size_t gid = 0;
+    char *save = NULL;
+    for (char *g = strtok_r(copy, sep, &save); g && !rc; g = strtok_r(NULL, sep, &save), gid++) {
+        int custom = strchr(g, ':') != NULL; /* "EVENT:COUNTER,...": no group file */
+        if (!custom)
+            rc = apply_one(run, dir, arch, gid, g, node, strict, left_out, diag);
+    }
+    free(copy);
+    return rc;
+}

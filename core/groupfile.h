@@ -13,6 +13,7 @@
 #include "diag.h"
 #include "formula.h"
 #include "likwid_result.h"
+#include "run.h"
 
 #define SL_GROUP_MAX_BYTES (1u << 20)
 #define SL_GROUP_MAX_EVENTS 1024
@@ -58,5 +59,19 @@ typedef struct sl_group_node {
  * -EINVAL (r's events do not match g's EVENTSET: r is unchanged), -ENOMEM. */
 long sl_group_apply(const sl_group_file *g, const sl_group_node *node, sl_region *r, char *left,
                     size_t leftlen);
+
+/* Every group of list (names separated by one of sep's characters, in
+ * group id order: "|" for LIKWID_EVENTS; an entry holding ':', a custom
+ * event list, has no group file and is skipped) loaded from dir/arch and applied to run's
+ * marker-file regions of that group id. What was done is appended to
+ * run->likwid_status ("group 0: FLOPS_DP of skylakeX: names and 9 metrics,
+ * left out: ..."); *left_out counts the metrics left out. A group file
+ * that cannot be read or parsed, or whose EVENTSET does not match a
+ * region's events, is a diagnostic; strict: then -EINVAL, else it is only
+ * noted in the status and the other groups still apply. 0, -EINVAL,
+ * -ENOMEM. */
+int sl_group_apply_run(sl_run *run, const char *dir, const char *arch, const char *list,
+                       const char *sep, const sl_group_node *node, int strict, size_t *left_out,
+                       sl_diag *diag);
 
 #endif

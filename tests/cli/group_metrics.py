@@ -171,6 +171,42 @@ for arch in sorted(os.listdir(pgdir)):
         bad.append("%s: converting with all %d groups exited %d: %s" %
                    (arch, len(groups), p.returncode, p.stderr.strip()[:2000]))
     nfiles += len(groups)
+# refusals: one line naming what is wrong, exit 1 (2 for usage), nothing written
+mf = os.path.join(work, "three.txt")
+marker_file(mf, [3], nthreads=1)
+bad_group = os.path.join(work, "BAD.txt")
+open(bad_group, "w").write("SHORT x\nEVENTSET\nPMC0 A B\n")
+broken = os.path.join(work, "BROKEN.txt")
+open(broken, "w").write("EVENTSET\nPMC0 A\nPMC1 B\nPMC2 C\n\nMETRICS\nGood PMC0*2\n"
+                        "Bad (PMC0+\nUnknown PMC9/PMC0\n")
+for args, rc, want in (
+        (["--group", "FLOPS_DP", "--arch", "skylakeX"], 1, "has 3 events, the group file of FLOPS_DP for skylakeX has 7"),
+        (["--group", bad_group, "--arch", "any"], 1, bad_group + ":3: EVENTSET line of 3 words: expected COUNTER EVENT"),
+        (["--group", "FLOPS_DP", "--arch", ".."], 1, "expected plain names"),
+        (["--group", "NOSUCH", "--arch", "skylakeX"], 1, "NOSUCH.txt: cannot read"),
+        (["--group", "FLOPS_DP"], 2, "--group and --arch go together"),
+        (["--group", "FLOPS_DP", "--arch", "skylakeX", "--clock", "fast"], 2, "bad clock 'fast'")):
+    out = os.path.join(work, "refused.h5")
+    p = convert([mf, "-o", out] + args)
+    lines = p.stderr.strip().splitlines()
+    if p.returncode != rc or not lines or want not in lines[0] or os.path.exists(out):
+        bad.append("convert %s: exit %d, stderr %r, written %s: expected exit %d, '%s', nothing written"
+                   % (" ".join(args), p.returncode, p.stderr, os.path.exists(out), rc, want))
+# a metric LIKWID cannot compute is left out, the rest applies
+out = os.path.join(work, "broken.h5")
+p = convert([mf, "-o", out, "--group", broken, "--arch", "any"])
+if p.returncode != 0 or broken + ":8: formula '(PMC0+'" not in p.stderr or \
+        broken + ":9: formula 'PMC9/PMC0': PMC9 is not in the EVENTSET" not in p.stderr:
+    bad.append("convert with a broken metric: exit %d, stderr %r" % (p.returncode, p.stderr))
+else:
+    with h5py.File(out, "r") as f:
+        reg = f["rank0/likwid/regions"]
+        reg = reg[list(reg)[0]]
+        if [s(x) for x in reg.attrs["metric_names"]] != ["Good"] or \
+                "left out" not in s(f["rank0"].attrs["likwid_status"]):
+            bad.append("convert with a broken metric: metrics %s, status %s" %
+                       (list(reg.attrs["metric_names"]), f["rank0"].attrs["likwid_status"]))
+
 if len(CASES) < 6 or nfiles < 100:
     bad.append("only %d cases and %d group files found in %s" % (len(CASES), nfiles, pgdir))
 for b in bad:

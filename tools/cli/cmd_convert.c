@@ -256,73 +256,19 @@ static int fill_from_result(sl_run *run, const struct convert_opts *o, sl_diag *
     return rc;
 }
 
-/* Appends "; " text to the run's likwid_status. */
-static int status_add(sl_run *run, const char *text)
-{
-    size_t n = strlen(run->likwid_status), m = strlen(text);
-    char *s = malloc(n + m + 3);
-    if (!s)
-        return -ENOMEM;
-    snprintf(s, n + m + 3, "%s%s%s", run->likwid_status, n ? "; " : "", text);
-    free(run->likwid_status);
-    run->likwid_status = s;
-    return 0;
-}
-
-/* The group file of group id gid applied to the marker-file regions of
- * that group: 0, or -EINVAL/-ENOMEM with diag saying why. */
-static int apply_group(sl_run *run, const struct convert_opts *o, const char *dir, size_t gid,
-                       const char *group, sl_diag *diag)
-{
-    sl_group_file g;
-    int rc = sl_group_file_load(dir, o->arch, group, &g, diag);
-    if (rc < 0)
-        return rc == -ENOMEM ? rc : -EINVAL;
-    sl_group_node node = {.clock_hz = o->clock_hz ? o->clock_hz : NAN,
-                          .num_sockets = NAN, .num_numadomains = NAN};
-    char left[2048] = "";
-    size_t applied = 0;
-    long nleft = 0;
-    for (size_t i = 0; i < run->likwid.nregions && rc == 0; i++) {
-        sl_region *r = &run->likwid.regions[i];
-        if (r->source != SL_SOURCE_MARKER_FILE || r->group_id != (int64_t)gid)
-            continue;
-        long n = sl_group_apply(&g, &node, r, left, sizeof left);
-        if (n == -EINVAL)
-            sl_diag_add(diag, o->input, 0, "region '%.100s' of group %zu has %zu events, group "
-                        "file %s of %s has %zu: expected the group it was measured with",
-                        r->tag, gid, r->nevents, g.name, o->arch, g.nevents);
-        rc = n < 0 ? (int)n : 0;
-        nleft = n > 0 ? n : nleft;
-        applied++;
-    }
-    char text[2400];
-    snprintf(text, sizeof text, "group %zu: %s of %s: names and %zu metrics%s%s%s", gid, g.name,
-             o->arch, g.nmetrics - (size_t)nleft, nleft ? ", left out: " : "", nleft ? left : "",
-             applied ? "" : " (no region of this group)");
-    if (!rc && nleft)
-        sl_error("convert", "%s: %s", o->input, text);
-    if (!rc)
-        rc = status_add(run, text);
-    sl_group_file_free(&g);
-    return rc;
-}
-
-/* --group/--arch: each group id's group file (comma list, in order). */
+/* --group/--arch: each group id's group file; what was left out also on
+ * stderr. */
 static int apply_groups(sl_run *run, const struct convert_opts *o, sl_diag *diag)
 {
     const char *dir = getenv("SCOPE_LIKWID_PERFGROUPS");
     if (!dir || !*dir)
         dir = SL_PERFGROUPS;
-    char *list = strdup(o->groups);
-    if (!list)
-        return -ENOMEM;
-    int rc = 0;
-    size_t gid = 0;
-    char *save = NULL;
-    for (char *g = strtok_r(list, ",", &save); g && !rc; g = strtok_r(NULL, ",", &save), gid++)
-        rc = apply_group(run, o, dir, gid, g, diag);
-    free(list);
+    sl_group_node node = {.clock_hz = o->clock_hz ? o->clock_hz : NAN,
+                          .num_sockets = NAN, .num_numadomains = NAN};
+    size_t before = strlen(run->likwid_status), left = 0;
+    int rc = sl_group_apply_run(run, dir, o->arch, o->groups, ",", &node, 1, &left, diag);
+    if (rc == 0 && left)
+        sl_error("convert", "%s: %s", o->input, run->likwid_status + before + 2);
     return rc;
 }
 
