@@ -418,8 +418,7 @@ long sl_group_apply(const sl_group_file *g, const sl_group_node *node, sl_region
     return (long)(g->nmetrics - keep);
 }
 
-/* Appends "; " text (or text) to the run's likwid_status. */
-static int status_add(sl_run *run, const char *text)
+int sl_status_append(sl_run *run, const char *text)
 {
     size_t n = strlen(run->likwid_status), m = strlen(text);
     char *s = malloc(n + m + 3);
@@ -453,7 +452,7 @@ static int apply_one(sl_run *run, const char *dir, const char *arch, size_t gid,
         snprintf(text, 4096, "group %zu: %.100s of %.100s: not applied (%s)", gid, group, arch,
                  diag->count > before && diag->kept > before ? diag->lines[before]
                                                              : "group file not read");
-        rc = status_add(run, text);
+        rc = sl_status_append(run, text);
         free(text);
         return rc ? rc : (strict ? -EINVAL : 0);
     }
@@ -488,7 +487,7 @@ static int apply_one(sl_run *run, const char *dir, const char *arch, size_t gid,
             snprintf(text, 4096, "group %zu: %s of %s: names and %zu metrics%s%s%s", gid, g.name,
                      arch, g.nmetrics - (size_t)nleft, nleft ? ", left out: " : "",
                      nleft ? left : "", applied ? "" : " (no region of this group)");
-        rc = status_add(run, text);
+        rc = sl_status_append(run, text);
     }
     free(text);
     sl_group_file_free(&g);

@@ -60,6 +60,9 @@ typedef struct sl_group_node {
 long sl_group_apply(const sl_group_file *g, const sl_group_node *node, sl_region *r, char *left,
                     size_t leftlen);
 
+/* Appends "; text" (text when empty) to run->likwid_status. 0 or -ENOMEM. */
+int sl_status_append(sl_run *run, const char *text);
+
 /* Every group of list (names separated by one of sep's characters, in
  * group id order: "|" for LIKWID_EVENTS; an entry holding ':', a custom
  * event list, has no group file and is skipped) loaded from dir/arch and applied to run's
