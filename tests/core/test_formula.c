@@ -116,26 +116,28 @@ Test(formula, refuses_with_one_line_reason)
     refuse("Z*2", -ENOENT, "Z is not in the EVENTSET");
 }
 
+/* s = unit repeated n times, then tail */
+static void repeat(char *s, const char *unit, size_t n, const char *tail)
+{
+    size_t u = strlen(unit);
+    for (size_t i = 0; i < n; i++)
+        memcpy(s + u * i, unit, u);
+    strcpy(s + u * n, tail);
+}
+
 Test(formula, hostile_sizes_are_bounded)
 {
     char *s = malloc(8000);
     cr_assert_not_null(s);
-    memset(s, '1', 5000);
-    s[5000] = '\0';
+    repeat(s, "1", 5000, "");
     refuse(s, -EINVAL, "longer than 4095");
-    for (int i = 0; i < 2000; i++)
-        memcpy(s + 2 * i, "1+", 2);
-    strcpy(s + 4000, "1");
+    repeat(s, "1+", 2000, "1");
     refuse(s, -EINVAL, "more than 1024 operands");
-    memset(s, '(', 100);
-    strcpy(s + 100, "1");
+    repeat(s, "(", 100, "1");
     refuse(s, -EINVAL, "nested more than 64");
-    for (int i = 0; i < 1000; i++)
-        memcpy(s + 2 * i, "1^", 2);
-    strcpy(s + 2000, "1");
+    repeat(s, "1^", 1000, "1");
     refuse(s, -EINVAL, "nested more than 64");
-    memset(s, '-', 3000);
-    strcpy(s + 3000, "1");
+    repeat(s, "-", 3000, "1");
     refuse(s, -EINVAL, "nested more than 64");
     free(s);
 }

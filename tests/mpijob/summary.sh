@@ -10,16 +10,7 @@
 # summary leading show of a file of 8 ranks.
 . "$SL_SRC/tests/e2e/lib.sh"
 need SL_SHIM SL_CLI SL_MPI_SOLVER SL_SIM_DIR SL_SIM_PERFCTR
-command -v mpirun >/dev/null 2>&1 || skip "mpirun not found (Debian package openmpi-bin)"
-pick_python
-NP=4
-MPIRUN="mpirun --allow-run-as-root --oversubscribe -np $NP -x OMP_NUM_THREADS"
-run probe $MPIRUN true
-[ "$(rc_of probe)" = 0 ] || { show_run probe; skip "mpirun cannot start $NP ranks here (exit $(rc_of probe))"; }
-
-SIM_MARKER_DIR=$T
-SIMLIKWID_READBACK=ok
-export SIM_MARKER_DIR SIMLIKWID_READBACK
+. "$SL_SRC/tests/mpijob/job_lib.sh"
 run job $MPIRUN -x SIM_MARKER_DIR -x SIMLIKWID_READBACK -x LD_PRELOAD="$SL_SHIM" \
     -x SCOPE_LIKWID_COLLECTOR -x SCOPE_LIKWID_WRITER -x SCOPE_LIKWID_TIMEOUT \
     $SL_SIM_PERFCTR -C 0,1 -g FLOPS_DP -m -- $SL_MPI_SOLVER
