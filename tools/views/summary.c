@@ -326,9 +326,9 @@ static int time_table(FILE *f, const sl_summary *s)
         rc |= sl_table_set(&t, w, 1, sl_fmt_int((long long)r->ranks, num));
         rc |= sl_table_set(&t, w, 2, sl_fmt_int((long long)r->threads, num));
         rc |= sl_table_set(&t, w, 3, sl_fmt_int(r->calls, num));
-        rc |= sl_table_setf(&t, w, 4, "%.6f", r->min_s);
-        rc |= sl_table_setf(&t, w, 5, "%.6f", sl_sum_time_mean(r));
-        rc |= sl_table_setf(&t, w, 6, "%.6f", r->max_s);
+        rc |= sl_table_setf(&t, w, 4, "%.6g", r->min_s);
+        rc |= sl_table_setf(&t, w, 5, "%.6g", sl_sum_time_mean(r));
+        rc |= sl_table_setf(&t, w, 6, "%.6g", r->max_s);
         rc |= sl_table_setf(&t, w, 7, "%.1f", sl_sum_time_imbalance(r));
     }
     if (!rc)
