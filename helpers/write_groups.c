@@ -16,10 +16,23 @@
 /* Where Debian's likwid installs its group files (perfgroups/<arch>/) */
 #define SL_PERFGROUPS "/usr/share/likwid/perfgroups"
 
-/* LIKWID's name of this CPU's architecture (its perfgroups folder), from
- * the LIKWID found at run time; NULL when there is none or it does not
- * know the CPU. The library stays loaded (the name is its memory). */
-static const char *likwid_arch(void)
+/* dlsym's void * as a function pointer (memcpy keeps -Wpedantic quiet) */
+static void *sym(void *h, const char *name)
+{
+    return dlsym(h, name);
+}
+#define SL_FN(fp, h, name)                                                         \
+    do {                                                                          \
+        void *s_ = sym(h, name);                                                  \
+        memcpy(&(fp), &s_, sizeof s_);                                            \
+    } while (0)
+
+/* LIKWID's name of this CPU's architecture (its perfgroups folder) and the
+ * node's sockets and NUMA domains (num_sockets, num_numadomains), from the
+ * LIKWID found at run time; NULL (node untouched) when there is none or it
+ * does not know the CPU. The library stays loaded (the name is its
+ * memory). */
+static const char *likwid_node(sl_group_node *node)
 {
     static const char *const sonames[] = {"liblikwid.so.5.2", "liblikwid.so.5", "liblikwid.so"};
     void *h = NULL;
@@ -27,16 +40,24 @@ static const char *likwid_arch(void)
         h = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
     if (!h)
         return NULL;
-    /* dlsym returns void *; memcpy keeps -Wpedantic quiet */
-    int (*init)(void) = NULL;
+    int (*topo_init)(void) = NULL, (*numa_init)(void) = NULL;
     CpuInfo_t (*info)(void) = NULL;
-    void *sym = dlsym(h, "topology_init");
-    memcpy(&init, &sym, sizeof sym);
-    sym = dlsym(h, "get_cpuInfo");
-    memcpy(&info, &sym, sizeof sym);
-    if (!init || !info || init() != 0)
+    CpuTopology_t (*topo)(void) = NULL;
+    NumaTopology_t (*numa)(void) = NULL;
+    SL_FN(topo_init, h, "topology_init");
+    SL_FN(info, h, "get_cpuInfo");
+    SL_FN(topo, h, "get_cpuTopology");
+    SL_FN(numa_init, h, "numa_init");
+    SL_FN(numa, h, "get_numaTopology");
+    if (!topo_init || !info || topo_init() != 0)
         return NULL;
     CpuInfo_t c = info();
+    CpuTopology_t t = topo ? topo() : NULL;
+    if (t && t->numSockets)
+        node->num_sockets = t->numSockets;
+    NumaTopology_t n = numa_init && numa && numa_init() == 0 ? numa() : NULL;
+    if (n && n->numberOfNodes)
+        node->num_numadomains = n->numberOfNodes;
     return c && c->short_name && *c->short_name ? c->short_name : NULL;
 }
 
@@ -68,9 +89,12 @@ int sl_write_groups(sl_run *run, sl_diag *d)
             events = run->env[i].value;
     if (!marker || !events || !*events)
         return 0;
-    const char *arch = getenv("SCOPE_LIKWID_ARCH");
-    if (!arch || !*arch)
-        arch = likwid_arch();
+    sl_group_node node = {.clock_hz = cycle_clock(), .num_sockets = NAN,
+                          .num_numadomains = NAN};
+    const char *arch = likwid_node(&node);
+    const char *given = getenv("SCOPE_LIKWID_ARCH");
+    if (given && *given)
+        arch = given;
     if (!arch)
         return sl_status_append(run, "no group file applied: the CPU architecture is unknown "
                                "(LIKWID's topology does not name this CPU; "
@@ -78,8 +102,6 @@ int sl_write_groups(sl_run *run, sl_diag *d)
     const char *dir = getenv("SCOPE_LIKWID_PERFGROUPS");
     if (!dir || !*dir)
         dir = SL_PERFGROUPS;
-    sl_group_node node = {.clock_hz = cycle_clock(), .num_sockets = NAN,
-                          .num_numadomains = NAN};
     size_t left = 0;
     int rc = sl_group_apply_run(run, dir, arch, events, "|", &node, 0, &left, d);
     return rc == -ENOMEM ? rc : 0;

@@ -5,7 +5,8 @@ group), converted with the group file, read back with h5py; the event and
 counter names must be the EVENTSET's, the metric names the METRICS', and
 every metric per thread what this script computes from the formula text
 (Python's own arithmetic, LIKWID's variables: the counters, time = the
-region's time of the thread, inverseClock = 1/--clock). Without --clock,
+region's time of the thread, inverseClock = 1/--clock, num_sockets and
+num_numadomains from --sockets, --numa-domains). Without them,
 the metrics with inverseClock must be left out and named on stderr. Then
 every group file of every architecture in the folder must convert.
 
@@ -110,7 +111,8 @@ for arch, group in CASES:
     for clock in (CLOCK, None):
         out = mf[:-4] + ("_clock.h5" if clock else ".h5")
         args = [mf, "-o", out, "--group", group, "--arch", arch]
-        p = convert(args + (["--clock", repr(clock)] if clock else []))
+        p = convert(args + (["--clock", repr(clock), "--sockets", "2", "--numa-domains", "8"]
+                            if clock else []))
         if p.returncode != 0:
             bad.append("%s %s: convert exited %d: %s" % (arch, group, p.returncode, p.stderr.strip()))
             continue
@@ -132,7 +134,7 @@ for arch, group in CASES:
             env = {c: v[i] for i, (c, _) in enumerate(ev)}
             env.update(time=time, true=1, false=0)
             if clock:
-                env["inverseClock"] = 1.0 / clock
+                env.update(inverseClock=1.0 / clock, num_sockets=2, num_numadomains=8)
             for name, formula in me:
                 w = evaluate(formula, env)
                 if w is None:
@@ -154,6 +156,11 @@ for arch, group in CASES:
         if clock is None and not any("inverseClock" in fm for _, fm in me):
             bad.append("%s %s: no metric with inverseClock: the no-clock case checks nothing" %
                        (arch, group))
+
+# the node values that some formulas need must be there to be tested
+if not any("num_numadomains" in fm for a, g in CASES
+           for _, fm in group_file(os.path.join(pgdir, a, g + ".txt"))[1]):
+    bad.append("no case with num_numadomains: --numa-domains is not tested")
 
 # every group file of every architecture converts (one marker file per
 # architecture with a region per group)
@@ -185,7 +192,9 @@ for args, rc, want in (
         (["--group", "FLOPS_DP", "--arch", ".."], 1, "expected plain names"),
         (["--group", "NOSUCH", "--arch", "skylakeX"], 1, "NOSUCH.txt: cannot read"),
         (["--group", "FLOPS_DP"], 2, "--group and --arch go together"),
-        (["--group", "FLOPS_DP", "--arch", "skylakeX", "--clock", "fast"], 2, "bad clock 'fast'")):
+        (["--group", "FLOPS_DP", "--arch", "skylakeX", "--clock", "fast"], 2, "bad clock 'fast'"),
+        (["--group", "FLOPS_DP", "--arch", "skylakeX", "--sockets", "0"], 2, "bad --sockets '0'"),
+        (["--numa-domains", "2"], 2, "go with --group and --arch")):
     out = os.path.join(work, "refused.h5")
     p = convert([mf, "-o", out] + args)
     lines = p.stderr.strip().splitlines()

@@ -7,8 +7,8 @@ are written out as a marker file, converted with the group file of that
 architecture, and every metric likwid-perfctr printed (4 decimals) must be
 what convert computed, per region and HWThread. The clock LIKWID measured
 for itself is taken from its printed Clock [MHz] (FIXC1/FIXC2 of the first
-region); metrics needing num_sockets/num_numadomains are left out by
-convert and only counted here.
+region); num_sockets and num_numadomains are those of the topology LIKWID
+was given.
 
 usage: perfctr_metrics.py SRC_DIR BUILD_DIR SCOPE_LIKWID
 Exit 77 (skip) when the emulated PMU is not in the tree or cannot run."""
@@ -87,6 +87,12 @@ for arch in ("zen2", "skylake"):
             mhz = printed[tag][int(cpus[0])]["Clock [MHz]"]
             clock = mhz * 1e6 * ev[ctr.index("FIXC2"), 0] / ev[ctr.index("FIXC1"), 0]
             clock_args = ["--clock", repr(clock)]
+        # the node LIKWID was given (num_sockets, num_numadomains)
+        topo = open(os.path.join(art, arch, "likwid_topo.cfg")).read()
+        for opt, key in (("--sockets", "numSockets"), ("--numa-domains", "numberOfNodes")):
+            m = re.search(key + r" = (\d+)", topo)
+            if m:
+                clock_args += [opt, m.group(1)]
         out = mf[:-4] + ".h5"
         c = subprocess.run([cli, "convert", mf, "-o", out, "--group", group, "--arch", arch] + clock_args,
                            capture_output=True, text=True)

@@ -22,7 +22,8 @@
 
 static const char usage[] =
     "usage: scope-likwid convert INPUT [-o OUT.h5] [--rank R] [--strict] [--into FILE.h5]\n"
-    "                            [--group GROUP[,GROUP...] --arch ARCH [--clock HZ]]\n"
+    "                            [--group GROUP[,GROUP...] --arch ARCH [--clock HZ]\n"
+    "                             [--sockets N] [--numa-domains N]]\n"
     "\n"
     "Converts INPUT, a LIKWID marker result file (LIKWID 5.2 and later), a\n"
     "scope-likwid rescue file or a result file (the counters of one rank:\n"
@@ -61,8 +62,12 @@ static const char usage[] =
     "                        \"CPU clock\"): metrics with inverseClock (Clock [MHz],\n"
     "                        Runtime unhalted [s], ...) need it; without it they\n"
     "                        are left out and said so (on stderr and in\n"
-    "                        likwid_status); so are metrics needing num_sockets\n"
-    "                        or num_numadomains\n"
+    "                        likwid_status)\n"
+    "  --sockets N, --numa-domains N\n"
+    "                        the node's sockets and NUMA domains (likwid-topology),\n"
+    "                        for the metrics with num_sockets and num_numadomains\n"
+    "                        (AMD memory bandwidths); without them those are left\n"
+    "                        out likewise\n"
     "  -h, --help            this help\n"
     "\n"
     "Prints \"wrote PATH\" on success. Exit codes: 0 written, 1 bad input or\n"
@@ -78,6 +83,7 @@ struct convert_opts {
     const char *groups;     /* --group: comma list */
     const char *arch;
     double clock_hz;        /* --clock; 0: not given */
+    long long sockets, numa; /* --sockets, --numa-domains; 0: not given */
 };
 
 static int parse_args(int argc, char **argv, struct convert_opts *o, int *help)
@@ -87,6 +93,7 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, int *help)
         {"rank", required_argument, NULL, 'r'},   {"strict", no_argument, NULL, 's'},
         {"help", no_argument, NULL, 'h'},         {"group", required_argument, NULL, 'g'},
         {"arch", required_argument, NULL, 'a'},   {"clock", required_argument, NULL, 'c'},
+        {"sockets", required_argument, NULL, 'S'}, {"numa-domains", required_argument, NULL, 'N'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -111,6 +118,14 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, int *help)
         case 'a':
             o->arch = optarg;
             break;
+        case 'S':
+        case 'N': {
+            long long *n = c == 'S' ? &o->sockets : &o->numa;
+            if (sl_parse_i64(optarg, n) || *n < 1)
+                return sl_usage_error("convert", "bad %s '%s': expected an integer >= 1",
+                                      c == 'S' ? "--sockets" : "--numa-domains", optarg);
+            break;
+        }
         case 'c': {
             char *end;
             o->clock_hz = strtod(optarg, &end);
@@ -136,8 +151,9 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, int *help)
         return sl_usage_error("convert", "-o and --into exclude each other");
     if (!o->groups != !o->arch)
         return sl_usage_error("convert", "--group and --arch go together: expected both or neither");
-    if (o->clock_hz && !o->groups)
-        return sl_usage_error("convert", "--clock without --group: expected --group and --arch");
+    if ((o->clock_hz || o->sockets || o->numa) && !o->groups)
+        return sl_usage_error("convert", "--clock, --sockets and --numa-domains go with --group "
+                              "and --arch");
     return 0;
 }
 
@@ -264,7 +280,8 @@ static int apply_groups(sl_run *run, const struct convert_opts *o, sl_diag *diag
     if (!dir || !*dir)
         dir = SL_PERFGROUPS;
     sl_group_node node = {.clock_hz = o->clock_hz ? o->clock_hz : NAN,
-                          .num_sockets = NAN, .num_numadomains = NAN};
+                          .num_sockets = o->sockets ? (double)o->sockets : NAN,
+                          .num_numadomains = o->numa ? (double)o->numa : NAN};
     size_t before = strlen(run->likwid_status), left = 0;
     int rc = sl_group_apply_run(run, dir, o->arch, o->groups, ",", &node, 1, &left, diag);
     if (rc == 0 && left)
