@@ -183,6 +183,9 @@ static int parse_args(int argc, char **argv, sl_show_format *fmt, sl_show_filter
         return sl_usage_error("show", "--summary is a table or --csv, not --json");
     if (*summary && flt->threads != SL_THREADS_ALL)
         return sl_usage_error("show", "--summary and --threads exclude each other");
+    if (!*summary && argc - optind > 1)
+        return sl_usage_error("show", "%d files: expected one FILE (several: --summary)",
+                              argc - optind);
     *npaths = sl_operands("show", argc, argv, 1, *summary ? argc : 1, "FILE");
     if (*npaths < 0)
         return SL_EXIT_USAGE;
