@@ -7,7 +7,9 @@
  * passes them on as "%.20f"; a nan or inf counter counts as 0). Hostile
  * input is bounded: the text, the program, the nesting and the evaluation
  * stack have fixed limits, checked when compiling, so evaluation never
- * allocates or fails. libc (and libm) only. */
+ * allocates or fails. libc (and libm) only. Numbers are read and
+ * rounded with strtod and snprintf: the callers (the CLI, the writer
+ * helper) never leave the C locale's LC_NUMERIC; the shim does not use it. */
 #ifndef SL_FORMULA_H
 #define SL_FORMULA_H
 
