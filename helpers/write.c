@@ -34,6 +34,7 @@
 #include "journal_recover.h"
 #include "run.h"
 #include "wire.h"
+#include "write_groups.h"
 #include "h5_quiet.h"
 
 /* Rescue files are text; anything this large is not one of ours. */
@@ -158,6 +159,10 @@ int main(int argc, char **argv)
     if (rc < 0) {
         sl_run_free(&run);
         return fail(&diag, "rescue file not decoded, nothing written");
+    }
+    if (sl_write_groups(&run, &diag) < 0) {
+        sl_run_free(&run);
+        return fail(&diag, "out of memory");
     }
     char *written = NULL;
     rc = sl_h5_write(out, &run, 1, &written, &diag);

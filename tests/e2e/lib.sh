@@ -62,6 +62,11 @@ if [ -n "${SL_COLLECT:-}" ]; then SCOPE_LIKWID_COLLECTOR=$SL_COLLECT; export SCO
 if [ -n "${SL_WRITE:-}" ]; then SCOPE_LIKWID_WRITER=$SL_WRITE; export SCOPE_LIKWID_WRITER; fi
 SCOPE_LIKWID_TIMEOUT=20
 export SCOPE_LIKWID_TIMEOUT
+# No group files for the writer unless a test names them: on a CPU that
+# LIKWID knows, counters from the marker file would otherwise get the names
+# and metrics of its group file (fallback_groups.sh tests that).
+SCOPE_LIKWID_PERFGROUPS=/nonexistent/perfgroups
+export SCOPE_LIKWID_PERFGROUPS
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/sl-e2e-$SCRIPT.XXXXXX") || exit 1
 SL_KEEP=${SL_KEEP:-0}

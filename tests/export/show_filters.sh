@@ -25,9 +25,9 @@ Group 0: FLOPS_DP
 | runtime [s] |         1.5 |        0.25 |
 | INSTR       |       1e+09 |           2 |
 | CYCLES      |         100 |           - |
-| CPI         |        2.25 |           - |
+| CPI         |           - |           - |
 +-------------+-------------+-------------+
-(--threads sum: metrics are the mean over threads)
+[sum]: a metric without a sum over threads (a time, clock, CPI, ratio) has no value (-); --threads mean gives it
 Timing (scope-likwid, clock CLOCK_MONOTONIC)
 +--------+---------+-------+------------+-----------+----------+----------+---------------+---------------+
 | Region | threads | calls | total [ms] | mean [ms] | min [ms] | max [ms] | dropped calls | open at close |
@@ -134,5 +134,5 @@ for args in "--rank x" "--rank 1,,2" "--rank -1" "--threads median" "--threads" 
     check_one_line "show $args"
 done
 sl help show --help
-check_grep "$TMP/help.out" "for sum they are the" "help says what sum does to metrics"
+check_grep "$TMP/help.out" "for sum, rates, energies" "help says what sum does to metrics"
 finish

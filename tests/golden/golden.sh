@@ -82,6 +82,13 @@ done
 run show-filter-region "$CLI" show merged.h5 --region 's*' --rank 0
 run show-filter-metric "$CLI" show rescue.h5 --metric "runtime [s]" --json
 run show-filter-nomatch "$CLI" show base.h5 --group NOPE
+run show-summary "$CLI" show --summary merged.h5 rescue.h5 v52_two_groups.h5
+run show-summary-csv "$CLI" show --summary --csv merged.h5 rescue.h5 v52_two_groups.h5
+run show-summary-filtered "$CLI" show --summary --metric CPI --region 's*' merged.h5 rescue.h5
+run show-summary-nomatch "$CLI" show --summary --metric NOPE merged.h5 rescue.h5
+run show-summary-missing "$CLI" show --summary merged.h5 nonexistent.h5
+run show-summary-threads "$CLI" show --summary --threads sum merged.h5
+run show-two-files "$CLI" show merged.h5 rescue.h5
 run diff "$CLI" diff base.h5 new.h5 --metric DP
 run diff-csv "$CLI" diff base.h5 new.h5 --csv --threshold 5%
 run diff-json "$CLI" diff base.h5 new.h5 --json

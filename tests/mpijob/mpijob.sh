@@ -10,17 +10,9 @@
 # can run has been checked; a failed check always FAILs.
 . "$SL_SRC/tests/e2e/lib.sh"
 need SL_SHIM SL_CLI SL_MPI_SOLVER SL_CHECKER SL_SIM_DIR SL_SIM_PERFCTR
-command -v mpirun >/dev/null 2>&1 || skip "mpirun not found (Debian package openmpi-bin)"
-pick_python
-NP=4
-MPIRUN="mpirun --allow-run-as-root --oversubscribe -np $NP -x OMP_NUM_THREADS"
-run probe $MPIRUN true
-[ "$(rc_of probe)" = 0 ] || { show_run probe; skip "mpirun cannot start $NP ranks here (exit $(rc_of probe))"; }
+. "$SL_SRC/tests/mpijob/job_lib.sh"
 
 # Each rank: sim-perfctr (its own marker file, in $T) around the solver.
-SIM_MARKER_DIR=$T
-SIMLIKWID_READBACK=ok
-export SIM_MARKER_DIR SIMLIKWID_READBACK
 RANKCMD="$SL_SIM_PERFCTR -C 0,1 -g FLOPS_DP -m -- $SL_MPI_SOLVER"
 run base $MPIRUN -x SIM_MARKER_DIR -x SIMLIKWID_READBACK $RANKCMD
 [ "$(rc_of base)" = 0 ] || { fail "mpi_solver without the shim exited $(rc_of base): expected 0"; show_run base; }

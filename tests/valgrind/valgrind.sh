@@ -1,7 +1,7 @@
 #!/bin/sh
 # Valgrind memcheck on the core tools: no invalid access, no use of
 # uninitialised values, no definite or possible leak.
-#   valgrind.sh convert INPUT      scope-likwid convert INPUT -o out.h5
+#   valgrind.sh convert INPUT [OPT...]  scope-likwid convert INPUT -o out.h5 OPT...
 #   valgrind.sh show INPUT [OPT]   convert (plain), then show out.h5 [--csv|--json] under memcheck
 #   valgrind.sh write RESCUE       scope-likwid-write RESCUE out.h5
 #   valgrind.sh app STATUS         the solver (exit status STATUS) under memcheck,
@@ -34,7 +34,7 @@ vg() {
 }
 
 case $kind in
-convert) vg "$SL_CLI" convert "$input" -o out.h5 ;;
+convert) shift 2; vg "$SL_CLI" convert "$input" -o out.h5 "$@" ;;
 show)
     "$SL_CLI" convert "$input" -o out.h5 >/dev/null || { echo "FAIL: convert $input"; exit 1; }
     vg "$SL_CLI" show out.h5 ${3:-} >show.txt ;;

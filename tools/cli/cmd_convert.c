@@ -3,6 +3,7 @@
 #include "cmds.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,13 +11,19 @@
 #include "cli_files.h"
 #include "diag.h"
 #include "fileio.h"
+#include "groupfile.h"
 #include "h5write.h"
 #include "markerfile.h"
 #include "run.h"
 #include "wire.h"
 
+/* Where Debian's likwid installs its group files (perfgroups/<arch>/) */
+#define SL_PERFGROUPS "/usr/share/likwid/perfgroups"
+
 static const char usage[] =
     "usage: scope-likwid convert INPUT [-o OUT.h5] [--rank R] [--strict] [--into FILE.h5]\n"
+    "                            [--group GROUP[,GROUP...] --arch ARCH [--clock HZ]\n"
+    "                             [--sockets N] [--numa-domains N]]\n"
     "\n"
     "Converts INPUT, a LIKWID marker result file (LIKWID 5.2 and later), a\n"
     "scope-likwid rescue file or a result file (the counters of one rank:\n"
@@ -38,6 +45,29 @@ static const char usage[] =
     "                        (profiling_data.h5) instead, leaving everything\n"
     "                        else in it untouched (any other file is refused);\n"
     "                        into scope-profiler's file in its own LIKWID layout\n"
+    "  --group GROUP[,GROUP...]  --arch ARCH\n"
+    "                        the LIKWID event groups the marker file was measured\n"
+    "                        with (likwid-perfctr -g, in order: group id 0, 1, ...)\n"
+    "                        and the CPU architecture, a folder of LIKWID's group\n"
+    "                        files ($SCOPE_LIKWID_PERFGROUPS, default\n"
+    "                        " SL_PERFGROUPS "; likwid-perfctr -i's\n"
+    "                        \"CPU short\": skylakeX, haswell, zen3, ...): the\n"
+    "                        counters from the marker file get the EVENTSET's\n"
+    "                        event and counter names, and every METRICS formula\n"
+    "                        is evaluated per thread as likwid-perfctr does (time\n"
+    "                        = the region's time). A GROUP with a '/' is a group\n"
+    "                        file's path. A region whose event count differs from\n"
+    "                        its group file's EVENTSET is an error\n"
+    "  --clock HZ            LIKWID's cycle clock (the TSC, likwid-perfctr -i's\n"
+    "                        \"CPU clock\"): metrics with inverseClock (Clock [MHz],\n"
+    "                        Runtime unhalted [s], ...) need it; without it they\n"
+    "                        are left out and said so (on stderr and in\n"
+    "                        likwid_status)\n"
+    "  --sockets N, --numa-domains N\n"
+    "                        the node's sockets and NUMA domains (likwid-topology),\n"
+    "                        for the metrics with num_sockets and num_numadomains\n"
+    "                        (AMD memory bandwidths); without them those are left\n"
+    "                        out likewise\n"
     "  -h, --help            this help\n"
     "\n"
     "Prints \"wrote PATH\" on success. Exit codes: 0 written, 1 bad input or\n"
@@ -50,6 +80,10 @@ struct convert_opts {
     int strict;
     int have_rank;
     long long rank;
+    const char *groups;     /* --group: comma list */
+    const char *arch;
+    double clock_hz;        /* --clock; 0: not given */
+    long long sockets, numa; /* --sockets, --numa-domains; 0: not given */
 };
 
 static int parse_args(int argc, char **argv, struct convert_opts *o, int *help)
@@ -57,7 +91,10 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, int *help)
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"into", required_argument, NULL, 'i'},
         {"rank", required_argument, NULL, 'r'},   {"strict", no_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},         {"group", required_argument, NULL, 'g'},
+        {"arch", required_argument, NULL, 'a'},   {"clock", required_argument, NULL, 'c'},
+        {"sockets", required_argument, NULL, 'S'}, {"numa-domains", required_argument, NULL, 'N'},
+        {NULL, 0, NULL, 0},
     };
     int c;
     optind = 0;
@@ -75,6 +112,28 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, int *help)
         case 'i':
             o->into = optarg;
             break;
+        case 'g':
+            o->groups = optarg;
+            break;
+        case 'a':
+            o->arch = optarg;
+            break;
+        case 'S':
+        case 'N': {
+            long long *n = c == 'S' ? &o->sockets : &o->numa;
+            if (sl_parse_i64(optarg, n) || *n < 1)
+                return sl_usage_error("convert", "bad %s '%s': expected an integer >= 1",
+                                      c == 'S' ? "--sockets" : "--numa-domains", optarg);
+            break;
+        }
+        case 'c': {
+            char *end;
+            o->clock_hz = strtod(optarg, &end);
+            if (end == optarg || *end || !(o->clock_hz > 0) || !isfinite(o->clock_hz))
+                return sl_usage_error("convert", "bad clock '%s': expected a frequency in Hz > 0 "
+                                      "(2.4e9)", optarg);
+            break;
+        }
         case 'r':
             if (sl_parse_i64(optarg, &o->rank) || o->rank < 0)
                 return sl_usage_error("convert", "bad rank '%s': expected a non-negative integer",
@@ -90,6 +149,11 @@ static int parse_args(int argc, char **argv, struct convert_opts *o, int *help)
     o->input = argv[optind];
     if (o->output && o->into)
         return sl_usage_error("convert", "-o and --into exclude each other");
+    if (!o->groups != !o->arch)
+        return sl_usage_error("convert", "--group and --arch go together: expected both or neither");
+    if ((o->clock_hz || o->sockets || o->numa) && !o->groups)
+        return sl_usage_error("convert", "--clock, --sockets and --numa-domains go with --group "
+                              "and --arch");
     return 0;
 }
 
@@ -208,6 +272,23 @@ static int fill_from_result(sl_run *run, const struct convert_opts *o, sl_diag *
     return rc;
 }
 
+/* --group/--arch: each group id's group file; what was left out also on
+ * stderr. */
+static int apply_groups(sl_run *run, const struct convert_opts *o, sl_diag *diag)
+{
+    const char *dir = getenv("SCOPE_LIKWID_PERFGROUPS");
+    if (!dir || !*dir)
+        dir = SL_PERFGROUPS;
+    sl_group_node node = {.clock_hz = o->clock_hz ? o->clock_hz : NAN,
+                          .num_sockets = o->sockets ? (double)o->sockets : NAN,
+                          .num_numadomains = o->numa ? (double)o->numa : NAN};
+    size_t before = strlen(run->likwid_status), left = 0;
+    int rc = sl_group_apply_run(run, dir, o->arch, o->groups, ",", &node, 1, &left, diag);
+    if (rc == 0 && left)
+        sl_error("convert", "%s: %s", o->input, run->likwid_status + before + 2);
+    return rc;
+}
+
 int sl_cmd_convert(int argc, char **argv)
 {
     struct convert_opts o;
@@ -263,6 +344,8 @@ int sl_cmd_convert(int argc, char **argv)
     free(buf);
     buf = NULL;
 write:
+    if (rc >= 0 && o.groups)
+        rc = apply_groups(&run, &o, &diag);
     if (rc < 0) {
         if (!diag.count)
             sl_diag_add(&diag, o.input, 0, "cannot convert: %s: expected a LIKWID marker file",

@@ -15,10 +15,19 @@
 #include "schema.h"
 #include "show.h"
 #include "show_filter.h"
+#include "summary.h"
+
+/* show of a file of this many ranks or more, without filters, leads with
+ * the summary: beyond it the per-rank tables no longer fit a screen or two
+ * and the question is "which rank is off", not one rank's numbers. */
+#define SL_SUMMARY_FIRST 8
+#define SL_SUMMARY_FIRST_TEXT "8"
 
 static const char usage[] =
     "usage: scope-likwid show FILE.h5 [--csv | --json] [--rank R[,R...]] [--region PATTERN]\n"
     "                         [--group G] [--metric NAME] [--threads sum|mean|max|all]\n"
+    "       scope-likwid show --summary [--csv] [--rank R] [--region PATTERN] [--group G]\n"
+    "                         [--metric NAME] FILE.h5...\n"
     "\n"
     "Prints a scope-likwid result file. Per rank and LIKWID event group a\n"
     "table like likwid-perfctr's: one column per region (costliest first) and\n"
@@ -46,12 +55,20 @@ static const char usage[] =
     "               cpu empty; JSON: thread_aggregate, value arrays of one\n"
     "               element, cpus = the CPUs aggregated). Call count, runtime\n"
     "               and events are summed, averaged or maxed over threads;\n"
-    "               metrics likewise for mean and max, but for sum they are the\n"
-    "               MEAN: LIKWID's metrics are per-thread results (CPI, clock,\n"
-    "               ratios) whose formulas the file does not carry, so a sum\n"
-    "               is not a metric (sum a rate yourself from the export).\n"
+    "               metrics likewise for mean and max; for sum, rates, energies\n"
+    "               and data volumes (units \"/s\", J, W, Bytes) are summed and\n"
+    "               the others (times, clocks, CPI, ratios) have no value\n"
+    "               (\"-\", a note under the table).\n"
     "               Threads without a value (nan) are left out. The timing\n"
     "               table is per region already and stays as it is.\n"
+    "  --summary    one row per region over every rank and thread of the\n"
+    "               FILEs: ranks, threads, calls, min/mean/max of a rank's\n"
+    "               time in the region (seconds, summed over its threads),\n"
+    "               imbalance = (max - mean) / max x 100; then per LIKWID group\n"
+    "               each region's metrics over HWThreads: min, mean, max, and\n"
+    "               sum where it means something (as for --threads sum).\n"
+    "               A table, or --csv. Without filters and options, show of a\n"
+    "               file of " SL_SUMMARY_FIRST_TEXT " ranks or more prints the summary first.\n"
     "A value that matches nothing in the file (no such rank, no region\n"
     "matching, no such group, event or metric) is an error (exit 1) whose\n"
     "one-line message lists what the file has.\n"
@@ -127,14 +144,14 @@ static int parse_filter(int c, const char *v, sl_show_filter *flt)
 }
 
 static int parse_args(int argc, char **argv, sl_show_format *fmt, sl_show_filter *flt,
-                      const char **path)
+                      int *summary, int *npaths)
 {
     static const struct option opts[] = {
         {"csv", no_argument, NULL, 'C'},      {"json", no_argument, NULL, 'J'},
         {"rank", required_argument, NULL, 'r'}, {"region", required_argument, NULL, 'R'},
         {"group", required_argument, NULL, 'g'}, {"metric", required_argument, NULL, 'm'},
         {"threads", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"summary", no_argument, NULL, 'S'},    {NULL, 0, NULL, 0},
     };
     int c, fmt_set = 0;
     optind = 0;
@@ -154,13 +171,24 @@ static int parse_args(int argc, char **argv, sl_show_format *fmt, sl_show_filter
             fmt_set = 1;
             continue;
         }
+        if (c == 'S') {
+            *summary = 1;
+            continue;
+        }
         int rc = parse_filter(c, optarg, flt);
         if (rc)
             return rc;
     }
-    if (sl_operands("show", argc, argv, 1, 1, "FILE") < 0)
+    if (*summary && *fmt == SL_SHOW_JSON)
+        return sl_usage_error("show", "--summary is a table or --csv, not --json");
+    if (*summary && flt->threads != SL_THREADS_ALL)
+        return sl_usage_error("show", "--summary and --threads exclude each other");
+    if (!*summary && argc - optind > 1)
+        return sl_usage_error("show", "%d files: expected one FILE (several: --summary)",
+                              argc - optind);
+    *npaths = sl_operands("show", argc, argv, 1, *summary ? argc : 1, "FILE");
+    if (*npaths < 0)
         return SL_EXIT_USAGE;
-    *path = argv[optind];
     return -1;
 }
 
@@ -237,37 +265,97 @@ static int show_write(FILE *f, const sl_runset *set, const char *path, sl_show_f
     return rc;
 }
 
+/* The filters' check over every file: the runs of sets side by side (the
+ * runs are borrowed, not copied). 0, or the exit code after the message. */
+static int check_filters(const sl_show_filter *flt, const sl_runset *sets, int nsets,
+                         char **paths)
+{
+    sl_runset all = {0};
+    for (int i = 0; i < nsets; i++)
+        all.nruns += sets[i].nruns;
+    all.runs = malloc((all.nruns ? all.nruns : 1) * sizeof *all.runs);
+    if (!all.runs) {
+        sl_error("show", "%s", strerror(ENOMEM));
+        return SL_EXIT_FAIL;
+    }
+    size_t k = 0;
+    for (int i = 0; i < nsets; i++)
+        for (size_t r = 0; r < sets[i].nruns; r++)
+            all.runs[k++] = sets[i].runs[r];
+    char many[64];
+    snprintf(many, sizeof many, "the %d files", nsets);
+    sl_why msg;
+    sl_why_heap(&msg);
+    int rc = sl_filter_check(flt, &all, nsets == 1 ? paths[0] : many, &msg);
+    if (rc)
+        sl_error("show", "%s", msg.len ? sl_why_text(&msg) : strerror(-rc));
+    sl_why_free(&msg);
+    free(all.runs);
+    return rc ? SL_EXIT_FAIL : 0;
+}
+
+static int no_filters(const sl_show_filter *flt)
+{
+    return !flt->nranks && !flt->nregions && !flt->ngroups && !flt->nmetrics &&
+           flt->threads == SL_THREADS_ALL;
+}
+
+/* The summary of sets (summary.h); 0 or negative errno. */
+static int summary_write(FILE *f, const sl_runset *sets, int nsets, sl_show_format fmt,
+                         const sl_show_filter *flt)
+{
+    sl_summary sum;
+    int rc = sl_summary_build(sets, (size_t)nsets, flt, &sum);
+    if (!rc)
+        rc = fmt == SL_SHOW_CSV ? sl_summary_csv(f, &sum) : sl_summary_table(f, &sum);
+    sl_summary_free(&sum);
+    if (rc == 0 && (fflush(f) || ferror(f)))
+        rc = -EIO;
+    return rc;
+}
+
 int sl_cmd_show(int argc, char **argv)
 {
-    const char *path = NULL;
     sl_show_format fmt = SL_SHOW_TABLE;
     sl_show_filter flt = {0};
-    int rc = parse_args(argc, argv, &fmt, &flt, &path);
+    int summary = 0, nsets = 0;
+    int rc = parse_args(argc, argv, &fmt, &flt, &summary, &nsets);
     if (rc >= 0) {
         sl_show_filter_free(&flt);
         return rc;
     }
-    sl_runset set = {0};
-    rc = sl_read_result("show", path, &set);
-    if (rc < 0) {
-        sl_show_filter_free(&flt);
-        return SL_EXIT_FAIL;
+    char **paths = argv + optind;
+    sl_runset *sets = calloc((size_t)nsets, sizeof *sets);
+    rc = sets ? 0 : SL_EXIT_FAIL;
+    if (!sets)
+        sl_error("show", "%s", strerror(ENOMEM));
+    int nread = 0;
+    for (; nread < nsets && !rc; nread++)
+        if (sl_read_result("show", paths[nread], &sets[nread]) < 0)
+            rc = SL_EXIT_FAIL;
+    if (!rc)
+        rc = check_filters(&flt, sets, nsets, paths);
+    if (!rc && summary) {
+        int w = summary_write(stdout, sets, nsets, fmt, &flt);
+        if (w < 0)
+            sl_error("show", "%s: %s", paths[0], strerror(-w));
+        rc = w < 0 ? SL_EXIT_FAIL : 0;
+    } else if (!rc) {
+        int w = 0;
+        if (fmt == SL_SHOW_TABLE && no_filters(&flt) && sets[0].nruns >= SL_SUMMARY_FIRST) {
+            w = summary_write(stdout, sets, 1, fmt, &flt);
+            if (!w)
+                fputc('\n', stdout);
+        }
+        if (!w)
+            w = show_write(stdout, &sets[0], paths[0], fmt, &flt);
+        if (w < 0)
+            sl_error("show", "%s: %s", paths[0], strerror(-w));
+        rc = w < 0 ? SL_EXIT_FAIL : 0;
     }
-    sl_why msg;
-    sl_why_heap(&msg);
-    rc = sl_filter_check(&flt, &set, path, &msg);
-    if (rc)
-        sl_error("show", "%s", msg.len ? sl_why_text(&msg) : strerror(-rc));
-    sl_why_free(&msg);
-    if (rc) {
-        sl_runset_free(&set);
-        sl_show_filter_free(&flt);
-        return SL_EXIT_FAIL;
-    }
-    rc = show_write(stdout, &set, path, fmt, &flt);
-    if (rc < 0)
-        sl_error("show", "%s: %s", path, strerror(-rc));
-    sl_runset_free(&set);
+    for (int i = 0; i < nread; i++)
+        sl_runset_free(&sets[i]);
+    free(sets);
     sl_show_filter_free(&flt);
-    return rc < 0 ? SL_EXIT_FAIL : SL_EXIT_OK;
+    return rc ? rc : SL_EXIT_OK;
 }

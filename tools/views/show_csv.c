@@ -91,7 +91,9 @@ int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const
                 snprintf(cpu, sizeof cpu, "%lld", (long long)r->cpus[t]);
             for (long j = 0; j < nrows; j++) {
                 const char *val = b;    /* sl_fmt_exact may answer a constant */
-                if (rows[j].kind != SL_ROW_CALLS)
+                if (rows[j].kind == SL_ROW_METRIC && sl_filter_nosum(flt, rows[j].name))
+                    val = "";
+                else if (rows[j].kind != SL_ROW_CALLS)
                     val = sl_fmt_exact(rows[j].v[t], b);
                 else if (agg)
                     val = sl_fmt_exact(v->calls[order[k]], b);

@@ -2,6 +2,8 @@
  * holds copies so the emitters stay simple: they print whatever regions the
  * view has, aggregated or not. */
 #include "show_filter.h"
+#include "show_rows.h"
+#include "summary.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -104,7 +106,7 @@ static int match_pattern(const sl_show_filter *f, size_t i, const char *tag, siz
     return m;
 }
 
-static int filter_region(const sl_show_filter *f, const char *tag, size_t len)
+int sl_filter_region(const sl_show_filter *f, const char *tag, size_t len)
 {
     if (!f->nregions)
         return 1;
@@ -122,7 +124,7 @@ static int match_group(const char *want, const sl_region *r)
     return !strcmp(want, r->group_name);
 }
 
-static int filter_group(const sl_show_filter *f, const sl_region *r)
+int sl_filter_group(const sl_show_filter *f, const sl_region *r)
 {
     if (!f->ngroups)
         return 1;
@@ -130,6 +132,11 @@ static int filter_group(const sl_show_filter *f, const sl_region *r)
         if (match_group(f->groups[i], r))
             return 1;
     return 0;
+}
+
+int sl_filter_nosum(const sl_show_filter *f, const char *metric)
+{
+    return f->threads == SL_THREADS_SUM && !sl_metric_summable(metric);
 }
 
 int sl_filter_row(const sl_show_filter *f, const char *name)
@@ -402,12 +409,14 @@ static int view_region(const sl_show_filter *f, const sl_region *r, sl_show_view
     c->times[0] = n ? aggregate(f->threads, r->times, n) : NAN;
     for (size_t e = 0; e < r->nevents; e++)
         c->events[e] = n ? aggregate(f->threads, r->events + e * n, n) : NAN;
-    /* Metrics are LIKWID's per-thread results (CPI, clock, ratios, rates):
-     * the file has their values, not their formulas, so a sum over threads
-     * is not a metric of the region. Under sum they are the mean. */
-    sl_threads_mode mm = f->threads == SL_THREADS_SUM ? SL_THREADS_MEAN : f->threads;
-    for (size_t m = 0; m < r->nmetrics; m++)
-        c->metrics[m] = n ? aggregate(mm, r->metrics + m * n, n) : NAN;
+    /* Metrics are LIKWID's per-thread results: under sum, a rate, an
+     * energy or a data volume sums over threads (the region's total
+     * MFLOP/s, bandwidth); a time, clock, CPI or ratio has no sum and is
+     * left without a value (nan: "-"), never shown as some other figure. */
+    for (size_t m = 0; m < r->nmetrics; m++) {
+        int nosum = sl_filter_nosum(f, sl_show_metric_name(r, m));
+        c->metrics[m] = n && !nosum ? aggregate(f->threads, r->metrics + m * n, n) : NAN;
+    }
     return 0;
 }
 
@@ -445,7 +454,7 @@ int sl_show_view_build(const sl_show_filter *f, const sl_run *run, sl_show_view 
         return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
         const sl_region *r = &run->likwid.regions[i];
-        if (!filter_region(f, r->tag, r->tag_len) || !filter_group(f, r))
+        if (!sl_filter_region(f, r->tag, r->tag_len) || !sl_filter_group(f, r))
             continue;
         if (view_region(f, r, v, i))
             return -ENOMEM;
@@ -456,7 +465,7 @@ int sl_show_view_build(const sl_show_filter *f, const sl_run *run, sl_show_view 
     v->tm.recorder = run->timing.recorder;
     for (size_t i = 0; i < run->timing.nregions; i++) {
         const sl_timing_region *r = &run->timing.regions[i];
-        if (filter_region(f, r->tag, r->tag_len) && view_timing(r, &v->tm))
+        if (sl_filter_region(f, r->tag, r->tag_len) && view_timing(r, &v->tm))
             return -ENOMEM;
     }
     return 0;

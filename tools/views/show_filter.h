@@ -54,6 +54,13 @@ int sl_filter_add(char ***v, size_t *n, const char *s);
 int sl_filter_check(const sl_show_filter *f, const sl_runset *set, const char *path, sl_why *msg);
 
 int sl_filter_rank(const sl_show_filter *f, long long rank);
+/* 1 when a region of this tag (--region) or this LIKWID region (--group)
+ * is to be shown. */
+int sl_filter_region(const sl_show_filter *f, const char *tag, size_t len);
+int sl_filter_group(const sl_show_filter *f, const sl_region *r);
+/* 1 when a metric row of that name has no value under f's --threads: sum
+ * of a metric without a sum (sl_metric_summable). */
+int sl_filter_nosum(const sl_show_filter *f, const char *metric);
 /* 1 when the event/metric row of that name is to be printed. */
 int sl_filter_row(const sl_show_filter *f, const char *name);
 

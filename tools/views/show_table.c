@@ -30,6 +30,15 @@ static long table_row(const struct sl_value_row *vr, const struct group_rows *g,
     }
 }
 
+/* 1 when one of the group's metrics has no sum over threads. */
+static int nosum_note(const sl_show_filter *flt, const struct group_rows *g)
+{
+    for (size_t m = 0; m < g->nmetrics; m++)
+        if (sl_filter_nosum(flt, g->metrics[m]))
+            return 1;
+    return 0;
+}
+
 static int show_group_table(FILE *f, const sl_show_filter *flt, const sl_show_view *v,
                             char ***labels, const size_t *order, size_t from, size_t to)
 {
@@ -92,7 +101,7 @@ static int show_group_table(FILE *f, const sl_show_filter *flt, const sl_show_vi
                     rc |= sl_table_set(&t, 1, col, sl_fmt_value(v->calls[order[k]], num));
                 else if (vr->kind == SL_ROW_CALLS)
                     rc |= sl_table_set(&t, 1, col, sl_fmt_int(r->call_counts[th], num));
-                else
+                else if (vr->kind != SL_ROW_METRIC || !sl_filter_nosum(flt, vr->name))
                     rc |= sl_table_set(&t, (size_t)row, col, sl_fmt_value(vr->v[th], num));
             }
         }
@@ -101,6 +110,10 @@ static int show_group_table(FILE *f, const sl_show_filter *flt, const sl_show_vi
     }
     if (!rc)
         rc = sl_table_print(f, &t, 1);
+    if (!rc && nosum_note(flt, &g))
+        fputs("[sum]: a metric without a sum over threads (a time, clock, CPI, ratio) has "
+              "no value (-); --threads mean gives it\n",
+              f);
 table_out:
     sl_table_free(&t);
 out:
@@ -238,11 +251,6 @@ int sl_show_run_table(FILE *f, const sl_run *run, const sl_show_filter *flt, con
             rc = show_group_table(f, flt, v, labels, order, k, end);
             k = end;
         }
-        int metrics = 0;
-        for (size_t i = 0; i < lw->nregions; i++)
-            metrics |= lw->regions[i].nmetrics != 0;
-        if (!rc && metrics && flt->threads == SL_THREADS_SUM)
-            fputs("(--threads sum: metrics are the mean over threads)\n", f);
         sl_show_order_free(lw, order, labels);
     }
     if (!rc)
