@@ -8,6 +8,12 @@
 #include "likwid_result.h"
 #include "mem.h"
 
+/* The names of a LIKWID region's two value rows that are neither events
+ * nor metrics: its call count and LIKWID's seconds (sl_region.times), as
+ * show, export and plot name them (--metric takes them). */
+#define SL_ROW_NAME_CALLS "call count"
+#define SL_ROW_NAME_RUNTIME "runtime [s]"
+
 /* Returns a newly allocated array of r->nevents newly allocated strings, or
  * NULL on allocation failure (or when nevents is 0: then *out_n is 0 too).
  * Free with sl_labels_free. */
