@@ -52,9 +52,14 @@ def main():
     roofline = "--roofline" in argv
     argv = [a for a in argv if a not in ("--awkward", "--no-likwid", "--roofline")]
     opt = {"--rank": None, "--origin": "0", "--shift": "0", "--scale": "1"}
-    while argv and argv[0] in opt:
-        opt[argv[0]] = argv[1]
-        argv = argv[2:]
+    rest = []
+    while argv:
+        if argv[0] in opt:
+            opt[argv[0]] = argv[1]
+            argv = argv[2:]
+        else:
+            rest.append(argv.pop(0))
+    argv = rest
     rank = int(opt["--rank"]) if opt["--rank"] is not None else None
     origin, shift, scale = int(opt["--origin"]), int(opt["--shift"]), float(opt["--scale"])
     if len(argv) < 4:

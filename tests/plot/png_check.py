@@ -4,7 +4,9 @@ numpy, no PIL) and requires enough non-white pixels, enough distinct
 colours, and the report's first region colours (the CSS rules .cN{fill:#..}
 of REPORT) as exact pixel values, which only rendered bars and boxes have.
 
-usage: png_check.py SHOT.png REPORT.html [MIN_COLOURS] [REGION_COLOURS]
+usage: png_check.py SHOT.png REPORT.html [MIN_COLOURS] [REGION_COLOURS] [FILE_COLOURS]
+FILE_COLOURS: the first that many colours of a comparison's files (.fN)
+must be on the screenshot too.
 Exit 0 ok, 1 a check failed, 77 numpy missing.
 """
 import re
@@ -78,6 +80,7 @@ def main():
         sys.exit(__doc__)
     min_colours = int(sys.argv[3]) if len(sys.argv) > 3 else 8
     n_region = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+    n_file = int(sys.argv[5]) if len(sys.argv) > 5 else 0
     try:
         w, h, px = decode(sys.argv[1])
     except (OSError, ValueError, zlib.error) as e:
@@ -99,6 +102,12 @@ def main():
     for idx, hexcol in region:
         if int(hexcol, 16) not in colours:
             fails.append("region colour c%s #%s not on the screenshot" % (idx, hexcol))
+    files = re.findall(r"\.f(\d+)\{fill:#([0-9a-f]{6})\}", css)[:n_file]
+    if len(files) < n_file:
+        fails.append("report has %d file colours, expected %d" % (len(files), n_file))
+    for idx, hexcol in files:
+        if int(hexcol, 16) not in colours:
+            fails.append("file colour f%s #%s not on the screenshot" % (idx, hexcol))
     for f in fails:
         print("png_check: FAIL: %s" % f)
     if fails:
