@@ -96,18 +96,13 @@ def main():
     if nonwhite < 0.02 * w * h:
         fails.append("%d non-white pixels of %d: expected at least 2%%" % (nonwhite, w * h))
     css = open(sys.argv[2], encoding="utf-8").read()
-    region = re.findall(r"\.c(\d+)\{fill:#([0-9a-f]{6})\}", css)[:n_region]
-    if len(region) < n_region:
-        fails.append("report has %d region colours, expected %d" % (len(region), n_region))
-    for idx, hexcol in region:
-        if int(hexcol, 16) not in colours:
-            fails.append("region colour c%s #%s not on the screenshot" % (idx, hexcol))
-    files = re.findall(r"\.f(\d+)\{fill:#([0-9a-f]{6})\}", css)[:n_file]
-    if len(files) < n_file:
-        fails.append("report has %d file colours, expected %d" % (len(files), n_file))
-    for idx, hexcol in files:
-        if int(hexcol, 16) not in colours:
-            fails.append("file colour f%s #%s not on the screenshot" % (idx, hexcol))
+    for prefix, n, what in (("c", n_region, "region"), ("f", n_file, "file")):
+        found = re.findall(r"\.%s(\d+)\{fill:#([0-9a-f]{6})\}" % prefix, css)[:n]
+        if len(found) < n:
+            fails.append("report has %d %s colours, expected %d" % (len(found), what, n))
+        for idx, hexcol in found:
+            if int(hexcol, 16) not in colours:
+                fails.append("%s colour %s%s #%s not on the screenshot" % (what, prefix, idx, hexcol))
     for f in fails:
         print("png_check: FAIL: %s" % f)
     if fails:

@@ -8,25 +8,12 @@ need SL_CLI SL_MK_RESCUE
 pick_python
 . "$(dirname "$0")/render_lib.sh"
 
-# merge_ranks OUT N MK-OPTIONS...: N ranks, rank r's origin r ms later
-merge_ranks() {
-    _o=$1 _k=$2
-    shift 2
-    _l=
-    _r=0
-    while [ "$_r" -lt "$_k" ]; do
-        rescue "$_o.$_r.h5" --rank "$_r" --origin $((1700000000000000000 + _r * 1000000)) "$@" || return 1
-        _l="$_l $_o.$_r.h5"
-        _r=$((_r + 1))
-    done
-    "$SL_CLI" merge -o "$_o" $_l >/dev/null 2>&1 || fail "merge $_o"
-}
-merge_ranks m4.h5 4 --roofline 4 2 3
+merge_ranks m4.h5 4 1000000 --roofline 4 2 3
 plot m4 m4.h5 -o m4.html
 expect_rc 0 "4 ranks" && shot m4.html 2000 8 4 && dom m4 m4.html
 CHECKS=$((CHECKS + 1))
 grep -q '<circle class="c' m4.html || fail "m4.html: no roofline point"
-merge_ranks m20.h5 20 4 2 3
+merge_ranks m20.h5 20 1000000 4 2 3
 plot m20 m20.h5 -o m20.html
 # the first screen: the summary (the ranks are folded below it)
 expect_rc 0 "20 ranks" && shot m20.html 1400 8 4 && dom m20 m20.html

@@ -7,24 +7,8 @@
 need SL_CLI SL_CHECKER SL_MK_RESCUE
 pick_python
 
-# ranks NAME N MK-OPTIONS...: N rank files (rank r: origin 1.7e18 + r * 2 ms,
-# the same clock values: a later origin is a later start) merged into NAME
-ranks() {
-    _n=$1 _k=$2
-    shift 2
-    _files=
-    _r=0
-    while [ "$_r" -lt "$_k" ]; do
-        rescue "$_n.r$_r.h5" --rank "$_r" --origin $((1700000000000000000 + _r * 2000000)) "$@" 3 2 3 ||
-            return 1
-        _files="$_files $_n.r$_r.h5"
-        _r=$((_r + 1))
-    done
-    "$SL_CLI" merge -o "$_n" $_files >/dev/null 2>"$_n.merge.err" || fail "merge $_n: $(cat "$_n.merge.err")"
-}
-
-# four ranks, aligned on Unix time; FLOP rate and bandwidth: a roofline
-ranks m4.h5 4 --roofline
+# four ranks, aligned on Unix time (rank r's origin r * 2 ms later); FLOP rate and bandwidth: a roofline
+merge_ranks m4.h5 4 2000000 --roofline 3 2 3
 plot m4 m4.h5 -o m4.html
 expect_rc 0 "4 ranks" && check m4.html m4.h5
 grep_in m4.html "aligned on Unix time" "alignment note"
@@ -45,7 +29,7 @@ grep_in no.html "clock values as recorded (some rank has no origin_unix_ns" "fal
 grep_in no.html 'rank 1: 5.000 to' "rank 1 starts 5 ms later"
 
 # 20 ranks: the summary first, every rank folded
-ranks m20.h5 20
+merge_ranks m20.h5 20 2000000 3 2 3
 plot m20 m20.h5 -o m20.html --metric "M1 [units]"
 expect_rc 0 "20 ranks" && check m20.html m20.h5 --metric "M1 [units]"
 grep_in m20.html "folded (more than 16 ranks)" "fold note"

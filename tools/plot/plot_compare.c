@@ -79,28 +79,20 @@ static int compare_times(sl_plot_out *o, const sl_plot_file *files, size_t nfile
     sl_plot_keys k;
     if (sl_plot_keys_init(&k, all_regions(files, nfiles), nfiles))
         return -ENOMEM;
-    for (size_t f = 0; f < nfiles; f++)
-        for (size_t r = 0; r < files[f].set->nruns; r++) {
-            const sl_timing *tm = &files[f].set->runs[r].timing;
-            for (size_t i = 0; i < tm->nregions; i++) {
-                const sl_timing_region *reg = &tm->regions[i];
-                sl_plot_key *e = sl_plot_keys_get(&k, reg->tag, reg->tag_len, -1, NULL);
-                int64_t ns = 0;
-                for (size_t t = 0; t < reg->nthreads; t++)
-                    ns = sl_add_sat(ns, reg->total_ns[t]);
-                sl_plot_stat_add(&e->stats[f], (double)ns / 1e6);
-                e->weight += f ? 0 : (double)ns;
-            }
-        }
-    sl_plot_keys_sort(&k);
-    sl_plot_heading(o, 3, "Region time");
     int rc = 0;
-    if (!k.n) {
-        sl_plot_note(o, "No timed regions in any file.");
-    } else {
-        sl_plot_note(o, "Per timing region, each file's total time in it (every rank and thread "
-                        "summed), the change relative to file 1 in brackets; costliest in file 1 first.");
-        rc = compare_chart(o, &k, nfiles, col, 0, "compare", "total [ms]");
+    for (size_t f = 0; f < nfiles && !rc; f++)
+        rc = sl_plot_keys_add_times(&k, files[f].set, f, f == 0);
+    if (!rc) {
+        sl_plot_keys_sort(&k);
+        sl_plot_heading(o, 3, "Region time");
+        if (!k.n) {
+            sl_plot_note(o, "No timed regions in any file.");
+        } else {
+            sl_plot_note(o, "Per timing region, each file's total time in it (every rank and thread "
+                            "summed), the change relative to file 1 in brackets; costliest in file 1 "
+                            "first.");
+            rc = compare_chart(o, &k, nfiles, col, 0, "compare", "total [ms]");
+        }
     }
     sl_plot_keys_free(&k);
     return rc;
@@ -114,22 +106,7 @@ static int compare_metric(sl_plot_out *o, const sl_plot_file *files, size_t nfil
         return -ENOMEM;
     int rc = 0;
     for (size_t f = 0; f < nfiles && !rc; f++)
-        for (size_t r = 0; r < files[f].set->nruns && !rc; r++) {
-            const sl_likwid *lw = &files[f].set->runs[r].likwid;
-            for (size_t i = 0; i < lw->nregions && !rc; i++) {
-                const sl_region *reg = &lw->regions[i];
-                double *v = malloc((reg->nthreads ? reg->nthreads : 1) * sizeof *v);
-                int found = v ? sl_plot_row(reg, metric, v) : -ENOMEM;
-                if (found == 1) {
-                    sl_plot_key *e = sl_plot_keys_get(&k, reg->tag, reg->tag_len, reg->group_id,
-                                                      reg->group_name);
-                    for (size_t t = 0; t < reg->nthreads; t++)
-                        sl_plot_stat_add(&e->stats[f], v[t]);
-                }
-                rc = found < 0 ? found : 0;
-                free(v);
-            }
-        }
+        rc = sl_plot_keys_add_row(&k, files[f].set, metric, f, 0);
     if (!rc) {
         char t[300];
         snprintf(t, sizeof t, "Counters: %s", metric);

@@ -62,28 +62,18 @@ static int time_summary(sl_plot_out *o, const sl_runset *set, const sl_plot_colo
     sl_plot_keys k;
     if (sl_plot_keys_init(&k, sl_plot_region_count(set), 1))
         return -ENOMEM;
-    for (size_t r = 0; r < set->nruns; r++) {
-        const sl_timing *tm = &set->runs[r].timing;
-        for (size_t i = 0; i < tm->nregions; i++) {
-            const sl_timing_region *reg = &tm->regions[i];
-            sl_plot_key *e = sl_plot_keys_get(&k, reg->tag, reg->tag_len, -1, NULL);
-            int64_t ns = 0;
-            for (size_t t = 0; t < reg->nthreads; t++)
-                ns = sl_add_sat(ns, reg->total_ns[t]);
-            sl_plot_stat_add(&e->stats[0], (double)ns / 1e6);
-            e->weight += (double)ns;
+    int rc = sl_plot_keys_add_times(&k, set, 0, 1);
+    if (!rc) {
+        sl_plot_keys_sort(&k);
+        sl_plot_heading(o, 3, "Region time across ranks");
+        if (!k.n) {
+            sl_plot_note(o, "No timed regions.");
+        } else {
+            sl_plot_note(o, "Per timing region: min, mean and max over the ranks that ran it of a "
+                            "rank's total time in it (its threads summed); imbalance = (max - mean) "
+                            "/ max. Costliest first.");
+            rc = stat_chart(o, &k, col, "summary", "total per rank [ms]", "ranks");
         }
-    }
-    sl_plot_keys_sort(&k);
-    int rc = 0;
-    sl_plot_heading(o, 3, "Region time across ranks");
-    if (!k.n) {
-        sl_plot_note(o, "No timed regions.");
-    } else {
-        sl_plot_note(o, "Per timing region: min, mean and max over the ranks that ran it of a rank's "
-                        "total time in it (its threads summed); imbalance = (max - mean) / max. "
-                        "Costliest first.");
-        rc = stat_chart(o, &k, col, "summary", "total per rank [ms]", "ranks");
     }
     sl_plot_keys_free(&k);
     return rc;
@@ -95,23 +85,7 @@ static int metric_summary(sl_plot_out *o, const sl_runset *set, const sl_plot_co
     sl_plot_keys k;
     if (sl_plot_keys_init(&k, sl_plot_region_count(set), 1))
         return -ENOMEM;
-    int rc = 0;
-    for (size_t r = 0; r < set->nruns && !rc; r++) {
-        const sl_likwid *lw = &set->runs[r].likwid;
-        for (size_t i = 0; i < lw->nregions && !rc; i++) {
-            const sl_region *reg = &lw->regions[i];
-            double *v = malloc((reg->nthreads ? reg->nthreads : 1) * sizeof *v);
-            int found = v ? sl_plot_row(reg, metric, v) : -ENOMEM;
-            if (found == 1) {
-                sl_plot_key *e = sl_plot_keys_get(&k, reg->tag, reg->tag_len, reg->group_id,
-                                                  reg->group_name);
-                for (size_t t = 0; t < reg->nthreads; t++)
-                    sl_plot_stat_add(&e->stats[0], v[t]);
-            }
-            rc = found < 0 ? found : 0;
-            free(v);
-        }
-    }
+    int rc = sl_plot_keys_add_row(&k, set, metric, 0, 0);
     if (!rc && k.n) {
         char t[300];
         snprintf(t, sizeof t, "Counters across ranks: %s", metric);

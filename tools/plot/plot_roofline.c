@@ -33,29 +33,35 @@ static double log_pos(double v, double lo, double hi, double p0, double p1)
     return sl_plot_coord(p0 + (log10(v) - lo) / (hi - lo) * (p1 - p0));
 }
 
-/* Grid lines at 1..9 x every decade of both axes, labelled at 1, 2, 5. */
-static void grid(sl_buf *b, double xlo, double xhi, double ylo, double yhi, double x1, double y1)
+/* Grid lines at 1..9 x every decade from lo to hi (decades), labelled at
+ * 1, 2, 5: vertical ones (x axis) at y_label below, else horizontal. */
+static void decade_lines(sl_buf *b, double lo, double hi, int vertical, double p0, double p1,
+                         double q0, double q1)
 {
     char num[SL_PLOT_NUM_BUF];
+    for (double d = lo; d <= hi + 1e-9; d++)
+        for (int m = 1; m < 10 && (m == 1 || d < hi - 1e-9); m++) {
+            double v = m * pow(10, d), p = log_pos(v, lo, hi, p0, p1);
+            const char *cls = m == 1 ? "" : " class=\"minor\"";
+            if (vertical)
+                sl_buf_printf(b, "<line%s x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", cls, p, q0, p, q1);
+            else
+                sl_buf_printf(b, "<line%s x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", cls, q0, p, q1, p);
+            if (m != 1 && m != 2 && m != 5)
+                continue;
+            if (vertical)
+                sl_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", p, q1 + 14);
+            else
+                sl_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", q0 - 6, p + 4);
+            sl_buf_printf(b, "%s</text>", sl_plot_num(v, num));
+        }
+}
+
+static void grid(sl_buf *b, double xlo, double xhi, double ylo, double yhi, double x1, double y1)
+{
     sl_buf_puts(b, "<g class=\"axis\">");
-    for (double d = xlo; d <= xhi + 1e-9; d++)
-        for (int m = 1; m < 10 && (m == 1 || d < xhi - 1e-9); m++) {
-            double v = m * pow(10, d), x = log_pos(v, xlo, xhi, X0, x1);
-            sl_buf_printf(b, "<line%s x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
-                          m == 1 ? "" : " class=\"minor\"", x, Y0, x, y1);
-            if (m == 1 || m == 2 || m == 5)
-                sl_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>", x, y1 + 14,
-                              sl_plot_num(v, num));
-        }
-    for (double d = ylo; d <= yhi + 1e-9; d++)
-        for (int m = 1; m < 10 && (m == 1 || d < yhi - 1e-9); m++) {
-            double v = m * pow(10, d), y = log_pos(v, ylo, yhi, y1, Y0);
-            sl_buf_printf(b, "<line%s x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
-                          m == 1 ? "" : " class=\"minor\"", X0, y, x1, y);
-            if (m == 1 || m == 2 || m == 5)
-                sl_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", X0 - 6, y + 4,
-                              sl_plot_num(v, num));
-        }
+    decade_lines(b, xlo, xhi, 1, X0, x1, Y0, y1);
+    decade_lines(b, ylo, yhi, 0, y1, Y0, X0, x1);
     sl_buf_printf(b, "<text class=\"unit\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">operational intensity "
                      "[FLOP/byte]</text>", x1, y1 + 30);
     sl_buf_printf(b, "<text class=\"unit\" x=\"4\" y=\"%.1f\">[MFLOP/s]</text>", Y0 - 12);
@@ -107,28 +113,10 @@ int sl_plot_roofline(sl_plot_out *o, const sl_runset *set, const sl_plot_colours
     sl_plot_keys k;
     if (sl_plot_keys_init(&k, sl_plot_region_count(set), 2))
         return -ENOMEM;
-    int rc = 0;
-    for (size_t r = 0; r < set->nruns && !rc; r++) {
-        const sl_likwid *lw = &set->runs[r].likwid;
-        for (size_t i = 0; i < lw->nregions && !rc; i++) {
-            const sl_region *reg = &lw->regions[i];
-            double *v = malloc((reg->nthreads ? reg->nthreads : 1) * sizeof *v);
-            if (!v) {
-                rc = -ENOMEM;
-                break;
-            }
-            /* both rows of the tag, whichever group holds them */
-            sl_plot_key *e = sl_plot_keys_get(&k, reg->tag, reg->tag_len, 0, NULL);
-            const char *names[2] = {flop, bw};
-            for (size_t s = 0; s < 2 && !rc; s++) {
-                int found = sl_plot_row(reg, names[s], v);
-                for (size_t t = 0; found == 1 && t < reg->nthreads; t++)
-                    sl_plot_stat_add(&e->stats[s], v[t]);
-                rc = found < 0 ? found : 0;
-            }
-            free(v);
-        }
-    }
+    /* both rows of a tag, whichever group holds them */
+    int rc = sl_plot_keys_add_row(&k, set, flop, 0, 1);
+    if (!rc)
+        rc = sl_plot_keys_add_row(&k, set, bw, 1, 1);
     /* a point needs a positive rate and bandwidth */
     size_t kept = 0, left_out = 0;
     for (size_t i = 0; i < k.n; i++) {

@@ -9,6 +9,7 @@
 
 #include "labels.h"
 #include "region_order.h"
+#include "sat.h"
 
 int sl_plot_row(const sl_region *r, const char *name, double *v)
 {
@@ -181,4 +182,46 @@ size_t sl_plot_region_count(const sl_runset *set)
     for (size_t r = 0; r < set->nruns; r++)
         n += set->runs[r].timing.nregions + set->runs[r].likwid.nregions;
     return n;
+}
+
+int sl_plot_keys_add_times(sl_plot_keys *k, const sl_runset *set, size_t slot, int weigh)
+{
+    for (size_t r = 0; r < set->nruns; r++) {
+        const sl_timing *tm = &set->runs[r].timing;
+        for (size_t i = 0; i < tm->nregions; i++) {
+            const sl_timing_region *reg = &tm->regions[i];
+            sl_plot_key *e = sl_plot_keys_get(k, reg->tag, reg->tag_len, -1, NULL);
+            if (!e)
+                return -ENOMEM;
+            int64_t ns = 0;
+            for (size_t t = 0; t < reg->nthreads; t++)
+                ns = sl_add_sat(ns, reg->total_ns[t]);
+            sl_plot_stat_add(&e->stats[slot], (double)ns / 1e6);
+            e->weight += weigh ? (double)ns : 0;
+        }
+    }
+    return 0;
+}
+
+int sl_plot_keys_add_row(sl_plot_keys *k, const sl_runset *set, const char *name, size_t slot,
+                         int by_tag)
+{
+    int rc = 0;
+    for (size_t r = 0; r < set->nruns && !rc; r++) {
+        const sl_likwid *lw = &set->runs[r].likwid;
+        for (size_t i = 0; i < lw->nregions && !rc; i++) {
+            const sl_region *reg = &lw->regions[i];
+            double *v = malloc((reg->nthreads ? reg->nthreads : 1) * sizeof *v);
+            int found = v ? sl_plot_row(reg, name, v) : -ENOMEM;
+            sl_plot_key *e = found != 1 ? NULL
+                             : by_tag ? sl_plot_keys_get(k, reg->tag, reg->tag_len, 0, NULL)
+                                      : sl_plot_keys_get(k, reg->tag, reg->tag_len, reg->group_id,
+                                                         reg->group_name);
+            for (size_t t = 0; e && t < reg->nthreads; t++)
+                sl_plot_stat_add(&e->stats[slot], v[t]);
+            rc = found < 0 ? found : found == 1 && !e ? -ENOMEM : 0;
+            free(v);
+        }
+    }
+    return rc;
 }

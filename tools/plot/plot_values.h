@@ -64,6 +64,16 @@ sl_plot_key *sl_plot_keys_get(sl_plot_keys *k, const char *tag, size_t len, int6
  * invalid afterwards: get no more). */
 void sl_plot_keys_sort(sl_plot_keys *k);
 
+/* Adds to stat `slot` of each timing region's key (tag, -1) a rank's total
+ * time in it in ms (its threads summed); weigh: the ns to its weight too.
+ * 0 or -ENOMEM (more keys than room). */
+int sl_plot_keys_add_times(sl_plot_keys *k, const sl_runset *set, size_t slot, int weigh);
+/* Adds to stat `slot` of each LIKWID region's key (tag, group id; by_tag:
+ * (tag, 0), whatever the group) every value of its row named name; a
+ * region without the row adds no key. 0 or -ENOMEM. */
+int sl_plot_keys_add_row(sl_plot_keys *k, const sl_runset *set, const char *name, size_t slot,
+                         int by_tag);
+
 /* The number of timing regions plus LIKWID regions over set's ranks. */
 size_t sl_plot_region_count(const sl_runset *set);
 
