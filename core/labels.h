@@ -23,4 +23,8 @@ static inline void sl_labels_free(char **labels, size_t n)
     sl_strings_free(labels, n);
 }
 
+/* The values (one per thread) of r's metric named name, else of its event
+ * labelled name: 1 and *row set, 0 when r has neither, -ENOMEM. */
+int sl_region_row(const sl_region *r, const char *name, const double **row);
+
 #endif

@@ -383,12 +383,21 @@ def groups_of(chart):
     return [g for g in chart.iter("g") if "region" in cls(g)]
 
 
-def check_stat_groups(chart, want, what):
-    """want: [(title, [max, mean, min], n)] in chart order."""
+def titled_groups(chart, want, what):
+    """The chart's region groups when their titles are want's first items
+    in order, else None (and a failure)."""
     groups = groups_of(chart)
     if [text_of(g.find("title")) for g in groups] != [w[0] for w in want]:
         fail("%s: regions %s, expected %s" % (what, [text_of(g.find("title"))[:30] for g in groups],
                                               [w[0][:30] for w in want]))
+        return None
+    return groups
+
+
+def check_stat_groups(chart, want, what):
+    """want: [(title, [max, mean, min], n)] in chart order."""
+    groups = titled_groups(chart, want, what)
+    if groups is None:
         return
     for g, (title, exp, n) in zip(groups, want):
         got = values_of(g)
@@ -652,10 +661,8 @@ def check_compare(root, files, names, metrics):
 
 
 def check_compare_chart(chart, want, what):
-    groups = groups_of(chart)
-    if [text_of(g.find("title")) for g in groups] != [w[0] for w in want]:
-        fail("%s: regions %s, expected %s" % (what, [text_of(g.find("title"))[:30] for g in groups],
-                                              [w[0][:30] for w in want]))
+    groups = titled_groups(chart, want, what)
+    if groups is None:
         return
     for g, (title, vals) in zip(groups, want):
         got = values_of(g)

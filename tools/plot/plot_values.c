@@ -13,19 +13,10 @@
 
 int sl_plot_row(const sl_region *r, const char *name, double *v)
 {
-    const double *src = NULL;
-    for (size_t m = 0; m < r->nmetrics && !src; m++)
-        if (r->metric_names[m] && !strcmp(r->metric_names[m], name))
-            src = r->metrics + m * r->nthreads;
-    if (!src && r->nevents) {
-        char **labels = sl_event_labels(r);
-        if (!labels)
-            return -ENOMEM;
-        for (size_t e = 0; e < r->nevents && !src; e++)
-            if (!strcmp(labels[e], name))
-                src = r->events + e * r->nthreads;
-        sl_labels_free(labels, r->nevents);
-    }
+    const double *src;
+    int rc = sl_region_row(r, name, &src);
+    if (rc < 0)
+        return rc;
     if (!src && !strcmp(name, SL_ROW_NAME_RUNTIME))
         src = r->times;
     if (src) {
