@@ -24,6 +24,10 @@ plot badcap in.h5 --max-calls -3
 expect_rc 2 "--max-calls -3"
 plot missing no-such.h5
 expect_rc 1 "missing input" && grep_in missing.err "no-such.h5" "message names the file"
+plot missing2 in.h5 no-such.h5 -o missing2.html
+expect_rc 1 "missing second input" && grep_in missing2.err "scope-likwid: plot: no-such.h5" "message names the second file"
+CHECKS=$((CHECKS + 1))
+[ ! -e missing2.html ] || fail "a report was written although the second file is missing"
 echo "not hdf5" >junk.h5
 plot junk junk.h5
 expect_rc 1 "not a result file"

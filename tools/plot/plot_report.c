@@ -27,7 +27,7 @@ static const char css_svg[] =
     ".axis line{stroke:#e2e2e2}.axis text{fill:#666}.unit{font-style:italic}"
     ".sep{stroke:#eee}.rl{font-weight:bold}.sub{fill:#666}.tl{text-anchor:end;fill:#444}"
     ".v{font-family:monospace}.h1{font-size:18px;font-weight:bold}.h2{font-size:15px;font-weight:bold}"
-    ".h3{font-size:13px;font-weight:bold}.note{fill:#555}.span{fill:#8a96a3}"
+    ".h3{font-size:13px;font-weight:bold}.note{fill:#555}.span{fill:#8a96a3}.span.odd{fill:#5f6b78}"
     ".point circle{stroke:#222;stroke-width:1}.minor line{stroke:#f2f2f2}\n";
 static const char css_html[] =
     "body{font:14px/1.4 sans-serif;margin:16px 20px;color:#222;background:#fff}"

@@ -270,15 +270,17 @@ double sl_plot_rank_spans(sl_buf *b, const sl_runset *set, const sl_tl_axis *ax,
         double y = TOP + (double)r * row_h;
         if (r % label_every == 0)
             sl_buf_printf(b, "<text class=\"tl\" x=\"%.0f\" y=\"%.1f\">rank %lld</text>", X_ROWS - 8,
-                          y + (row_h < 10 ? 10 : row_h - 3), (long long)run->rank);
+                          y + row_h / 2 + 4, (long long)run->rank);
         int64_t a, z;
         if (!run_span(run, &a, &z))
             continue;
         int64_t off = sl_plot_tl_offset(ax, run);
         double xa = tl_x(ax, sl_add_sat(a, off), X_ROWS, ppn), xz = tl_x(ax, sl_add_sat(z, off), X_ROWS, ppn);
-        sl_buf_printf(b, "<rect class=\"span\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>"
+        /* a gap between rows where there is room, else every other rank darker */
+        double h = row_h > 4 ? row_h - 2 : row_h > 2 ? row_h - 1 : row_h;
+        sl_buf_printf(b, "<rect class=\"span%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>"
                          "rank %lld: %.3f to %.3f ms</title></rect>",
-                      xa, y + (row_h > 4 ? 1 : 0), xz - xa < 0.5 ? 0.5 : xz - xa, row_h > 4 ? row_h - 2 : row_h,
+                      r % 2 ? " odd" : "", xa, y + (row_h > 4 ? 1 : 0), xz - xa < 0.5 ? 0.5 : xz - xa, h,
                       (long long)run->rank, (double)sl_sub_sat(sl_add_sat(a, off), ax->t0) / 1e6,
                       (double)sl_sub_sat(sl_add_sat(z, off), ax->t0) / 1e6);
     }

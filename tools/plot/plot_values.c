@@ -104,7 +104,11 @@ double sl_plot_stat_mean(const sl_plot_stat *s)
 
 double sl_plot_stat_imbalance(const sl_plot_stat *s)
 {
-    return s->n && s->max > 0 ? (s->max - sl_plot_stat_mean(s)) / s->max * 100 : NAN;
+    if (!s->n || !(s->max > 0))
+        return NAN;
+    /* equal values: the mean's rounding must not show as 1e-13 % */
+    double d = s->max - sl_plot_stat_mean(s);
+    return d > s->max * 1e-9 ? d / s->max * 100 : 0;
 }
 
 int sl_plot_keys_init(sl_plot_keys *k, size_t max, size_t nstats)

@@ -31,7 +31,8 @@ typedef struct sl_plot_stat {
 
 void sl_plot_stat_add(sl_plot_stat *s, double v);
 double sl_plot_stat_mean(const sl_plot_stat *s);
-/* (max - mean) / max * 100 (LIKWID's STAT, Caliper); NaN when max <= 0. */
+/* (max - mean) / max * 100 (LIKWID's STAT, Caliper), 0 below 1e-7 %
+ * (rounding of equal values); NaN when max <= 0. */
 double sl_plot_stat_imbalance(const sl_plot_stat *s);
 
 /* Regions of several ranks (and files) under one key: (tag, group id),
