@@ -56,4 +56,8 @@ plot cmp3 base.h5 new.h5 m4.h5 -o cmp3.svg --metric "runtime [s]" --metric "DP [
 expect_rc 0 "three files svg" && check cmp3.svg base.h5 new.h5 m4.h5 --svg --metric "runtime [s]" --metric "DP [MFLOP/s]"
 plot cmp3h base.h5 new.h5 m4.h5 -o cmp3.html --metric "runtime [s]"
 expect_rc 0 "three files html" && check cmp3.html base.h5 new.h5 m4.h5 --metric "runtime [s]"
+# a file without counters beside one with: its regions have no metric bar
+rescue nl.h5 --no-likwid 3 2 4
+plot cmpnl base.h5 nl.h5 -o cmpnl.html
+expect_rc 0 "a file without counters compared" && check cmpnl.html base.h5 nl.h5
 finish
