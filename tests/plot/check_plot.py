@@ -395,11 +395,14 @@ def titled_groups(chart, want, what):
 
 
 def check_stat_groups(chart, want, what):
-    """want: [(title, [max, mean, min], n)] in chart order."""
+    """want: [(title, [max, mean, min], n, rank of the first max)] in chart order."""
     groups = titled_groups(chart, want, what)
     if groups is None:
         return
-    for g, (title, exp, n) in zip(groups, want):
+    for g, (title, exp, n, max_rank) in zip(groups, want):
+        labels = [text_of(t) for t in g.findall("text") if "tl" in cls(t)]
+        if labels != ["max (rank %d)" % max_rank, "mean", "min"]:
+            fail("%s, %r: labels %s, expected max (rank %d), mean, min" % (what, title[:30], labels, max_rank))
         got = values_of(g)
         if len(got) != 3 or not all(close(a, b) for a, b in zip(got, exp)):
             fail("%s, %r: max/mean/min %s, expected %s" % (what, title[:30], got, exp))
@@ -413,6 +416,13 @@ def check_stat_groups(chart, want, what):
             fail("%s, %r: count %s, expected %d" % (what, title[:30], notes[1:2], n))
 
 
+def stats(vr):
+    """[max, mean, min], count, the rank of the first max of [(value, rank)]."""
+    v = [x for x, _ in vr]
+    top = max(v)
+    return [top, sum(v) / len(v), min(v)], len(v), next(r for x, r in vr if x == top)
+
+
 def check_summary(chart, ranks):
     per = {}
     order = []
@@ -421,10 +431,9 @@ def check_summary(chart, ranks):
             if reg["tag"] not in per:
                 per[reg["tag"]] = []
                 order.append(reg["tag"])
-            per[reg["tag"]].append(sum(reg["totals"]) / 1e6)
-    order.sort(key=lambda t: -sum(per[t]))
-    want = [(display(t, 400), [max(per[t]), sum(per[t]) / len(per[t]), min(per[t])], len(per[t]))
-            for t in order]
+            per[reg["tag"]].append((sum(reg["totals"]) / 1e6, r["rank"]))
+    order.sort(key=lambda t: -sum(v for v, _ in per[t]))
+    want = [(display(t, 400), *stats(per[t])) for t in order]
     check_stat_groups(chart, want, "summary")
 
 
@@ -439,14 +448,13 @@ def check_summary_metric(chart, ranks, metric):
             if k not in per:
                 per[k] = []
                 order.append(k)
-            per[k] += [v for v in reg["rows"][metric] if np.isfinite(v)]
+            per[k] += [(v, r["rank"]) for v in reg["rows"][metric] if np.isfinite(v)]
     order = [k for k in order if per[k]]
     want = []
     for k in order:
         gname = next(reg["group_name"] for r in ranks for reg in r["likwid"] if (reg["tag"], reg["group_id"]) == k)
         title = display(k[0], 400) + (" [%s]" % text(gname) if gname else "")
-        v = per[k]
-        want.append((title, [max(v), sum(v) / len(v), min(v)], len(v)))
+        want.append((title, *stats(per[k])))
     check_stat_groups(chart, want, "summary %r" % metric)
 
 

@@ -19,14 +19,15 @@ expect_rc 0 "4 ranks svg, two metrics" &&
     check m4.svg m4.h5 --svg --metric "Memory bandwidth [MBytes/s]" --metric "DP [MFLOP/s]"
 
 # a rank without origin_unix_ns: the clock values as recorded (rank 1 runs
-# 5 ms later on the same clock)
+# 5 ms later on the same clock, and twice as long: the max of every region)
 rescue no0.h5 --rank 0 3 2 3
-rescue no1.h5 --rank 1 --shift 5000000 3 2 3
+rescue no1.h5 --rank 1 --shift 5000000 --scale 2 3 2 3
 "$SL_CLI" merge -o no.h5 no0.h5 no1.h5 >/dev/null 2>&1 || fail "merge no.h5"
 plot no no.h5 -o no.html
 expect_rc 0 "no origin" && check no.html no.h5
 grep_in no.html "clock values as recorded (some rank has no origin_unix_ns" "fallback note"
 grep_in no.html 'rank 1: 5.000 to' "rank 1 starts 5 ms later"
+grep_in no.html 'max (rank 1)' "the slower rank named at the max"
 
 # 20 ranks: the summary first, every rank folded
 merge_ranks m20.h5 20 2000000 3 2 3

@@ -13,8 +13,9 @@
 #include "plot_safe.h"
 #include "plot_values.h"
 
-/* One bar group per key: max, mean, min of its first stat, the imbalance
- * and the number of values beside them; unit names the axis. */
+/* One bar group per key: max, mean, min of its first stat, the rank of
+ * the max, the imbalance and the number of values beside them; unit names
+ * the axis. */
 static int stat_chart(sl_plot_out *o, const sl_plot_keys *k, const sl_plot_colours *col,
                       const char *cls, const char *unit, const char *counted)
 {
@@ -35,10 +36,9 @@ static int stat_chart(sl_plot_out *o, const sl_plot_keys *k, const sl_plot_colou
         sl_bar *b = &bars[3 * ng];
         g[ng++] = (sl_bar_group){.tag = e->tag, .tag_len = e->tag_len, .sub = e->sub,
                                  .colour = sl_plot_colour(col, e->tag, e->tag_len), .nbars = 3, .bars = b};
-        snprintf(b[0].label, sizeof b[0].label, "max");
+        snprintf(b[0].label, sizeof b[0].label, "max (rank %lld)", (long long)st->max_rank);
         b[0].value = st->max;
-        snprintf(b[0].note, sizeof b[0].note, "imbalance %s%%",
-                 sl_plot_num(sl_plot_stat_imbalance(st), num));
+        snprintf(b[0].note, sizeof b[0].note, "imbalance %s%%", sl_plot_num(sl_plot_stat_imbalance(st), num));
         snprintf(b[1].label, sizeof b[1].label, "mean");
         b[1].value = sl_plot_stat_mean(st);
         snprintf(b[1].note, sizeof b[1].note, "(%zu %s)", st->n, counted);

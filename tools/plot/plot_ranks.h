@@ -17,8 +17,9 @@
 /* "All ranks": every rank's span of recorded calls on ax (chart "spans"),
  * then per timing region the min/mean/max over ranks of a rank's total
  * time in it (its threads summed) with imbalance = (max - mean) / max
- * (chart "summary"), then per metric, per LIKWID region, min/mean/max over
- * every rank's hardware threads (chart "summary-metric"). */
+ * and the rank of the max (chart "summary"), then per metric, per LIKWID
+ * region, min/mean/max over every rank's hardware threads likewise (chart
+ * "summary-metric"). */
 int sl_plot_ranks_summary(sl_plot_out *o, const sl_runset *set, const sl_tl_axis *ax,
                           const sl_plot_colours *col, char *const *metrics, size_t nmetrics);
 

@@ -85,14 +85,16 @@ const char *sl_plot_find_metric(const sl_runset *set, const char *needle)
     return first_metric(set, has_needle, needle);
 }
 
-void sl_plot_stat_add(sl_plot_stat *s, double v)
+void sl_plot_stat_add(sl_plot_stat *s, double v, int64_t rank)
 {
     if (!isfinite(v))
         return;
     if (!s->n || v < s->min)
         s->min = v;
-    if (!s->n || v > s->max)
+    if (!s->n || v > s->max) {
         s->max = v;
+        s->max_rank = rank;
+    }
     s->sum += v;
     s->n++;
 }
@@ -191,7 +193,7 @@ int sl_plot_keys_add_times(sl_plot_keys *k, const sl_runset *set, size_t slot, i
             int64_t ns = 0;
             for (size_t t = 0; t < reg->nthreads; t++)
                 ns = sl_add_sat(ns, reg->total_ns[t]);
-            sl_plot_stat_add(&e->stats[slot], (double)ns / 1e6);
+            sl_plot_stat_add(&e->stats[slot], (double)ns / 1e6, set->runs[r].rank);
             e->weight += weigh ? (double)ns : 0;
         }
     }
@@ -213,7 +215,7 @@ int sl_plot_keys_add_row(sl_plot_keys *k, const sl_runset *set, const char *name
                                       : sl_plot_keys_get(k, reg->tag, reg->tag_len, reg->group_id,
                                                          reg->group_name);
             for (size_t t = 0; e && t < reg->nthreads; t++)
-                sl_plot_stat_add(&e->stats[slot], v[t]);
+                sl_plot_stat_add(&e->stats[slot], v[t], set->runs[r].rank);
             rc = found < 0 ? found : found == 1 && !e ? -ENOMEM : 0;
             free(v);
         }

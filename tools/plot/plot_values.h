@@ -6,6 +6,7 @@
 #define SL_PLOT_VALUES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "h5read.h"
 
@@ -27,9 +28,11 @@ const char *sl_plot_find_metric(const sl_runset *set, const char *needle);
 typedef struct sl_plot_stat {
     size_t n;
     double min, max, sum;
+    int64_t max_rank;       /* the rank of the first value equal to max */
 } sl_plot_stat;
 
-void sl_plot_stat_add(sl_plot_stat *s, double v);
+/* Adds v, a value of the given rank. */
+void sl_plot_stat_add(sl_plot_stat *s, double v, int64_t rank);
 double sl_plot_stat_mean(const sl_plot_stat *s);
 /* (max - mean) / max * 100 (LIKWID's STAT, Caliper), 0 below 1e-7 %
  * (rounding of equal values); NaN when max <= 0. */
