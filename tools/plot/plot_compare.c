@@ -1,7 +1,6 @@
 /* Files compared side by side (plot_ranks.h): per region one bar per file,
  * the change relative to the first file beside it. */
 #include "plot_ranks.h"
-#include "plot_safe.h"
 
 #include <errno.h>
 #include <math.h>

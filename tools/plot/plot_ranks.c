@@ -3,14 +3,12 @@
 #include "plot_ranks.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plot_axis.h"
 #include "plot_bars.h"
-#include "plot_safe.h"
 #include "plot_values.h"
 
 /* One bar group per key: max, mean, min of its first stat, the rank of

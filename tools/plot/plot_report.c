@@ -5,13 +5,10 @@
 #include "plot_report.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "labels.h"
-#include "plot_axis.h"
 #include "plot_bars.h"
 #include "plot_colours.h"
 #include "plot_header.h"
