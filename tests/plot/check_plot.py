@@ -623,6 +623,11 @@ def check_file(root, ranks, h5, svg, cap, metrics):
     if not svg and len(folded) != (len(ranks) if len(ranks) > 16 else 0):
         fail("%d ranks folded in <details>, expected %d (fold beyond 16 ranks)"
              % (len(folded), len(ranks) if len(ranks) > 16 else 0))
+    for el, r in zip(folded, ranks):
+        want = "Rank %d (group %s, mpi_rank %d" % (r["rank"], r["group"], r["mpi_rank"])
+        got = text_of(el.find("summary")) if el.find("summary") is not None else ""
+        if not got.startswith(want):
+            fail("rank %d folded under %r, expected its title %r..." % (r["rank"], got[:60], want))
 
 
 def check_compare(root, files, names, metrics):

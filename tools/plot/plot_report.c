@@ -234,10 +234,17 @@ static int file_report(sl_plot_out *o, const sl_plot_file *file, const sl_plot_c
     }
     for (size_t r = 0; r < set->nruns && !rc; r++) {
         const sl_run *run = &set->runs[r];
-        if (fold)
-            sl_buf_printf(o->b, "<details class=\"rank\" id=\"rank%lld\"><summary>rank %lld</summary>\n",
-                          (long long)run->rank, (long long)run->rank);
-        else if (!o->svg)
+        if (fold) {
+            char *title = sl_plot_rank_title(run);
+            if (!title) {
+                rc = -ENOMEM;
+                break;
+            }
+            sl_buf_printf(o->b, "<details class=\"rank\" id=\"rank%lld\"><summary>", (long long)run->rank);
+            sl_buf_text(o->b, title, strlen(title), 0);
+            sl_buf_puts(o->b, "</summary>\n");
+            free(title);
+        } else if (!o->svg)
             sl_buf_printf(o->b, "<section class=\"rank\" id=\"rank%lld\">\n", (long long)run->rank);
         rc = rank_charts(o, run, &ax, &sel, col, metrics, nmetrics, opts);
         if (!o->svg)
