@@ -2,6 +2,7 @@
  * as LIKWID's names allow, so a reader can use them as column names. */
 #include "labels.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,4 +50,22 @@ char **sl_event_labels(const sl_region *r)
         }
     }
     return out;
+}
+
+int sl_region_row(const sl_region *r, const char *name, const double **row)
+{
+    *row = NULL;
+    for (size_t m = 0; m < r->nmetrics && !*row; m++)
+        if (r->metric_names[m] && !strcmp(r->metric_names[m], name))
+            *row = r->metrics + m * r->nthreads;
+    if (!*row && r->nevents) {
+        char **labels = sl_event_labels(r);
+        if (!labels)
+            return -ENOMEM;
+        for (size_t e = 0; e < r->nevents && !*row; e++)
+            if (!strcmp(labels[e], name))
+                *row = r->events + e * r->nthreads;
+        sl_labels_free(labels, r->nevents);
+    }
+    return *row != NULL;
 }

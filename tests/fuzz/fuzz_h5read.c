@@ -1,9 +1,9 @@
 /* libFuzzer target: the result-file reader. The bytes are opened as an HDF5
  * file image in memory (core driver, nothing on disk), read into the model
  * (h5read.c, after the guard of h5_guard.c) and rendered as export rows (CSV
- * and JSON) and as the plot report: for any bytes, no crash, no hang, no
- * leak, no out-of-bounds access, no undefined behaviour. Seeded with real
- * result files (tests/fuzz/corpus/h5/). */
+ * and JSON) and as the plot report (alone and compared with itself): for
+ * any bytes, no crash, no hang, no leak, no out-of-bounds access, no
+ * undefined behaviour. Seeded with real result files (tests/fuzz/corpus/h5/). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,11 +28,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (void)sl_export_write(f, &set, SL_EXPORT_JSON);
             fclose(f);
         }
-        sl_buf out;
-        sl_buf_init(&out);
-        sl_plot_opts opts = {"fuzz.h5", NULL, 2000, 1};
-        (void)sl_plot_report(&out, &set, &opts);
-        sl_buf_free(&out);
+        /* the report of the file, and of the file compared with itself */
+        sl_plot_file files[2] = {{"fuzz.h5", &set}, {"fuzz.h5", &set}};
+        sl_plot_opts opts = {.max_rects = 2000, .svg = 1};
+        for (size_t n = 1; n <= 2; n++) {
+            sl_buf out;
+            sl_buf_init(&out);
+            (void)sl_plot_report(&out, files, n, &opts);
+            sl_buf_free(&out);
+        }
         sl_runset_free(&set);
     }
     sl_diag_free(&diag);

@@ -2,7 +2,7 @@
 """Checks a report of `scope-likwid plot` against its result file (read with
 h5py, independently of scope-likwid's reader).
 
-usage: check_plot.py REPORT FILE.h5 [--svg] [--cap N] [--metric NAME]
+usage: check_plot.py REPORT FILE.h5 [MORE.h5...] [--svg] [--cap N] [--metric NAME]...
 Exit 0: all checks pass; 1: a check failed (each failure on one line);
 77: h5py missing.
 Checks: the report is well-formed XML (the whole file; so is every <svg>
@@ -12,8 +12,17 @@ shows likwid_status and the host; the region-time chart has one group per
 timing region, costliest first, titled with the exact (escaped) tag, one
 rect per thread, widths proportional to the totals; the timeline draws
 min(calls, cap) rects in the whole report, the longest ones, one row per
-thread; the metric chart has one group per LIKWID region holding the metric
-and one rect per thread of it.
+thread; each metric chart has one group per LIKWID region holding the metric
+and one rect per thread of it, values as the file has them.
+Several ranks: the "All ranks" charts come first: the spans of every rank
+on one axis (from the earliest recorded start of any rank, on Unix time
+when every rank has origin_unix_ns), each rank's timeline on that axis, the
+min/mean/max/imbalance per region over ranks (time, each metric), the
+per-rank sections folded in HTML beyond 16 ranks. A FLOP rate and a memory
+bandwidth: the roofline points (sums and their ratio). Several files: the
+comparison charts first (per region each file's total time and metric
+mean, the change relative to file 1), then each file's section (HTML:
+checked as a report of its own; SVG: its chart kinds).
 """
 import re
 import sys
@@ -89,6 +98,7 @@ def load(path):
                  "group": name, "mpi_rank": int(g.attrs["mpi_rank"]), "pid": int(g.attrs["pid"]),
                  "from": (s(g.attrs["merged_from"]), s(g.attrs["merged_from_group"]))
                  if "merged_from" in g.attrs else None}
+            r["origin"] = int(g["timing"].attrs["origin_unix_ns"])
             tr = g["timing/regions"]
             for idx, k in enumerate(tr):
                 x = tr[k]
@@ -98,6 +108,8 @@ def load(path):
                     "totals": [int(v) for v in x["total_ns"][()]],
                     "call_threads": [int(v) for v in x["call_threads"][()]],
                     "durs": [max(int(b) - int(a), 0) for a, b in zip(x["start_times"][()], x["end_times"][()])],
+                    "starts": [int(v) for v in x["start_times"][()]],
+                    "ends": [max(int(a), int(b)) for a, b in zip(x["start_times"][()], x["end_times"][()])],
                 })
             if "likwid" in g:
                 lr = g["likwid/regions"]
@@ -110,10 +122,25 @@ def load(path):
                         "times": [float(v) for v in x["times"][()]],
                         "cpus": [int(v) for v in x["cpus"][()]],
                         "labels": labels, "metrics": metrics,
+                        "group_name": s(x.attrs["group_name"]),
+                        "rows": rows_of(x, labels, metrics),
                     })
             r["has_likwid"] = "likwid" in g
             ranks.append(r)
     return ranks
+
+
+def rows_of(x, labels, metrics):
+    """A LIKWID region's value rows by show's names: call count,
+    runtime [s], event labels, metric names (the first of a name wins)."""
+    rows = {}
+    for m, name in enumerate(metrics):
+        rows.setdefault(name, [float(v) for v in x["metrics"][m]])
+    for e, name in enumerate(labels):
+        rows.setdefault(name, [float(v) for v in x["events"][e]])
+    rows.setdefault("runtime [s]", [float(v) for v in x["times"][()]])
+    rows.setdefault("call count", [float(v) for v in x["call_counts"][()]])
+    return rows
 
 
 def load_meta(path):
@@ -151,18 +178,46 @@ def check_origin(root, ranks, meta, svg):
             fail("/metadata %s = %r not in the report's header" % (k, v))
 
 
-def default_metric(ranks):
-    for r in ranks:
-        order = sorted(r["likwid"], key=lambda x: (x["group_id"],
-                                                   -sum(t for t in x["times"] if np.isfinite(t))))
-        for reg in order:
-            if reg["metrics"]:
-                return reg["metrics"][0]
-    return "runtime"
+def show_order(r):
+    return sorted(r["likwid"], key=lambda x: (x["group_id"], -sum(t for t in x["times"] if np.isfinite(t))))
+
+
+def default_metric(files):
+    """The first metric with FLOP/s or Bytes/s in its name, else the first
+    not starting with Runtime, else "runtime [s]" (show's order, files and
+    ranks in order)."""
+    for rule in (lambda m: "FLOP/s" in m or "Bytes/s" in m, lambda m: not m.startswith("Runtime")):
+        for ranks in files:
+            for r in ranks:
+                for reg in show_order(r):
+                    for m in reg["metrics"]:
+                        if rule(m):
+                            return m
+    return "runtime [s]"
 
 
 def has_metric(reg, m):
-    return m in reg["metrics"] or m in reg["labels"] or m in ("runtime", "call count")
+    return m in reg["rows"]
+
+
+def values_of(g):
+    """The numbers of a bar group's value column (class v), in order; "no
+    value" as nan."""
+    out = []
+    for t in g.findall("text"):
+        if "v" not in cls(t):
+            continue
+        w = text_of(t).split()[0]
+        out.append(float("nan") if w == "no" else float(w))
+    return out
+
+
+def close(a, b):
+    """a as the report writes b (4 significant digits; 3 in exponent form)."""
+    if not np.isfinite(b):
+        return not np.isfinite(a) or a == b
+    rel = 6e-4 if 1e-4 <= abs(b) < 1e9 else 6e-3
+    return abs(a - b) <= rel * abs(b) + 1e-300
 
 
 def check_raw(raw, svg):
@@ -299,17 +354,372 @@ def check_metric(svg_el, r, metric):
     if nrect != sum(len(reg["cpus"]) for reg in want):
         fail("rank %d metric: %d bars, expected %d (one per region and thread)"
              % (r["rank"], nrect, sum(len(reg["cpus"]) for reg in want)))
+    order = show_order(r)
+    want = [reg for reg in order if has_metric(reg, metric)]
+    for g, reg in zip(groups, want):
+        got = values_of(g)
+        exp = [v for v in reg["rows"][metric]]
+        if len(got) != len(exp) or not all(close(a, b) for a, b in zip(got, exp)):
+            fail("rank %d metric %r, region %r: values %s, expected %s"
+                 % (r["rank"], metric, reg["tag"][:40], got, exp))
+
+
+PER_RANK = ("times", "timeline", "metric")
+ROOF_FLOP, ROOF_BW = "[MFLOP/s]", "Memory bandwidth [MBytes/s]"
+
+
+def axis(ranks):
+    """The common clock: (offset per rank index, t0, t1); t0 None: no call."""
+    unix = bool(ranks) and all(r["origin"] != 0 for r in ranks)
+    offs = [r["origin"] if unix else 0 for r in ranks]
+    starts = [min(min(reg["starts"]) for reg in r["timing"] if reg["starts"]) + o
+              for r, o in zip(ranks, offs) if any(reg["starts"] for reg in r["timing"])]
+    ends = [max(max(reg["ends"]) for reg in r["timing"] if reg["ends"]) + o
+            for r, o in zip(ranks, offs) if any(reg["ends"] for reg in r["timing"])]
+    return offs, (min(starts) if starts else None), (max(ends) if ends else None)
+
+
+def groups_of(chart):
+    return [g for g in chart.iter("g") if "region" in cls(g)]
+
+
+def titled_groups(chart, want, what):
+    """The chart's region groups when their titles are want's first items
+    in order, else None (and a failure)."""
+    groups = groups_of(chart)
+    if [text_of(g.find("title")) for g in groups] != [w[0] for w in want]:
+        fail("%s: regions %s, expected %s" % (what, [text_of(g.find("title"))[:30] for g in groups],
+                                              [w[0][:30] for w in want]))
+        return None
+    return groups
+
+
+def check_stat_groups(chart, want, what):
+    """want: [(title, [max, mean, min], n, rank of the first max)] in chart order."""
+    groups = titled_groups(chart, want, what)
+    if groups is None:
+        return
+    for g, (title, exp, n, max_rank) in zip(groups, want):
+        labels = [text_of(t) for t in g.findall("text") if "tl" in cls(t)]
+        if labels != ["max (rank %d)" % max_rank, "mean", "min"]:
+            fail("%s, %r: labels %s, expected max (rank %d), mean, min" % (what, title[:30], labels, max_rank))
+        got = values_of(g)
+        if len(got) != 3 or not all(close(a, b) for a, b in zip(got, exp)):
+            fail("%s, %r: max/mean/min %s, expected %s" % (what, title[:30], got, exp))
+        imb = (exp[0] - exp[1]) / exp[0] * 100 if exp[0] > 0 else float("nan")
+        imb = 0.0 if abs(imb) < 1e-7 else imb   # equal values, the mean rounded
+        notes = [text_of(t) for t in g.findall("text") if "v" in cls(t)]
+        m = re.search(r"imbalance (\S+)%", notes[0]) if notes else None
+        if not m or not close(float(m.group(1)), imb):
+            fail("%s, %r: imbalance %s, expected %.4g%%" % (what, title[:30], notes[:1], imb))
+        if len(notes) < 2 or ("(%d " % n) not in notes[1]:
+            fail("%s, %r: count %s, expected %d" % (what, title[:30], notes[1:2], n))
+
+
+def stats(vr):
+    """[max, mean, min], count, the rank of the first max of [(value, rank)]."""
+    v = [x for x, _ in vr]
+    top = max(v)
+    return [top, sum(v) / len(v), min(v)], len(v), next(r for x, r in vr if x == top)
+
+
+def check_summary(chart, ranks):
+    per = {}
+    order = []
+    for r in ranks:
+        for reg in r["timing"]:
+            if reg["tag"] not in per:
+                per[reg["tag"]] = []
+                order.append(reg["tag"])
+            per[reg["tag"]].append((sum(reg["totals"]) / 1e6, r["rank"]))
+    order.sort(key=lambda t: -sum(v for v, _ in per[t]))
+    want = [(display(t, 400), *stats(per[t])) for t in order]
+    check_stat_groups(chart, want, "summary")
+
+
+def check_summary_metric(chart, ranks, metric):
+    per = {}
+    order = []
+    for r in ranks:
+        for reg in r["likwid"]:
+            if not has_metric(reg, metric):
+                continue
+            k = (reg["tag"], reg["group_id"])
+            if k not in per:
+                per[k] = []
+                order.append(k)
+            per[k] += [(v, r["rank"]) for v in reg["rows"][metric] if np.isfinite(v)]
+    order = [k for k in order if per[k]]
+    want = []
+    for k in order:
+        gname = next(reg["group_name"] for r in ranks for reg in r["likwid"] if (reg["tag"], reg["group_id"]) == k)
+        title = display(k[0], 400) + (" [%s]" % text(gname) if gname else "")
+        want.append((title, *stats(per[k])))
+    check_stat_groups(chart, want, "summary %r" % metric)
+
+
+def check_spans(chart, ranks):
+    offs, t0, t1 = axis(ranks)
+    rects = [x for x in chart.iter("rect") if "span" in cls(x)]
+    with_calls = [(r, o) for r, o in zip(ranks, offs) if any(reg["starts"] for reg in r["timing"])]
+    if len(rects) != len(with_calls):
+        fail("spans: %d rects, expected one per rank with calls (%d)" % (len(rects), len(with_calls)))
+        return
+    xs = []
+    for rect, (r, o) in zip(rects, with_calls):
+        a = min(min(reg["starts"]) for reg in r["timing"] if reg["starts"]) + o
+        z = max(max(reg["ends"]) for reg in r["timing"] if reg["ends"]) + o
+        want = "rank %d: %.3f to %.3f ms" % (r["rank"], (a - t0) / 1e6, (z - t0) / 1e6)
+        got = text_of(rect.find("title"))
+        if got != want:
+            fail("spans: %r, expected %r" % (got, want))
+        xs.append((float(rect.get("x")), (a - t0) / max(t1 - t0, 1), float(rect.get("width")),
+                   (z - a) / max(t1 - t0, 1)))
+    # one scale for all ranks: x and width linear in time
+    x0 = min(x for x, f, _, _ in xs if f == min(q for _, q, _, _ in xs))
+    full = max(x + w for x, _, w, _ in xs) - x0
+    for x, f, w, g in xs:
+        if abs((x - x0) - f * full) > 1.0 or abs(w - max(g * full, 0.5)) > 1.0:
+            fail("spans: rect at x %.1f width %.1f, expected %.1f, %.1f on one axis"
+                 % (x, w, x0 + f * full, g * full))
+
+
+def check_timeline_axis(chart, r, off, t0, t1, x_from, x_to):
+    """The rank's calls sit on the file's common axis: its earliest drawn
+    call at x_from + (start + off - t0) scaled to the chart's width."""
+    rects = [x for g in chart.iter("g") if "calls" in cls(g) for x in g.iter("rect")]
+    if not rects:
+        return
+    first = min(a for reg in r["timing"] for a in reg["starts"]) + off
+    want = x_from + (first - t0) / max(t1 - t0, 1) * (x_to - x_from)
+    got = min(float(x.get("x")) for x in rects)
+    if abs(got - want) > 1.0:
+        fail("rank %d timeline: first call at x %.1f, expected %.1f (the file's common axis)"
+             % (r["rank"], got, want))
+
+
+def roofline_points(ranks):
+    flop = next((m for r in ranks for reg in show_order(r) for m in reg["metrics"] if ROOF_FLOP in m), None)
+    bw = next((m for r in ranks for reg in show_order(r) for m in reg["metrics"] if ROOF_BW in m), None)
+    if not flop or not bw:
+        return None
+    sums, order = {}, []
+    for r in ranks:
+        for reg in r["likwid"]:
+            if reg["tag"] not in sums:
+                sums[reg["tag"]] = [0.0, 0.0, 0, 0]
+                order.append(reg["tag"])
+            for i, name in enumerate((flop, bw)):
+                if name in reg["rows"]:
+                    vals = [v for v in reg["rows"][name] if np.isfinite(v)]
+                    sums[reg["tag"]][i] += sum(vals)
+                    sums[reg["tag"]][2 + i] += len(vals)
+    return [(t, sums[t][0], sums[t][1]) for t in order
+            if sums[t][2] and sums[t][3] and sums[t][0] > 0 and sums[t][1] > 0]
+
+
+def check_roofline(chart, ranks):
+    want = roofline_points(ranks)
+    pts = [g for g in chart.iter("g") if "point" in cls(g)]
+    if len(pts) != len(want):
+        fail("roofline: %d points, expected %d" % (len(pts), len(want)))
+        return
+    for g, (tag, f, m) in zip(pts, want):
+        title = text_of(g.find("title"))
+        head, _, nums = title.partition("\n")
+        got = re.findall(r"([-0-9.e+]+) ", nums)
+        if head != display(tag, 400) or len(got) != 3 or not (
+                close(float(got[0]), f / m) and close(float(got[1]), f) and close(float(got[2]), m)):
+            fail("roofline: point %r, expected %r: %s FLOP/byte, %s MFLOP/s, %s MBytes/s"
+                 % (title[:120], tag[:40], f / m, f, m))
+        if len(g.findall("circle")) != 1:
+            fail("roofline: point %r without exactly one circle" % tag[:40])
+
+
+def want_kinds(ranks, metrics, svg):
+    want = []
+    if len(ranks) > 1:
+        if axis(ranks)[1] is not None:
+            want.append("spans")
+        if any(r["timing"] for r in ranks):
+            want.append("summary")
+        for m in metrics:
+            if any(has_metric(reg, m) and any(np.isfinite(v) for v in reg["rows"][m])
+                   for r in ranks for reg in r["likwid"]):
+                want.append("summary-metric")
+    if roofline_points(ranks):
+        want.append("roofline")
+    for r in ranks:
+        if r["timing"]:
+            want.append("times")
+        if any(reg["durs"] for reg in r["timing"]):
+            want.append("timeline")
+        for m in metrics:
+            if any(has_metric(reg, m) for reg in r["likwid"]):
+                want.append("metric")
+    return want
+
+
+def check_file(root, ranks, h5, svg, cap, metrics):
+    """One file's report (the whole report, or a file's section)."""
+    charts = [el for el in root.iter("svg") if "chart" in cls(el)]
+    kinds = [cls(el)[1] for el in charts]
+    want = want_kinds(ranks, metrics, svg)
+    if kinds != want:
+        fail("charts %s, expected %s" % (kinds, want))
+        return
+    offs, t0, t1 = axis(ranks)
+    k = 0
+    if len(ranks) > 1:
+        if t0 is not None:
+            check_spans(charts[k], ranks)
+            k += 1
+        if any(r["timing"] for r in ranks):
+            check_summary(charts[k], ranks)
+            k += 1
+        for m in metrics:
+            if k < len(kinds) and kinds[k] == "summary-metric" and \
+                    any(has_metric(reg, m) for r in ranks for reg in r["likwid"]):
+                check_summary_metric(charts[k], ranks, m)
+                k += 1
+    if k < len(kinds) and kinds[k] == "roofline":
+        check_roofline(charts[k], ranks)
+        k += 1
+    exp = expected_drawn(ranks, cap)
+    drawn = 0
+    for ri, r in enumerate(ranks):
+        if r["timing"]:
+            check_times(charts[k], r)
+            k += 1
+        if any(reg["durs"] for reg in r["timing"]):
+            n = check_timeline(charts[k], r, ri, exp)
+            rec = sum(len(reg["durs"]) for reg in r["timing"])
+            if ("Drew %d of %d recorded calls" % (n, rec)) not in text_of(root):
+                fail("rank %d timeline: no note 'Drew %d of %d recorded calls'" % (r["rank"], n, rec))
+            if n == rec:
+                check_timeline_axis(charts[k], r, offs[ri], t0, t1, 156.0, 1100.0 - 16)
+            drawn += n
+            k += 1
+        for m in metrics:
+            if any(has_metric(reg, m) for reg in r["likwid"]):
+                check_metric(charts[k], r, m)
+                k += 1
+    total = sum(len(reg["durs"]) for r in ranks for reg in r["timing"])
+    if drawn != min(total, cap):
+        fail("timeline: %d calls drawn in all, expected min(%d calls, cap %d)" % (drawn, total, cap))
+    check_origin(root, ranks, load_meta(h5), svg)
+    alltext = text_of(root)
+    for r in ranks:
+        st = text(r["status"], 160 if svg else 0)
+        if st not in alltext:
+            fail("rank %d: likwid_status %r not in the header" % (r["rank"], st))
+        if text(r["hostname"]) not in alltext:
+            fail("rank %d: hostname %r not in the header" % (r["rank"], r["hostname"]))
+        for m in metrics:
+            if any(has_metric(reg, m) for reg in r["likwid"]) or r["has_likwid"]:
+                if ("Counters: " + m) not in alltext:
+                    fail("rank %d: no heading 'Counters: %s'" % (r["rank"], m))
+    folded = [el for el in root.iter("details") if "rank" in cls(el)]
+    if not svg and len(folded) != (len(ranks) if len(ranks) > 16 else 0):
+        fail("%d ranks folded in <details>, expected %d (fold beyond 16 ranks)"
+             % (len(folded), len(ranks) if len(ranks) > 16 else 0))
+    for el, r in zip(folded, ranks):
+        want = "Rank %d (group %s, mpi_rank %d" % (r["rank"], r["group"], r["mpi_rank"])
+        got = text_of(el.find("summary")) if el.find("summary") is not None else ""
+        if not got.startswith(want):
+            fail("rank %d folded under %r, expected its title %r..." % (r["rank"], got[:60], want))
+
+
+def check_compare(root, files, names, metrics):
+    """The comparison charts: region time (sum over ranks and threads, ms)
+    and per metric the mean over ranks and threads, a bar per file."""
+    charts = [el for el in root.iter("svg") if "chart" in cls(el)]
+    kinds = [cls(el)[1] for el in charts]
+    nm = sum(1 for m in metrics if any(has_metric(reg, m) for ranks in files for r in ranks for reg in r["likwid"]))
+    if kinds[:1 + nm] != ["compare"] + ["compare-metric"] * nm:
+        fail("comparison charts %s, expected %s" % (kinds[:1 + nm], ["compare"] + ["compare-metric"] * nm))
+        return
+    note = "%d files compared: " % len(files) + ", ".join(
+        "file %d %s%s" % (i + 1, text(n), " (the base)" if i == 0 else "") for i, n in enumerate(names))
+    if note not in text_of(root):
+        fail("no note %r" % note)
+    tot, order = {}, []
+    for f, ranks in enumerate(files):
+        for r in ranks:
+            for reg in r["timing"]:
+                if reg["tag"] not in tot:
+                    tot[reg["tag"]] = [None] * len(files)
+                    order.append(reg["tag"])
+                tot[reg["tag"]][f] = (tot[reg["tag"]][f] or 0) + sum(reg["totals"]) / 1e6
+    order.sort(key=lambda t: -(tot[t][0] or 0))
+    check_compare_chart(charts[0], [(display(t, 400), tot[t]) for t in order], "compare")
+    k = 1
+    for m in metrics:
+        per, order = {}, []
+        for f, ranks in enumerate(files):
+            for r in ranks:
+                for reg in r["likwid"]:
+                    if not has_metric(reg, m):
+                        continue
+                    key = (reg["tag"], reg["group_id"])
+                    if key not in per:
+                        per[key] = ([[] for _ in files], reg["group_name"])
+                        order.append(key)
+                    per[key][0][f] += [v for v in reg["rows"][m] if np.isfinite(v)]
+        if not order:
+            continue
+        want = [(display(key[0], 400) + (" [%s]" % text(per[key][1]) if per[key][1] else ""),
+                 [sum(v) / len(v) if v else None for v in per[key][0]]) for key in order]
+        check_compare_chart(charts[k], want, "compare %r" % m)
+        k += 1
+
+
+def check_compare_chart(chart, want, what):
+    groups = titled_groups(chart, want, what)
+    if groups is None:
+        return
+    for g, (title, vals) in zip(groups, want):
+        got = values_of(g)
+        rects = g.findall("rect")
+        if [r.get("class") for r in rects] != ["f%d" % (i % 6) for i, v in enumerate(vals) if v is not None]:
+            fail("%s, %r: bar classes %s: expected one per file with a value, f<file>"
+                 % (what, title[:30], [r.get("class") for r in rects]))
+        exp = [float("nan") if v is None else v for v in vals]
+        if len(got) != len(exp) or not all(close(a, b) for a, b in zip(got, exp)):
+            fail("%s, %r: values %s, expected %s" % (what, title[:30], got, exp))
+            continue
+        notes = [text_of(t) for t in g.findall("text") if "v" in cls(t)]
+        for i in range(1, len(vals)):
+            if vals[i] is None or not vals[0]:
+                continue
+            pct = (vals[i] - vals[0]) / abs(vals[0]) * 100
+            m = re.search(r"\(([-+0-9.e]+)%\)", notes[i])
+            if not m or not close(float(m.group(1)), pct):
+                fail("%s, %r, file %d: change %r, expected %+.4g%%" % (what, title[:30], i + 1, notes[i], pct))
 
 
 def main():
     args = sys.argv[1:]
-    if len(args) < 2:
+    metrics, cap, svg, pos = [], 20000, False, []
+    i = 0
+    while i < len(args):
+        if args[i] == "--metric":
+            metrics.append(args[i + 1])
+            i += 1
+        elif args[i] == "--cap":
+            cap = int(args[i + 1])
+            i += 1
+        elif args[i] == "--svg":
+            svg = True
+        else:
+            pos.append(args[i])
+        i += 1
+    if len(pos) < 2:
         sys.exit(__doc__)
-    report, h5 = args[0], args[1]
-    svg = "--svg" in args
-    cap = int(args[args.index("--cap") + 1]) if "--cap" in args else 20000
-    ranks = load(h5)
-    metric = args[args.index("--metric") + 1] if "--metric" in args else default_metric(ranks)
+    report, h5s = pos[0], pos[1:]
+    files = [load(h) for h in h5s]
+    if not metrics:
+        metrics = [default_metric(files)]
     raw = open(report, "rb").read()
     check_raw(raw, svg)
     try:
@@ -320,55 +730,27 @@ def main():
     if root is not None:
         if root.tag != ("svg" if svg else "html"):
             fail("root element <%s>, expected <%s>" % (root.tag, "svg" if svg else "html"))
-        charts = [el for el in root.iter("svg") if "chart" in cls(el)]
-        kinds = [cls(el)[1] for el in charts]
-        want = []
-        exp = expected_drawn(ranks, cap)
-        for ri, r in enumerate(ranks):
-            if r["timing"]:
-                want.append("times")
-            if any(reg["durs"] for reg in r["timing"]):
-                want.append("timeline")
-            if any(has_metric(reg, metric) for reg in r["likwid"]):
-                want.append("metric")
-        if kinds != want:
-            fail("charts %s, expected %s" % (kinds, want))
+        if len(files) == 1:
+            check_file(root, files[0], h5s[0], svg, cap, metrics)
         else:
-            k = 0
-            drawn = 0
-            for ri, r in enumerate(ranks):
-                if r["timing"]:
-                    check_times(charts[k], r)
-                    k += 1
-                if any(reg["durs"] for reg in r["timing"]):
-                    n = check_timeline(charts[k], r, ri, exp)
-                    rec = sum(len(reg["durs"]) for reg in r["timing"])
-                    if ("Drew %d of %d recorded calls" % (n, rec)) not in text_of(root):
-                        fail("rank %d timeline: no note 'Drew %d of %d recorded calls'" % (r["rank"], n, rec))
-                    drawn += n
-                    k += 1
-                if any(has_metric(reg, metric) for reg in r["likwid"]):
-                    check_metric(charts[k], r, metric)
-                    k += 1
-            total = sum(len(reg["durs"]) for r in ranks for reg in r["timing"])
-            if drawn != min(total, cap):
-                fail("timeline: %d calls drawn in all, expected min(%d calls, cap %d)" % (drawn, total, cap))
-        check_origin(root, ranks, load_meta(h5), svg)
-        alltext = text_of(root)
-        for r in ranks:
-            st = text(r["status"], 160 if svg else 0)
-            if st not in alltext:
-                fail("rank %d: likwid_status %r not in the header" % (r["rank"], st))
-            if text(r["hostname"]) not in alltext:
-                fail("rank %d: hostname %r not in the header" % (r["rank"], r["hostname"]))
-            if any(has_metric(reg, metric) for reg in r["likwid"]) or r["has_likwid"]:
-                if ("Counters: " + metric) not in alltext:
-                    fail("rank %d: no heading 'Counters: %s'" % (r["rank"], metric))
+            check_compare(root, files, h5s, metrics)
+            sections = [el for el in root.iter("section") if "file" in cls(el)]
+            if svg:
+                charts = [cls(el)[1] for el in root.iter("svg") if "chart" in cls(el)]
+                want = [k for ranks in files for k in want_kinds(ranks, metrics, svg)]
+                if [c for c in charts if not c.startswith("compare")] != want:
+                    fail("files' charts %s, expected %s" % (charts, want))
+            elif len(sections) != len(files):
+                fail("%d file sections, expected %d" % (len(sections), len(files)))
+            else:
+                for sec, ranks, h5 in zip(sections, files, h5s):
+                    check_file(sec, ranks, h5, svg, cap, metrics)
     for f in FAILS:
         print("check_plot: FAIL: %s" % f)
     if FAILS:
         return 1
-    print("check_plot: ok (%d ranks, metric %r)" % (len(ranks), metric))
+    print("check_plot: ok (%d file%s, %d ranks, metrics %s)"
+          % (len(files), "" if len(files) == 1 else "s", sum(len(r) for r in files), metrics))
     return 0
 
 

@@ -12,8 +12,8 @@ plot help --help
 expect_rc 0 "--help" && grep_in help.out "usage: scope-likwid plot" "help text"
 plot none
 expect_rc 2 "no FILE"
-plot two in.h5 in.h5
-expect_rc 2 "two FILEs"
+plot two in.h5 in.h5 -o two.html
+expect_rc 0 "two FILEs: compared"
 plot badopt in.h5 --frobnicate
 expect_rc 2 "unknown option"
 plot noarg in.h5 -o
@@ -24,13 +24,34 @@ plot badcap in.h5 --max-calls -3
 expect_rc 2 "--max-calls -3"
 plot missing no-such.h5
 expect_rc 1 "missing input" && grep_in missing.err "no-such.h5" "message names the file"
+plot missing2 in.h5 no-such.h5 -o missing2.html
+expect_rc 1 "missing second input" && grep_in missing2.err "scope-likwid: plot: no-such.h5" "message names the second file"
+CHECKS=$((CHECKS + 1))
+[ ! -e missing2.html ] || fail "a report was written although the second file is missing"
 echo "not hdf5" >junk.h5
 plot junk junk.h5
 expect_rc 1 "not a result file"
 plot metric in.h5 --metric NOPE
-expect_rc 1 "unknown metric" && grep_in metric.err "'NOPE'" "message names the metric"
+expect_rc 1 "unknown metric" &&
+    grep_in metric.err "scope-likwid: plot: in.h5: no event or metric 'NOPE': the file has call count, runtime [s], EV_0," \
+        "message: prefix, file, metric, the names the file has"
 CHECKS=$((CHECKS + 1))
 [ ! -e in.html ] || fail "a report was written although the metric is unknown"
+# plot and show name the rows alike: the same message after the prefix
+RC=0
+"$SL_CLI" show in.h5 --metric NOPE >/dev/null 2>show.err || RC=$?
+CHECKS=$((CHECKS + 1))
+[ "$RC" = 1 ] && [ "$(sed 's/^scope-likwid: show: //' show.err)" = "$(sed 's/^scope-likwid: plot: //' metric.err)" ] ||
+    fail "show and plot disagree on --metric NOPE: show: $(cat show.err) plot: $(cat metric.err)"
+plot oldname in.h5 --metric runtime
+expect_rc 1 "--metric runtime (show calls it 'runtime [s]')"
+plot rows in.h5 -o rows.html --metric "runtime [s]" --metric "call count" --metric "M1 [units]"
+expect_rc 0 "three --metric" && grep_in rows.html "Counters: M1 [units]" "third metric charted"
+rescue nl.h5 --no-likwid 1 1 1
+plot second in.h5 nl.h5 --metric "call count"
+expect_rc 1 "--metric the second file lacks" &&
+    grep_in second.err "scope-likwid: plot: nl.h5: no counter data (timing only): --metric 'call count' selects nothing" \
+        "message names the second file"
 
 # default output: the input's base name, .h5 -> .html, in the cwd
 plot default sub/my.run.h5

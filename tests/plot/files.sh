@@ -38,7 +38,8 @@ plot nl nl.h5
 expect_rc 0 "no counters" && check nl.html nl.h5
 grep_in nl.html "No counter data in this rank" "no-counter note"
 plot nlm nl.h5 -o nlm.html --metric "call count"
-expect_rc 0 "no counters, --metric 'call count'"
+expect_rc 1 "no counters, --metric 'call count' (as show)" &&
+    grep_in nlm.err "no counter data (timing only)" "message"
 
 "$SL_CLI" convert "$SL_SAMPLES/v52_two_groups.txt" -o mf.h5 >/dev/null 2>&1 || fail "convert v52_two_groups.txt"
 plot mf mf.h5

@@ -96,3 +96,19 @@ rescue() {
     "$SL_CLI" convert "$T/$_out.rescue" -o "$T/$_out" >/dev/null 2>"$T/$_out.convert.err" ||
         { fail "convert $_out.rescue: $(cat "$T/$_out.convert.err")"; return 1; }
 }
+
+# merge_ranks OUT.h5 N STEP_NS MK-OPTIONS... REGIONS THREADS CALLS: N rank
+# files (rank r: origin 1.7e18 + r * STEP_NS, the same clock values, so a
+# later origin is a later start) merged into OUT.h5.
+merge_ranks() {
+    _o=$1 _k=$2 _step=$3
+    shift 3
+    _l=
+    _r=0
+    while [ "$_r" -lt "$_k" ]; do
+        rescue "$_o.$_r.h5" --rank "$_r" --origin $((1700000000000000000 + _r * _step)) "$@" || return 1
+        _l="$_l $_o.$_r.h5"
+        _r=$((_r + 1))
+    done
+    "$SL_CLI" merge -o "$_o" $_l >/dev/null 2>"$_o.merge.err" || fail "merge $_o: $(cat "$_o.merge.err")"
+}

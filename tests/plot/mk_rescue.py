@@ -3,7 +3,8 @@
 the plot tests and bench/bench_plot.sh; `scope-likwid convert` turns it into
 a result file with timing, per-call samples and full_api counter data.
 
-usage: mk_rescue.py [--awkward] [--no-likwid] OUT REGIONS THREADS CALLS [EVENTS [METRICS]]
+usage: mk_rescue.py [--awkward] [--no-likwid] [--rank R] [--origin NS] [--shift NS]
+                    [--scale F] [--roofline] OUT REGIONS THREADS CALLS [EVENTS [METRICS]]
   REGIONS regions, each run by THREADS threads (tids 5000, 5001, ...) on
   CPUs 0..THREADS-1, CALLS recorded calls per region and thread (one call in
   three of region r nests a call of region r+1 in the same thread), EVENTS
@@ -12,6 +13,14 @@ usage: mk_rescue.py [--awkward] [--no-likwid] OUT REGIONS THREADS CALLS [EVENTS 
 --awkward: the first regions get tags HTML must escape (AWKWARD below),
 and host, status and command line hold < & " and a byte that is not UTF-8.
 --no-likwid: no counter data (likwid none).
+--rank R: rank R, mpi_rank R (default rank 0, mpi_rank -1), pid 5000 + R.
+--origin NS: the timing clock's origin_unix_ns (default 0: not recorded).
+--shift NS: every call starts NS later (a late rank).
+--scale F: every call lasts F times as long, LIKWID's times likewise (a
+slower run).
+--roofline: the metrics are "Runtime (RDTSC) [s]", "DP [MFLOP/s]" and
+"Memory bandwidth [MBytes/s]" (FLOPS_DP's and MEM's rates; METRICS ignored),
+values 100*(r+1)*(t+1) and 50*(r+1)**2*(t+1)*R1 with R1 = rank + 1.
 Call durations are pseudo-random (nested ones may tie).
 """
 import struct
@@ -40,7 +49,19 @@ def main():
     argv = sys.argv[1:]
     awkward = "--awkward" in argv
     likwid = "--no-likwid" not in argv
-    argv = [a for a in argv if a not in ("--awkward", "--no-likwid")]
+    roofline = "--roofline" in argv
+    argv = [a for a in argv if a not in ("--awkward", "--no-likwid", "--roofline")]
+    opt = {"--rank": None, "--origin": "0", "--shift": "0", "--scale": "1"}
+    rest = []
+    while argv:
+        if argv[0] in opt:
+            opt[argv[0]] = argv[1]
+            argv = argv[2:]
+        else:
+            rest.append(argv.pop(0))
+    argv = rest
+    rank = int(opt["--rank"]) if opt["--rank"] is not None else None
+    origin, shift, scale = int(opt["--origin"]), int(opt["--shift"]), float(opt["--scale"])
     if len(argv) < 4:
         sys.exit(__doc__)
     out = argv[0]
@@ -49,15 +70,16 @@ def main():
     nmet = int(argv[5]) if len(argv) > 5 else 2
     host = b"<host>&\xff" if awkward else b"benchhost"
     status = b"<b>used</b> full_api & \"more\" \xfe" if awkward else b"synthetic rescue file (mk_rescue.py)"
-    lines = ["scope-likwid-wire 1", "kind run", "rank 0", "mpi_rank -1", "pid 5000",
+    lines = ["scope-likwid-wire 1", "kind run", "rank %d" % (rank or 0),
+             "mpi_rank %d" % (-1 if rank is None else rank), "pid %d" % (5000 + (rank or 0)),
              "hostname " + s(host), "executable " + s("/usr/bin/synthetic"),
              "command_line " + s(b"synthetic --regions <%d> & \"x\"" % nreg),
              "likwid_status " + s(status),
              "env 1", "var " + s("LIKWID_EVENTS") + " " + s("FLOPS_DP"),
-             "timing " + s("CLOCK_MONOTONIC") + " 0 %d" % nreg]
+             "timing " + s("CLOCK_MONOTONIC") + " %d %d" % (origin, nreg)]
     # per thread a time cursor; call k of region r in thread t lasts a
     # distinct number of ns
-    cursor = [1_000_000 + t * 1000 for t in range(nthr)]
+    cursor = [1_000_000 + shift + t * 1000 for t in range(nthr)]
     seq = 0
     regions = []
     for r in range(nreg):
@@ -66,7 +88,7 @@ def main():
             durs = []
             for k in range(ncalls):
                 seq += 1
-                dur = 2000 + (seq * 7919) % 997 * 1000 + seq  # distinct
+                dur = int((2000 + (seq * 7919) % 997 * 1000 + seq) * scale)  # distinct
                 start = cursor[t]
                 cursor[t] += dur + 500
                 calls.append((5000 + t, start, start + dur))
@@ -97,17 +119,22 @@ def main():
     lines.append("likwid %s %d" % (("full_api", nreg) if likwid else ("none", 0)))
     for r in range(nreg if likwid else 0):
         lines.append("region %s 0 %s full_api %d %d %d 1" % (s(tag(r, awkward)), s("FLOPS_DP"),
-                                                             nthr, nev, nmet))
-        times = [1e-3 * (1 + (r * 31 + t * 7) % 50) for t in range(nthr)]
+                                                             nthr, nev, 3 if roofline else nmet))
+        times = [scale * 1e-3 * (1 + (r * 31 + t * 7) % 50) for t in range(nthr)]
         lines.append(" ".join(["cpus"] + [str(t) for t in range(nthr)]))
         lines.append(" ".join(["times"] + [d(v) for v in times]))
         lines.append(" ".join(["counts"] + [str(ncalls)] * nthr))
         for e in range(nev):
             lines.append(" ".join(["event", s("EV_%d" % e), s("PMC%d" % e)] +
                                   [d(float((r + 1) * (e + 1) * 1000 + t)) for t in range(nthr)]))
-        for m in range(nmet):
-            name = "Runtime (RDTSC) [s]" if m == 0 else "M%d [units]" % m
-            vals = times if m == 0 else [float(r % 17 + t + m) for t in range(nthr)]
+        r1 = (rank or 0) + 1
+        mets = [("Runtime (RDTSC) [s]", times),
+                ("DP [MFLOP/s]", [100.0 * (r + 1) * (t + 1) for t in range(nthr)]),
+                ("Memory bandwidth [MBytes/s]", [50.0 * (r + 1) ** 2 * (t + 1) * r1 for t in range(nthr)])] \
+            if roofline else \
+            [("Runtime (RDTSC) [s]" if m == 0 else "M%d [units]" % m,
+              times if m == 0 else [float(r % 17 + t + m) for t in range(nthr)]) for m in range(nmet)]
+        for name, vals in mets:
             lines.append(" ".join(["metric", s(name)] + [d(v) for v in vals]))
     lines.append("end %d" % len(lines))
     with open(out, "w") as f:

@@ -4,7 +4,9 @@ numpy, no PIL) and requires enough non-white pixels, enough distinct
 colours, and the report's first region colours (the CSS rules .cN{fill:#..}
 of REPORT) as exact pixel values, which only rendered bars and boxes have.
 
-usage: png_check.py SHOT.png REPORT.html [MIN_COLOURS] [REGION_COLOURS]
+usage: png_check.py SHOT.png REPORT.html [MIN_COLOURS] [REGION_COLOURS] [FILE_COLOURS]
+FILE_COLOURS: the first that many colours of a comparison's files (.fN)
+must be on the screenshot too.
 Exit 0 ok, 1 a check failed, 77 numpy missing.
 """
 import re
@@ -78,6 +80,7 @@ def main():
         sys.exit(__doc__)
     min_colours = int(sys.argv[3]) if len(sys.argv) > 3 else 8
     n_region = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+    n_file = int(sys.argv[5]) if len(sys.argv) > 5 else 0
     try:
         w, h, px = decode(sys.argv[1])
     except (OSError, ValueError, zlib.error) as e:
@@ -93,12 +96,13 @@ def main():
     if nonwhite < 0.02 * w * h:
         fails.append("%d non-white pixels of %d: expected at least 2%%" % (nonwhite, w * h))
     css = open(sys.argv[2], encoding="utf-8").read()
-    region = re.findall(r"\.c(\d+)\{fill:#([0-9a-f]{6})\}", css)[:n_region]
-    if len(region) < n_region:
-        fails.append("report has %d region colours, expected %d" % (len(region), n_region))
-    for idx, hexcol in region:
-        if int(hexcol, 16) not in colours:
-            fails.append("region colour c%s #%s not on the screenshot" % (idx, hexcol))
+    for prefix, n, what in (("c", n_region, "region"), ("f", n_file, "file")):
+        found = re.findall(r"\.%s(\d+)\{fill:#([0-9a-f]{6})\}" % prefix, css)[:n]
+        if len(found) < n:
+            fails.append("report has %d %s colours, expected %d" % (len(found), what, n))
+        for idx, hexcol in found:
+            if int(hexcol, 16) not in colours:
+                fails.append("%s colour %s%s #%s not on the screenshot" % (what, prefix, idx, hexcol))
     for f in fails:
         print("png_check: FAIL: %s" % f)
     if fails:

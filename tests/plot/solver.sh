@@ -23,14 +23,16 @@ cp "$H5" run.h5
 plot html run.h5
 expect_rc 0 "plot run.h5" && check run.html run.h5
 grep_in html.out "wrote run.html" "plot's message"
-grep_in run.html "Counters: Runtime (RDTSC) [s]" "default metric: the first metric of the first region"
+grep_in run.html "Counters: DP [MFLOP/s]" "default metric: the first FLOP rate or bandwidth"
 grep_in run.html "used full_api" "likwid_status in the header"
 plot svg run.h5 -o run.svg
 expect_rc 0 "plot -o run.svg" && check run.svg run.h5 --svg
-for m in "DP [MFLOP/s]" INSTR_RETIRED_ANY "call count" runtime; do
+for m in "Runtime (RDTSC) [s]" INSTR_RETIRED_ANY "call count" "runtime [s]"; do
     plot metric run.h5 -o "m.html" --metric "$m"
     expect_rc 0 "--metric '$m'" && check m.html run.h5 --metric "$m"
 done
+plot two run.h5 -o two.html --metric CPI --metric "DP [MFLOP/s]"
+expect_rc 0 "two --metric" && check two.html run.h5 --metric CPI --metric "DP [MFLOP/s]"
 # the solver's 42 calls, fewer than the cap: every one drawn
 grep_in run.html "Drew 42 of 42 recorded calls" "timeline note"
 finish

@@ -13,7 +13,7 @@
 #define TOP 36.0        /* axis labels above the first group */
 #define X_THREAD 336.0  /* thread labels end here */
 #define X_BARS 344.0    /* bars start here */
-#define VALUE_W 150.0   /* value column at the right */
+#define VALUE_W 170.0   /* value column at the right */
 
 /* Rows of a group: one per bar, and one for the bracketed line of a
  * one-bar group. */
@@ -80,8 +80,11 @@ double sl_plot_bars(sl_buf *b, const sl_bar_group *groups, size_t ngroups, doubl
                 double xv = X_BARS + (bar->value - lo) / span * (x1 - X_BARS);
                 double x = sl_plot_coord(xv < x_zero ? xv : x_zero);
                 double w = sl_plot_coord(fabs(xv - x_zero));
-                sl_buf_printf(b, "<rect class=\"c%zu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\"/>",
-                              gr->colour, x, y, w, BAR_H);
+                if (bar->cls)
+                    sl_buf_printf(b, "<rect class=\"%s\"", bar->cls);
+                else
+                    sl_buf_printf(b, "<rect class=\"c%zu\"", gr->colour);
+                sl_buf_printf(b, " x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\"/>", x, y, w, BAR_H);
                 sl_buf_printf(b, "<text class=\"v\" x=\"%.0f\" y=\"%.1f\">%s", x1 + 6, y + BAR_H - 1,
                               sl_plot_num(bar->value, num));
             } else {

@@ -11,6 +11,7 @@ typedef struct sl_bar {
     char label[40];         /* e.g. "tid 1234", "cpu 3" */
     double value;           /* not finite: no bar, "no value" */
     char note[48];          /* shown with the value, e.g. "20 calls" ("" none) */
+    const char *cls;        /* the rect's CSS class; NULL: the group's colour */
 } sl_bar;
 
 typedef struct sl_bar_group {

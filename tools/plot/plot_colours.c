@@ -35,25 +35,15 @@ static void add(sl_plot_colours *c, const char *tag, size_t len)
         *s = (struct sl_colour_slot){tag, len, c->n++};
 }
 
-int sl_plot_colours_build(sl_plot_colours *c, const sl_runset *set)
+/* Adds set's tags: each rank's timing regions costliest first, then its
+ * LIKWID regions. 0 or -ENOMEM. */
+static int add_set(sl_plot_colours *c, const sl_runset *set)
 {
-    memset(c, 0, sizeof *c);
-    size_t total = 0;
-    for (size_t r = 0; r < set->nruns; r++)
-        total += set->runs[r].timing.nregions + set->runs[r].likwid.nregions;
-    c->nslots = 16;
-    while (c->nslots < 2 * total + 1)
-        c->nslots *= 2;
-    c->slots = calloc(c->nslots, sizeof *c->slots);
-    if (!c->slots)
-        return -ENOMEM;
     for (size_t r = 0; r < set->nruns; r++) {
         const sl_timing *tm = &set->runs[r].timing;
         size_t *o = sl_timing_order(tm);    /* costliest first: the first colours */
-        if (!o) {
-            sl_plot_colours_free(c);
+        if (!o)
             return -ENOMEM;
-        }
         for (size_t i = 0; i < tm->nregions; i++)
             add(c, tm->regions[o[i]].tag, tm->regions[o[i]].tag_len);
         free(o);
@@ -61,6 +51,27 @@ int sl_plot_colours_build(sl_plot_colours *c, const sl_runset *set)
         for (size_t i = 0; i < lw->nregions; i++)
             add(c, lw->regions[i].tag, lw->regions[i].tag_len);
     }
+    return 0;
+}
+
+int sl_plot_colours_build(sl_plot_colours *c, const sl_runset *const *sets, size_t nsets)
+{
+    memset(c, 0, sizeof *c);
+    size_t total = 0;
+    for (size_t f = 0; f < nsets; f++)
+        for (size_t r = 0; r < sets[f]->nruns; r++)
+            total += sets[f]->runs[r].timing.nregions + sets[f]->runs[r].likwid.nregions;
+    c->nslots = 16;
+    while (c->nslots < 2 * total + 1)
+        c->nslots *= 2;
+    c->slots = calloc(c->nslots, sizeof *c->slots);
+    if (!c->slots)
+        return -ENOMEM;
+    for (size_t f = 0; f < nsets; f++)
+        if (add_set(c, sets[f])) {
+            sl_plot_colours_free(c);
+            return -ENOMEM;
+        }
     return 0;
 }
 
@@ -108,5 +119,10 @@ void sl_plot_colours_css(const sl_plot_colours *c, sl_buf *b)
         double l = 0.42 + 0.10 * (double)(i % 3);
         sl_buf_printf(b, ".c%zu{fill:#%06x}", i, rgb(h, 0.62, l));
     }
+    /* the files of a comparison: far apart, none a region's exact colour
+     * (the region hues have saturation 0.62) */
+    static const double file_hue[SL_PLOT_FILE_COLOURS] = {25, 275, 165, 335, 50, 110};
+    for (size_t i = 0; i < SL_PLOT_FILE_COLOURS; i++)
+        sl_buf_printf(b, ".f%zu{fill:#%06x}", i, rgb(file_hue[i], 0.9, 0.40));
     sl_buf_puts(b, "\n");
 }

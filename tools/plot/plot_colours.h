@@ -19,12 +19,15 @@ typedef struct sl_plot_colours {
 } sl_plot_colours;
 
 /* Indices in order of first appearance: each rank's timing regions
- * costliest first, then its LIKWID regions. 0 or -ENOMEM. */
-int sl_plot_colours_build(sl_plot_colours *c, const sl_runset *set);
+ * costliest first, then its LIKWID regions, file after file. 0 or -ENOMEM. */
+int sl_plot_colours_build(sl_plot_colours *c, const sl_runset *const *sets, size_t nsets);
 void sl_plot_colours_free(sl_plot_colours *c);
 /* Index of a tag (0 for a tag never seen). */
 size_t sl_plot_colour(const sl_plot_colours *c, const char *tag, size_t len);
-/* CSS rules ".cI{fill:#RRGGBB}" for every index. */
+/* CSS rules ".cI{fill:#RRGGBB}" for every index, and ".fI" for the files
+ * of a comparison (SL_PLOT_FILE_COLOURS, then again from the first). */
 void sl_plot_colours_css(const sl_plot_colours *c, sl_buf *b);
+
+#define SL_PLOT_FILE_COLOURS 6
 
 #endif

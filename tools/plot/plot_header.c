@@ -146,9 +146,7 @@ int sl_plot_meta_header(sl_plot_out *o, const sl_file_meta *m)
     return rc ? -ENOMEM : 0;
 }
 
-/* "Rank 3 (group rank3, mpi_rank 0, pid 12, host h, from F:G)", as show's
- * title (run_info.c), strings displayed; NULL on ENOMEM. */
-static char *rank_title(const sl_run *run)
+char *sl_plot_rank_title(const sl_run *run)
 {
     char *g = sl_tag_display(run->group, strlen(run->group));
     char *h = sl_tag_display(run->hostname, strlen(run->hostname));
@@ -180,7 +178,7 @@ static char *rank_title(const sl_run *run)
 int sl_plot_rank_header(sl_plot_out *o, const sl_run *run)
 {
     char t[160];
-    char *title = rank_title(run);
+    char *title = sl_plot_rank_title(run);
     if (!title)
         return -ENOMEM;
     sl_plot_heading(o, 2, title);

@@ -25,5 +25,8 @@ void sl_plot_chart(sl_plot_out *o, const char *cls, const sl_buf *body, double h
  * attributes. 0 or -ENOMEM. */
 int sl_plot_meta_header(sl_plot_out *o, const sl_file_meta *m);
 int sl_plot_rank_header(sl_plot_out *o, const sl_run *run);
+/* "Rank 3 (group rank3, mpi_rank 0, pid 12, host h, from F:G)", as show's
+ * title (run_info.c), strings displayed; malloc'd, NULL on ENOMEM. */
+char *sl_plot_rank_title(const sl_run *run);
 
 #endif

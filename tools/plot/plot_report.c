@@ -1,20 +1,20 @@
-/* The report of scope-likwid plot (plot_report.h): lays out the header
- * (plot_header.c) and the three charts of every rank, in HTML or as one
+/* The report of scope-likwid plot (plot_report.h): lays out the comparison
+ * of files (plot_compare.c), the header (plot_header.c), the views across
+ * ranks (plot_ranks.c) and the charts of every rank, in HTML or as one
  * standalone SVG. */
 #include "plot_report.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "labels.h"
-#include "plot_axis.h"
 #include "plot_bars.h"
 #include "plot_colours.h"
 #include "plot_header.h"
+#include "plot_ranks.h"
 #include "plot_timeline.h"
+#include "plot_values.h"
 #include "region_order.h"
 #include "schema.h"
 
@@ -24,7 +24,8 @@ static const char css_svg[] =
     ".axis line{stroke:#e2e2e2}.axis text{fill:#666}.unit{font-style:italic}"
     ".sep{stroke:#eee}.rl{font-weight:bold}.sub{fill:#666}.tl{text-anchor:end;fill:#444}"
     ".v{font-family:monospace}.h1{font-size:18px;font-weight:bold}.h2{font-size:15px;font-weight:bold}"
-    ".h3{font-size:13px;font-weight:bold}.note{fill:#555}\n";
+    ".h3{font-size:13px;font-weight:bold}.note{fill:#555}.span{fill:#8a96a3}.span.odd{fill:#5f6b78}"
+    ".point circle{stroke:#222;stroke-width:1}.minor line{stroke:#f2f2f2}\n";
 static const char css_html[] =
     "body{font:14px/1.4 sans-serif;margin:16px 20px;color:#222;background:#fff}"
     "h1{font-size:20px;margin:0 0 4px}h2{font-size:17px;border-bottom:1px solid #ccc;margin:24px 0 6px}"
@@ -32,7 +33,7 @@ static const char css_html[] =
     "table.attrs{border-collapse:collapse;font-size:13px}"
     "table.attrs th{text-align:left;padding:1px 12px 1px 0;color:#555;font-weight:normal;vertical-align:top}"
     "table.attrs td{font-family:monospace;white-space:pre-wrap;word-break:break-all}"
-    "svg.chart{display:block}\n";
+    "svg.chart{display:block}details.rank{margin:2px 0}details.rank>summary{cursor:pointer;font-size:15px}\n";
 
 /* ---- (a) region time per thread ------------------------------------------ */
 
@@ -98,14 +99,14 @@ static int times_chart(sl_plot_out *o, const sl_run *run, const sl_plot_colours 
 
 /* ---- (b) timeline ---------------------------------------------------------- */
 
-static int timeline_chart(sl_plot_out *o, const sl_run *run, sl_tl_select *sel,
+static int timeline_chart(sl_plot_out *o, const sl_run *run, const sl_tl_axis *ax, sl_tl_select *sel,
                           const sl_plot_colours *col, size_t cap)
 {
     sl_plot_heading(o, 3, "Timeline of the recorded calls");
     sl_buf body;
     sl_buf_init(&body);
     sl_tl_stats st;
-    double h = sl_plot_timeline(&body, run, sel, col, SL_PLOT_WIDTH, &st);
+    double h = sl_plot_timeline(&body, run, ax, sel, col, SL_PLOT_WIDTH, &st);
     int rc = body.failed ? -ENOMEM : 0;
     char t[400];
     if (!rc && !st.recorded) {
@@ -116,7 +117,7 @@ static int timeline_chart(sl_plot_out *o, const sl_run *run, sl_tl_select *sel,
         int n = snprintf(t, sizeof t, "Drew %zu of %zu recorded calls", st.drawn, st.recorded);
         if (st.drawn < st.recorded)
             n += snprintf(t + n, sizeof t - (size_t)n,
-                          "; %zu shorter ones left out (at most %zu calls are drawn per report)",
+                          "; %zu shorter ones left out (at most %zu calls are drawn per file)",
                           st.recorded - st.drawn, cap);
         if (st.shim_dropped)
             n += snprintf(t + n, sizeof t - (size_t)n,
@@ -130,60 +131,7 @@ static int timeline_chart(sl_plot_out *o, const sl_run *run, sl_tl_select *sel,
     return rc;
 }
 
-/* ---- (c) one counter metric ------------------------------------------------ */
-
-enum row_kind { ROW_NONE, ROW_METRIC, ROW_EVENT, ROW_RUNTIME, ROW_CALLS };
-
-/* Where region r holds the values named name; *index is the row. */
-static enum row_kind find_row(const sl_region *r, char **labels, const char *name, size_t *index)
-{
-    for (size_t m = 0; m < r->nmetrics; m++)
-        if (r->metric_names[m] && !strcmp(r->metric_names[m], name)) {
-            *index = m;
-            return ROW_METRIC;
-        }
-    for (size_t e = 0; labels && e < r->nevents; e++)
-        if (!strcmp(labels[e], name)) {
-            *index = e;
-            return ROW_EVENT;
-        }
-    if (!strcmp(name, "runtime"))
-        return ROW_RUNTIME;
-    if (!strcmp(name, "call count"))
-        return ROW_CALLS;
-    return ROW_NONE;
-}
-
-static double row_value(const sl_region *r, enum row_kind k, size_t idx, size_t t)
-{
-    switch (k) {
-    case ROW_METRIC: return r->metrics[idx * r->nthreads + t];
-    case ROW_EVENT: return r->events[idx * r->nthreads + t];
-    case ROW_RUNTIME: return r->times[t];
-    case ROW_CALLS: return (double)r->call_counts[t];
-    default: return NAN;
-    }
-}
-
-/* The default metric: the first metric of the first region (show's order,
- * ranks in file order) that has metrics; "runtime" when none has. */
-static const char *default_metric(const sl_runset *set)
-{
-    for (size_t r = 0; r < set->nruns; r++) {
-        const sl_likwid *lw = &set->runs[r].likwid;
-        size_t *c = sl_likwid_order(lw);  /* show's order */
-        const char *found = NULL;
-        for (size_t k = 0; c && k < lw->nregions && !found; k++) {
-            const sl_region *reg = &lw->regions[c[k]];
-            if (reg->nmetrics && reg->metric_names[0])
-                found = reg->metric_names[0];
-        }
-        free(c);
-        if (found)
-            return found;
-    }
-    return "runtime";
-}
+/* ---- (c) counter metrics --------------------------------------------------- */
 
 static int metric_chart(sl_plot_out *o, const sl_run *run, const char *metric,
                         const sl_plot_colours *col)
@@ -208,30 +156,23 @@ static int metric_chart(sl_plot_out *o, const sl_run *run, const char *metric,
     int rc = 0;
     for (size_t k = 0; k < lw->nregions && !rc; k++) {
         const sl_region *r = &lw->regions[c[k]];
-        char **labels = r->nevents ? sl_event_labels(r) : NULL;
-        if (r->nevents && !labels) {
-            rc = -ENOMEM;
-            break;
+        double *v = malloc((r->nthreads ? r->nthreads : 1) * sizeof *v);
+        sl_bar *bars = calloc(r->nthreads ? r->nthreads : 1, sizeof *bars);
+        int found = v && bars ? sl_plot_row(r, metric, v) : -ENOMEM;
+        if (found == 1) {
+            for (size_t th = 0; th < r->nthreads; th++) {
+                snprintf(bars[th].label, sizeof bars[th].label, "cpu %lld", (long long)r->cpus[th]);
+                bars[th].value = v[th];
+            }
+            g[ng++] = (sl_bar_group){.tag = r->tag, .tag_len = r->tag_len, .sub = r->group_name,
+                                     .colour = sl_plot_colour(col, r->tag, r->tag_len),
+                                     .nbars = r->nthreads, .bars = bars};
+            bars = NULL;
         }
-        size_t idx = 0;
-        enum row_kind kind = find_row(r, labels, metric, &idx);
-        sl_labels_free(labels, r->nevents);
-        if (kind == ROW_NONE) {
-            missing++;
-            continue;
-        }
-        sl_bar_group *gr = &g[ng++];
-        *gr = (sl_bar_group){.tag = r->tag, .tag_len = r->tag_len, .sub = r->group_name,
-                             .colour = sl_plot_colour(col, r->tag, r->tag_len), .nbars = r->nthreads};
-        gr->bars = calloc(r->nthreads ? r->nthreads : 1, sizeof *gr->bars);
-        if (!gr->bars) {
-            rc = -ENOMEM;
-            break;
-        }
-        for (size_t th = 0; th < r->nthreads; th++) {
-            snprintf(gr->bars[th].label, sizeof gr->bars[th].label, "cpu %lld", (long long)r->cpus[th]);
-            gr->bars[th].value = row_value(r, kind, idx, th);
-        }
+        missing += found == 0;
+        rc = found < 0 ? found : 0;
+        free(bars);
+        free(v);
     }
     if (!rc) {
         int n = snprintf(t, sizeof t, "LIKWID's values (source %s) per region and hardware thread",
@@ -243,8 +184,7 @@ static int metric_chart(sl_plot_out *o, const sl_run *run, const char *metric,
         if (ng) {
             sl_buf body;
             sl_buf_init(&body);
-            const char *unit = !strcmp(metric, "runtime") ? "runtime [s]" : metric;
-            double h = sl_plot_bars(&body, g, ng, SL_PLOT_WIDTH, unit);
+            double h = sl_plot_bars(&body, g, ng, SL_PLOT_WIDTH, metric);
             sl_plot_chart(o, "metric", &body, h);
             sl_buf_free(&body);
         }
@@ -254,45 +194,116 @@ static int metric_chart(sl_plot_out *o, const sl_run *run, const char *metric,
     return rc;
 }
 
-/* Whether any region of any rank has a value named metric. */
-static int metric_exists(const sl_runset *set, const char *metric)
-{
-    if (!strcmp(metric, "runtime") || !strcmp(metric, "call count"))
-        return 1;
-    for (size_t r = 0; r < set->nruns; r++) {
-        const sl_likwid *lw = &set->runs[r].likwid;
-        for (size_t i = 0; i < lw->nregions; i++) {
-            const sl_region *reg = &lw->regions[i];
-            char **labels = reg->nevents ? sl_event_labels(reg) : NULL;
-            size_t idx;
-            int found = find_row(reg, labels, metric, &idx) != ROW_NONE;
-            sl_labels_free(labels, reg->nevents);
-            if (found)
-                return 1;
-        }
-    }
-    return 0;
-}
-
 /* ---- the report ------------------------------------------------------------ */
 
-int sl_plot_report(sl_buf *out, const sl_runset *set, const sl_plot_opts *opts)
+static int rank_charts(sl_plot_out *o, const sl_run *run, const sl_tl_axis *ax, sl_tl_select *sel,
+                       const sl_plot_colours *col, char *const *metrics, size_t nmetrics,
+                       const sl_plot_opts *opts)
 {
-    const char *metric = opts->metric ? opts->metric : default_metric(set);
-    if (opts->metric && !metric_exists(set, metric)) {
-        fprintf(stderr, "%s: no region has a metric or event '%s': expected a metric name, an "
-                        "event label, \"runtime\" or \"call count\" (see scope-likwid show)\n",
-                opts->title, metric);
-        return -ENOENT;
-    }
-    sl_plot_colours col;
+    int rc = sl_plot_rank_header(o, run);
+    if (!rc)
+        rc = times_chart(o, run, col);
+    if (!rc)
+        rc = timeline_chart(o, run, ax, sel, col, opts->max_rects);
+    for (size_t m = 0; m < nmetrics && !rc; m++)
+        rc = metric_chart(o, run, metrics[m], col);
+    return rc;
+}
+
+/* One file: its /metadata, the views across ranks, then every rank. */
+static int file_report(sl_plot_out *o, const sl_plot_file *file, const sl_plot_colours *col,
+                       char *const *metrics, size_t nmetrics, const sl_plot_opts *opts)
+{
+    const sl_runset *set = file->set;
     sl_tl_select sel;
-    if (sl_plot_colours_build(&col, set))
+    sl_tl_axis ax;
+    if (sl_plot_tl_select(set, opts->max_rects, &sel))
         return -ENOMEM;
-    if (sl_plot_tl_select(set, opts->max_rects, &sel)) {
-        sl_plot_colours_free(&col);
-        return -ENOMEM;
+    sl_plot_tl_axis(set, &ax);
+    int rc = sl_plot_meta_header(o, &set->meta);
+    if (!rc && set->nruns > 1)
+        rc = sl_plot_ranks_summary(o, set, &ax, col, metrics, nmetrics);
+    if (!rc)
+        rc = sl_plot_roofline(o, set, col);
+    int fold = !o->svg && set->nruns > SL_PLOT_RANKS_OPEN;
+    if (!rc && fold) {
+        char t[200];
+        snprintf(t, sizeof t, "Each rank's charts follow, folded (more than %d ranks): open a rank to "
+                 "see them.", SL_PLOT_RANKS_OPEN);
+        sl_plot_note(o, t);
     }
+    for (size_t r = 0; r < set->nruns && !rc; r++) {
+        const sl_run *run = &set->runs[r];
+        if (fold) {
+            char *title = sl_plot_rank_title(run);
+            if (!title) {
+                rc = -ENOMEM;
+                break;
+            }
+            sl_buf_printf(o->b, "<details class=\"rank\" id=\"rank%lld\"><summary>", (long long)run->rank);
+            sl_buf_text(o->b, title, strlen(title), 0);
+            sl_buf_puts(o->b, "</summary>\n");
+            free(title);
+        } else if (!o->svg)
+            sl_buf_printf(o->b, "<section class=\"rank\" id=\"rank%lld\">\n", (long long)run->rank);
+        rc = rank_charts(o, run, &ax, &sel, col, metrics, nmetrics, opts);
+        if (!o->svg)
+            sl_buf_puts(o->b, fold ? "</details>\n" : "</section>\n");
+    }
+    return rc;
+}
+
+static int report_body(sl_plot_out *o, const sl_plot_file *files, size_t nfiles,
+                       const sl_plot_colours *col, char *const *metrics, size_t nmetrics,
+                       const sl_plot_opts *opts)
+{
+    sl_plot_heading(o, 1, "scope-likwid report");
+    sl_buf line;
+    sl_buf_init(&line);
+    if (nfiles == 1) {
+        sl_buf_printf(&line, "%zu rank%s in ", files[0].set->nruns, files[0].set->nruns == 1 ? "" : "s");
+        sl_buf_puts(&line, files[0].name);
+    } else {
+        sl_buf_printf(&line, "%zu files compared: ", nfiles);
+        for (size_t f = 0; f < nfiles; f++)
+            sl_buf_printf(&line, "%sfile %zu %s%s", f ? ", " : "", f + 1, files[f].name, f ? "" : " (the base)");
+    }
+    sl_plot_note(o, line.failed ? "" : line.data);
+    sl_buf_free(&line);
+    int rc = nfiles > 1 ? sl_plot_compare(o, files, nfiles, col, metrics, nmetrics) : 0;
+    for (size_t f = 0; f < nfiles && !rc; f++) {
+        if (nfiles > 1) {
+            if (!o->svg)
+                sl_buf_puts(o->b, "<section class=\"file\">\n");
+            sl_buf h;
+            sl_buf_init(&h);
+            sl_buf_printf(&h, "File %zu: %s", f + 1, files[f].name);
+            sl_plot_heading(o, 2, h.failed ? "" : h.data);
+            sl_buf_free(&h);
+        }
+        rc = file_report(o, &files[f], col, metrics, nmetrics, opts);
+        if (nfiles > 1 && !o->svg)
+            sl_buf_puts(o->b, "</section>\n");
+    }
+    return rc;
+}
+
+int sl_plot_report(sl_buf *out, const sl_plot_file *files, size_t nfiles, const sl_plot_opts *opts)
+{
+    const sl_runset **sets = calloc(nfiles ? nfiles : 1, sizeof *sets);
+    if (!sets)
+        return -ENOMEM;
+    for (size_t f = 0; f < nfiles; f++)
+        sets[f] = files[f].set;
+    char *dflt[1] = {(char *)sl_plot_default_metric(sets, nfiles)};
+    char *const *metrics = opts->nmetrics ? opts->metrics : dflt;
+    size_t nmetrics = opts->nmetrics ? opts->nmetrics : 1;
+    sl_plot_colours col;
+    int rc = sl_plot_colours_build(&col, sets, nfiles);
+    free(sets);
+    if (rc)
+        return rc;
+    const char *title = nfiles ? files[0].name : "";
     /* SVG: the body first (its height is known only at the end) */
     sl_buf body;
     sl_buf_init(&body);
@@ -303,42 +314,19 @@ int sl_plot_report(sl_buf *out, const sl_runset *set, const sl_plot_opts *opts)
                          "style-src 'unsafe-inline'\"/>\n"
                          "<meta name=\"generator\" content=\"scope-likwid " SCOPE_LIKWID_VERSION "\"/>\n"
                          "<title>scope-likwid: ");
-        sl_buf_text(out, opts->title, strlen(opts->title), 200);
+        sl_buf_text(out, title, strlen(title), 200);
         sl_buf_printf(out, "</title>\n<style>%s%s", css_html, css_svg);
         sl_plot_colours_css(&col, out);
         sl_buf_puts(out, "</style></head>\n<body>\n");
     }
-    sl_plot_heading(&o, 1, "scope-likwid report");
-    char t[200];
-    snprintf(t, sizeof t, "%zu rank%s in ", set->nruns, set->nruns == 1 ? "" : "s");
-    sl_buf line;
-    sl_buf_init(&line);
-    sl_buf_puts(&line, t);
-    sl_buf_puts(&line, opts->title);
-    sl_plot_note(&o, line.failed ? "" : line.data);
-    sl_buf_free(&line);
-    int rc = sl_plot_meta_header(&o, &set->meta);
-    for (size_t r = 0; r < set->nruns && !rc; r++) {
-        const sl_run *run = &set->runs[r];
-        if (!opts->svg)
-            sl_buf_printf(out, "<section class=\"rank\" id=\"rank%lld\">\n", (long long)run->rank);
-        rc = sl_plot_rank_header(&o, run);
-        if (!rc)
-            rc = times_chart(&o, run, &col);
-        if (!rc)
-            rc = timeline_chart(&o, run, &sel, &col, opts->max_rects);
-        if (!rc)
-            rc = metric_chart(&o, run, metric, &col);
-        if (!opts->svg)
-            sl_buf_puts(out, "</section>\n");
-    }
+    rc = report_body(&o, files, nfiles, &col, metrics, nmetrics, opts);
     if (opts->svg) {
         o.y += 12;
         sl_buf_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                            "viewBox=\"0 0 %.0f %.0f\">\n<title>scope-likwid: ",
                       SL_PLOT_WIDTH, o.y, SL_PLOT_WIDTH, o.y);
-        sl_buf_text(out, opts->title, strlen(opts->title), 200);
+        sl_buf_text(out, title, strlen(title), 200);
         sl_buf_printf(out, "</title>\n<style>%s", css_svg);
         sl_plot_colours_css(&col, out);
         sl_buf_printf(out, "</style>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\"/>\n",

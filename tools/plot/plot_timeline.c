@@ -194,7 +194,101 @@ static double legend(sl_buf *b, const sl_timing *tm, const size_t *drawn_per_reg
     return y;
 }
 
-double sl_plot_timeline(sl_buf *b, const sl_run *run, sl_tl_select *sel,
+/* The first start and last end of run's recorded calls on its own clock;
+ * 0 when it has none. */
+static int run_span(const sl_run *run, int64_t *first, int64_t *last)
+{
+    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+    for (size_t i = 0; i < run->timing.nregions; i++) {
+        const sl_timing_region *r = &run->timing.regions[i];
+        for (size_t c = 0; c < r->ncalls; c++) {
+            int64_t s = r->start_times[c], e = r->end_times[c] > s ? r->end_times[c] : s;
+            t0 = s < t0 ? s : t0;
+            t1 = e > t1 ? e : t1;
+        }
+    }
+    *first = t0;
+    *last = t1;
+    return t0 <= t1;
+}
+
+void sl_plot_tl_axis(const sl_runset *set, sl_tl_axis *ax)
+{
+    ax->unix_time = set->nruns > 0;
+    for (size_t r = 0; r < set->nruns; r++)
+        if (set->runs[r].timing.origin_unix_ns == 0)
+            ax->unix_time = 0;
+    ax->t0 = INT64_MAX;
+    ax->t1 = INT64_MIN;
+    for (size_t r = 0; r < set->nruns; r++) {
+        int64_t a, z, off = sl_plot_tl_offset(ax, &set->runs[r]);
+        if (!run_span(&set->runs[r], &a, &z))
+            continue;
+        a = sl_add_sat(a, off);
+        z = sl_add_sat(z, off);
+        ax->t0 = a < ax->t0 ? a : ax->t0;
+        ax->t1 = z > ax->t1 ? z : ax->t1;
+    }
+}
+
+int64_t sl_plot_tl_offset(const sl_tl_axis *ax, const sl_run *run)
+{
+    return ax->unix_time ? run->timing.origin_unix_ns : 0;
+}
+
+/* x of a time on ax's clock. */
+static double tl_x(const sl_tl_axis *ax, int64_t t, double x0, double px_per_ns)
+{
+    return sl_plot_coord(x0 + (double)sl_sub_sat(t, ax->t0) * px_per_ns);
+}
+
+static double tl_px_per_ns(const sl_tl_axis *ax, double x0, double x1)
+{
+    double span = (double)sl_sub_sat(ax->t1, ax->t0);
+    return (x1 - x0) / (span > 0 ? span : 1);
+}
+
+static void tl_time_axis(sl_buf *b, const sl_tl_axis *ax, double x0, double x1, double y_end)
+{
+    double span_ms = (double)sl_sub_sat(ax->t1, ax->t0) / 1e6;
+    sl_plot_axis(b, 0, span_ms > 0 ? span_ms : 1e-6, x0, x1, 22, TOP - 6, y_end,
+                 "ms since the earliest start of any rank");
+}
+
+double sl_plot_rank_spans(sl_buf *b, const sl_runset *set, const sl_tl_axis *ax, double width)
+{
+    if (ax->t0 > ax->t1)
+        return 0;
+    double row_h = set->nruns <= 64 ? 14.0 : set->nruns <= 256 ? 4.0 : 2.0;
+    size_t label_every = set->nruns <= 64 ? 1 : (size_t)(14.0 / row_h) + 1;
+    double x1 = width - 16, ppn = tl_px_per_ns(ax, X_ROWS, x1);
+    double rows_end = TOP + (double)set->nruns * row_h;
+    tl_time_axis(b, ax, X_ROWS, x1, rows_end);
+    sl_buf_puts(b, "<g class=\"spans\">");
+    for (size_t r = 0; r < set->nruns; r++) {
+        const sl_run *run = &set->runs[r];
+        double y = TOP + (double)r * row_h;
+        if (r % label_every == 0)
+            sl_buf_printf(b, "<text class=\"tl\" x=\"%.0f\" y=\"%.1f\">rank %lld</text>", X_ROWS - 8,
+                          y + row_h / 2 + 4, (long long)run->rank);
+        int64_t a, z;
+        if (!run_span(run, &a, &z))
+            continue;
+        int64_t off = sl_plot_tl_offset(ax, run);
+        double xa = tl_x(ax, sl_add_sat(a, off), X_ROWS, ppn), xz = tl_x(ax, sl_add_sat(z, off), X_ROWS, ppn);
+        /* a gap between rows where there is room, else every other rank darker */
+        double h = row_h > 4 ? row_h - 2 : row_h > 2 ? row_h - 1 : row_h;
+        sl_buf_printf(b, "<rect class=\"span%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>"
+                         "rank %lld: %.3f to %.3f ms</title></rect>",
+                      r % 2 ? " odd" : "", xa, y + (row_h > 4 ? 1 : 0), xz - xa < 0.5 ? 0.5 : xz - xa, h,
+                      (long long)run->rank, (double)sl_sub_sat(sl_add_sat(a, off), ax->t0) / 1e6,
+                      (double)sl_sub_sat(sl_add_sat(z, off), ax->t0) / 1e6);
+    }
+    sl_buf_puts(b, "</g>");
+    return rows_end + 6;
+}
+
+double sl_plot_timeline(sl_buf *b, const sl_run *run, const sl_tl_axis *ax, sl_tl_select *sel,
                         const sl_plot_colours *colours, double width, sl_tl_stats *st)
 {
     const sl_timing *tm = &run->timing;
@@ -216,17 +310,10 @@ double sl_plot_timeline(sl_buf *b, const sl_run *run, sl_tl_select *sel,
         b->failed = 1;
         goto out;
     }
-    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
     size_t k = 0;
-    for (size_t i = 0; i < tm->nregions; i++) {
-        const sl_timing_region *r = &tm->regions[i];
-        for (size_t c = 0; c < r->ncalls; c++) {
-            tids[k++] = r->call_threads[c];
-            int64_t s = r->start_times[c], e = r->end_times[c] > s ? r->end_times[c] : s;
-            t0 = s < t0 ? s : t0;
-            t1 = e > t1 ? e : t1;
-        }
-    }
+    for (size_t i = 0; i < tm->nregions; i++)
+        for (size_t c = 0; c < tm->regions[i].ncalls; c++)
+            tids[k++] = tm->regions[i].call_threads[c];
     qsort(tids, n, sizeof *tids, cmp_i64);
     size_t nrows = 0;
     for (size_t i = 0; i < n; i++)
@@ -258,12 +345,10 @@ double sl_plot_timeline(sl_buf *b, const sl_run *run, sl_tl_select *sel,
     }
     qsort(calls, m, sizeof *calls, cmp_draw);
 
-    double x1 = width - 16, span_ms = ((double)t1 - (double)t0) / 1e6;
-    if (!(span_ms > 0))
-        span_ms = 1e-6;
-    double px_per_ns = (x1 - X_ROWS) / (span_ms * 1e6);
+    double x1 = width - 16, px_per_ns = tl_px_per_ns(ax, X_ROWS, x1);
+    int64_t off = sl_plot_tl_offset(ax, run);
     double rows_end = TOP + (double)nrows * ROW_H;
-    sl_plot_axis(b, 0, span_ms, X_ROWS, x1, 22, TOP - 6, rows_end, "ms since the first start");
+    tl_time_axis(b, ax, X_ROWS, x1, rows_end);
     for (size_t r = 0; r < nrows; r++) {
         double y = TOP + (double)r * ROW_H;
         sl_buf_printf(b, "<text class=\"tl\" x=\"%.0f\" y=\"%.1f\">tid %lld</text>", X_ROWS - 8,
@@ -284,7 +369,7 @@ double sl_plot_timeline(sl_buf *b, const sl_run *run, sl_tl_select *sel,
         }
         double h = CALL_H - 6.0 * c->depth;
         h = h < 3 ? 3 : h;
-        double x = sl_plot_coord(X_ROWS + ((double)c->start - (double)t0) * px_per_ns);
+        double x = tl_x(ax, sl_add_sat(c->start, off), X_ROWS, px_per_ns);
         double w = sl_plot_coord(((double)c->end - (double)c->start) * px_per_ns);
         double y = TOP + (double)c->row * ROW_H + (ROW_H - h) / 2;
         sl_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\"/>", x, y,

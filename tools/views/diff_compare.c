@@ -297,21 +297,10 @@ static double runtime_per_call(const sl_region *r)
 static int metric_mean(const sl_region *r, const char *name, double *out)
 {
     *out = NAN;
-    const double *row = NULL;
-    for (size_t m = 0; m < r->nmetrics && !row; m++)
-        if (r->metric_names[m] && !strcmp(r->metric_names[m], name))
-            row = r->metrics + m * r->nthreads;
-    if (!row && r->nevents) {
-        char **labels = sl_event_labels(r);
-        if (!labels)
-            return -ENOMEM;
-        for (size_t e = 0; e < r->nevents && !row; e++)
-            if (!strcmp(labels[e], name))
-                row = r->events + e * r->nthreads;
-        sl_labels_free(labels, r->nevents);
-    }
-    if (!row)
-        return 0;
+    const double *row;
+    int found = sl_region_row(r, name, &row);
+    if (found <= 0)
+        return found;
     double s = 0;
     size_t k = 0;
     for (size_t t = 0; t < r->nthreads; t++)

@@ -301,8 +301,8 @@ static int check_metrics(sl_why *m, const sl_show_filter *f, const sl_runset *se
         return -ENOENT;
     }
     struct names have = {0};
-    int rc = names_add(&have, "call count");
-    rc |= names_add(&have, "runtime [s]");
+    int rc = names_add(&have, SL_ROW_NAME_CALLS);
+    rc |= names_add(&have, SL_ROW_NAME_RUNTIME);
     for (size_t r = 0; r < set->nruns && !rc; r++)
         for (size_t k = 0; k < set->runs[r].likwid.nregions && !rc; k++) {
             const sl_region *g = &set->runs[r].likwid.regions[k];

@@ -177,10 +177,10 @@ long sl_show_value_rows(const sl_region *r, char **labels, const sl_show_filter 
     if (!(*rows = v))
         return -ENOMEM;
     long n = 0;
-    if (sl_filter_row(flt, "call count"))
-        v[n++] = (struct sl_value_row){"call count", SL_ROW_CALLS, NULL, 0};
-    if (sl_filter_row(flt, "runtime [s]"))
-        v[n++] = (struct sl_value_row){"runtime [s]", SL_ROW_TIME, r->times, 0};
+    if (sl_filter_row(flt, SL_ROW_NAME_CALLS))
+        v[n++] = (struct sl_value_row){SL_ROW_NAME_CALLS, SL_ROW_CALLS, NULL, 0};
+    if (sl_filter_row(flt, SL_ROW_NAME_RUNTIME))
+        v[n++] = (struct sl_value_row){SL_ROW_NAME_RUNTIME, SL_ROW_TIME, r->times, 0};
     for (size_t e = 0; e < r->nevents; e++)
         if (sl_filter_row(flt, labels[e]))
             v[n++] = (struct sl_value_row){labels[e], SL_ROW_EVENT, r->events + e * r->nthreads, e};

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "labels.h"
 #include "run_info.h"
 #include "table.h"
 
@@ -54,8 +55,8 @@ static int show_group_table(FILE *f, const sl_show_filter *flt, const sl_show_vi
     sl_table t;
     sl_table_init(&t, ncols);
     /* rows: header, [call count], [runtime], labels, metrics (--metric) */
-    int calls_row = sl_filter_row(flt, "call count");
-    int time_row = sl_filter_row(flt, "runtime [s]");
+    int calls_row = sl_filter_row(flt, SL_ROW_NAME_CALLS);
+    int time_row = sl_filter_row(flt, SL_ROW_NAME_RUNTIME);
     size_t first = 1 + (size_t)calls_row + (size_t)time_row;
     size_t nrows = first + g.nlabels + g.nmetrics;
     for (size_t i = 0; i < nrows; i++)
@@ -65,9 +66,9 @@ static int show_group_table(FILE *f, const sl_show_filter *flt, const sl_show_vi
         }
     rc = sl_table_set(&t, 0, 0, "Region");
     if (calls_row)
-        rc |= sl_table_set(&t, 1, 0, "call count");
+        rc |= sl_table_set(&t, 1, 0, SL_ROW_NAME_CALLS);
     if (time_row)
-        rc |= sl_table_set(&t, 1 + (size_t)calls_row, 0, "runtime [s]");
+        rc |= sl_table_set(&t, 1 + (size_t)calls_row, 0, SL_ROW_NAME_RUNTIME);
     for (size_t e = 0; e < g.nlabels; e++)
         rc |= sl_table_set(&t, first + e, 0, g.labels[e]);
     for (size_t m = 0; m < g.nmetrics; m++)
