@@ -91,6 +91,8 @@ int sl_write_groups(sl_run *run, sl_diag *d)
         return 0;
     sl_group_node node = {.clock_hz = cycle_clock(), .num_sockets = NAN,
                           .num_numadomains = NAN};
+    if (isnan(node.clock_hz) && run->tsc_hz > 0) /* recorded at Init (CPUID 0x15) */
+        node.clock_hz = (double)run->tsc_hz;
     const char *arch = likwid_node(&node);
     const char *given = getenv("SCOPE_LIKWID_ARCH");
     if (given && *given)
