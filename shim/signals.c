@@ -86,8 +86,22 @@ static void write_result(int sig)
     atomic_store(&handling, 2);
 }
 
+/* A PID namespace's init (a container's entry point, PID 1 everywhere):
+ * the kernel drops every signal whose action is SIG_DFL (SIGKILL and
+ * SIGSTOP from outside excepted), so a SIGTERM sent to it changes nothing.
+ * A handler of ours would make it change everything (the cycle finished,
+ * later calls answered by the shim): it gets none, and a handler reached
+ * anyway (a library chaining to the previous one) does what SIG_DFL does
+ * there: nothing. */
+static int drops_default_signals(void)
+{
+    return getpid() == 1;
+}
+
 static void on_signal(int sig)
 {
+    if (drops_default_signals())
+        return;
     int saved = errno;
     sigset_t all, others;
     sigfillset(&all);
@@ -121,6 +135,8 @@ void sl_signals_install(pid_t pid, double timeout_s)
     /* A second signal, in another thread, waits as long as the writer may
      * take, plus a little. */
     wait_s = timeout_s + 2;
+    if (drops_default_signals())
+        return;
     for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) {
         struct sigaction old;
         if (sigaction(handled[i], NULL, &old) != 0)
