@@ -270,7 +270,9 @@ typedef struct sl_child {
 } sl_child;
 /* Starts path with argv and envp: stdin /dev/null, stdout out_fd and
  * stderr err_fd (-1: /dev/null), no other descriptor, every signal at its
- * default and none blocked. 0, or -errno (also when its execve failed). */
+ * default and none blocked. 0, or -errno (also when its execve failed);
+ * -SL_ESANDBOX, without trying, when the process entered a seccomp
+ * sandbox since Init (sl_sandbox_since_init). */
 int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
                    char *const envp[], int out_fd, int err_fd);
 /* 1 when the helper has ended (*status: its wait status), 0 while it runs
@@ -278,6 +280,20 @@ int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
 int sl_child_poll(sl_child *c, int *status, int block);
 /* SIGKILL to the helper (still to be waited for). */
 void sl_child_kill(sl_child *c);
+
+/* What the process may do (spawn.c). A seccomp filter can kill the
+ * whole process (SIGSYS, a core under the application's name) at a clone
+ * or an execve, and its rules cannot be read. sl_sandbox_note (once, at
+ * the first Init) notes the seccomp mode and filter count of
+ * /proc/self/status; sl_sandbox_since_init (async-signal-safe) is 1 when
+ * a filter was installed since (a sandbox entered after setup): then no
+ * helper is started. A filter in force at Init (a container's default
+ * profile) is taken as allowing them. */
+#define SL_ESANDBOX EOPNOTSUPP      /* clone never fails with it */
+#define SL_SANDBOX_WHY "a seccomp filter was installed after likwid_markerInit: no helper " \
+                       "process is started, a new process could kill the application"
+void sl_sandbox_note(void);
+int sl_sandbox_since_init(void);
 
 /* spawn.c: a pipe, both ends O_CLOEXEC and above fd 2 (an application may
  * have closed 0-2); 0 or -errno. Async-signal-safe. */

@@ -418,6 +418,10 @@ void sl_sigwrite_run(int sig)
         if (rc != 0 && p[0] >= 0)
             close(p[0]);
     }
+    if (rc == -SL_ESANDBOX) {
+        say_not_written(sig, "writer not started: ", -1, SL_SANDBOX_WHY, "");
+        return;
+    }
     if (rc != 0) {
         say_not_written(sig, "writer could not be started: ", -1, err_name(-rc), "");
         return;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -367,7 +368,10 @@ char *sl_spawn_describe(const sl_spawn_result *res, double timeout_s)
         snprintf(buf, sizeof buf, "exit status unknown (the application reaps clone children)");
         break;
     default:
-        snprintf(buf, sizeof buf, "could not be started: %s", strerror(res->error));
+        if (res->error == SL_ESANDBOX)
+            snprintf(buf, sizeof buf, "not started: %s", SL_SANDBOX_WHY);
+        else
+            snprintf(buf, sizeof buf, "could not be started: %s", strerror(res->error));
         break;
     }
     free(last);
@@ -668,15 +672,100 @@ static pid_t wait_keeper(pid_t keeper, int *st, int options)
     return r;
 }
 
+/* ---- what the process may do ---- */
+
+/* The seccomp mode and filter count, from /proc/self/status (filters -1:
+ * the kernel does not say, before 5.9), else PR_GET_SECCOMP. Scanned line
+ * by line through a small buffer: async-signal-safe, and a long line
+ * (Mems_allowed on a large machine) is skipped, not cut. */
+typedef struct seccomp_state {
+    long mode, filters;
+} seccomp_state;
+
+static long field_value(const char *line, size_t n, const char *name)
+{
+    size_t k = strlen(name);
+    if (n <= k || memcmp(line, name, k) != 0)
+        return -1;
+    long v = 0;
+    int digits = 0;
+    for (size_t i = k; i < n; i++) {
+        if (line[i] >= '0' && line[i] <= '9') {
+            v = v * 10 + (line[i] - '0');
+            digits++;
+        } else if (digits) {
+            break;
+        }
+    }
+    return digits ? v : -1;
+}
+
+static seccomp_state seccomp_now(void)
+{
+    seccomp_state s = {-1, -1};
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char chunk[256], head[32];
+        size_t col = 0;
+        ssize_t r;
+        while ((r = read(fd, chunk, sizeof chunk)) > 0 || (r < 0 && errno == EINTR))
+            for (ssize_t i = 0; i < r; i++) {
+                if (chunk[i] != '\n') {
+                    if (col < sizeof head)
+                        head[col] = chunk[i];
+                    col++;
+                    continue;
+                }
+                size_t n = col < sizeof head ? col : sizeof head;
+                long v;
+                if ((v = field_value(head, n, "Seccomp:")) >= 0)
+                    s.mode = v;
+                else if ((v = field_value(head, n, "Seccomp_filters:")) >= 0)
+                    s.filters = v;
+                col = 0;
+            }
+        close(fd);
+    }
+    if (s.mode < 0) {   /* no /proc (a chroot, a container without it) */
+        int m = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+        s.mode = m > 0 ? m : 0;
+    }
+    return s;
+}
+
+static seccomp_state at_init = {-1, -1};
+
+void sl_sandbox_note(void)
+{
+    int saved = errno;
+    if (at_init.mode < 0)
+        at_init = seccomp_now();
+    errno = saved;
+}
+
+int sl_sandbox_since_init(void)
+{
+    if (at_init.mode < 0)
+        return 0;       /* never noted: no Init, nothing to compare */
+    int saved = errno;
+    seccomp_state now = seccomp_now();
+    errno = saved;
+    if (now.mode > at_init.mode)
+        return 1;
+    return now.filters >= 0 && at_init.filters >= 0 && now.filters > at_init.filters;
+}
+
 int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
                    char *const envp[], int out_fd, int err_fd)
 {
+    c->map = map;
+    c->keeper = -1;
+    if (sl_sandbox_since_init())
+        return -SL_ESANDBOX;
     int saved = errno;
     child_job *j = map;
     *j = (child_job){.path = path, .argv = argv, .envp = envp, .out_fd = out_fd,
                      .err_fd = err_fd};
-    c->map = map;
-    c->keeper = -1;
     sigset_t all, old;
     sigfillset(&all);
     /* No handler of the application may run in the keeper or the helper

@@ -35,6 +35,39 @@ pid1)
     f=$(one_result a.shim) &&
         check "$f" --timing "work=1x20" --timing-tags work --source full_api \
             --status "used full_api" --status-not "signal" ;;
+seccomp-close)
+    # A sandbox entered after setup (seccomp: a new process kills the whole
+    # process with SIGSYS) and then Close while LIKWID counts (simulated):
+    # no helper is started; the shim reads the marker file itself and
+    # saves the rescue file; one line says why and how to convert it.
+    need SL_SIM_DIR SL_SIM_PERFCTR
+    pair a sim "$SL_HARM_APP" seccomp close
+    [ "$(shim_lines a.shim | wc -l)" = 1 ] || fail "expected one scope-likwid: line: $(shim_lines a.shim)"
+    expect_line a.shim "could not write .* \(writer not started: a seccomp filter was installed after likwid_markerInit" "the sandbox named"
+    check_rescue a.shim --timing "work=1x5" --timing-tags work --source marker_file \
+        --status "collector not started: a seccomp filter" --status "used marker_file"
+    ls "$T/a.shim"/*.journal >/dev/null 2>&1 && fail "a.shim: the journal is left beside the rescue file" ;;
+seccomp-exit)
+    # The same sandbox, then the end of main without Close (the exit hook).
+    pair a real "$SL_HARM_APP" seccomp exit
+    [ "$(shim_lines a.shim | wc -l)" = 1 ] || fail "expected one scope-likwid: line: $(shim_lines a.shim)"
+    check_rescue a.shim --timing "work=1x5" --timing-tags work --no-likwid \
+        --status "exited without likwid_markerClose" ;;
+seccomp-term)
+    # The same sandbox, then SIGTERM inside a region: the handler starts no
+    # writer; the process dies of SIGTERM as without the shim (not of
+    # SIGSYS), and the one line names the journal and the recover command.
+    pair a real "$SL_HARM_APP" seccomp term
+    [ "$(shim_lines a.shim | wc -l)" = 1 ] || fail "expected one scope-likwid: line: $(shim_lines a.shim)"
+    expect_line a.shim "could not write the result at signal 15 \(Terminated\) \(writer not started: a seccomp filter" "the sandbox named"
+    j=$(shim_lines a.shim | sed -n "s/.*recover it with 'scope-likwid recover \([^']*\)'.*/\1/p")
+    if [ -f "$j" ]; then
+        "$SL_CLI" recover "$j" >"$T/rec.log" 2>&1 || fail "scope-likwid recover $j failed: $(cat "$T/rec.log")"
+        f=$(result_file a.shim) && check "$f" --timing "work=1x5" --open "inside=1" --no-likwid \
+            --status "ended by signal 15"
+    else
+        fail "the line names no journal that exists: '$j'"
+    fi ;;
 *)
     fail "unknown case '${1:-}'" ;;
 esac
