@@ -33,6 +33,9 @@
  * here, once, and passed down explicitly. Nothing here may hurt the
  * application: every failure ends in a status text or a warning. */
 static _Atomic int finishing;   /* Close or the exit path: whichever comes first */
+/* The thread delivering this cycle's result at Close or at the end of the
+ * process, 0: none. */
+static _Atomic pid_t delivering_tid;
 
 int sl_close_claim(void)
 {
@@ -45,6 +48,29 @@ int sl_close_claim(void)
 void sl_close_rearm(void)
 {
     atomic_store(&finishing, 0);
+    atomic_store(&delivering_tid, 0);
+}
+
+/* Close is one at a time, and whoever returns first sees the result
+ * delivered: a second Close, or the end of the process (main returning
+ * while another thread closes), waits here for the thread that delivers,
+ * as long as that thread lives (every step of its delivery has a
+ * deadline). Not when this very thread is the one delivering (a signal
+ * handler that interrupted its own Close). */
+void sl_close_await(void)
+{
+    pid_t me = gettid(), self_pid = getpid(), t;
+    while ((t = atomic_load(&delivering_tid)) != 0 && t != me && self_pid == sl_g.pid &&
+           tgkill(self_pid, t, 0) == 0) {
+        struct timespec nap = {0, 2000000};
+        nanosleep(&nap, NULL);
+    }
+}
+
+void sl_close_delivering(int on)
+{
+    atomic_store(&delivering_tid, on ? gettid() : 0);
+    sl_signals_finishing(on);
 }
 
 void sl_deliver_in_from(const sl_state *g, sl_deliver_in *in)
@@ -82,9 +108,11 @@ static void counters(const sl_state *g, const sl_real_api *r, const char *marker
 
 void sl_close_run(void)
 {
-    if (!sl_close_claim())
-        return;     /* a second Close, from any thread: answered here */
-    sl_signals_finishing(1);
+    if (!sl_close_claim()) {
+        sl_close_await();   /* a second Close, from any thread: answered here */
+        return;
+    }
+    sl_close_delivering(1);
     sl_exit_superseded();   /* a Close from an exit handler replaces the exit hook's result */
     const sl_state *g = &sl_g;
     int ng = g->ngroups > 0 ? g->ngroups : 1;
@@ -103,8 +131,8 @@ void sl_close_run(void)
     if (saved)
         sl_survive_end();   /* else the journal is the last copy: it stays */
     sl_fork_deliver_parent();
-    sl_signals_finishing(0);
     sl_cycle_close_done();
+    sl_close_delivering(0);
 }
 
 /* ==== sources ==== */
@@ -996,20 +1024,26 @@ static int deliver_at_exit(sl_delivered *out, const char *why)
 
 void sl_close_at_exit(void)
 {
-    if (atomic_load(&sl_mode) != SL_MODE_ACTIVE || getpid() != sl_g.pid)
+    if (getpid() != sl_g.pid)
         return;
-    if (!sl_close_claim())
+    if (atomic_load(&sl_mode) != SL_MODE_ACTIVE || !sl_close_claim()) {
+        sl_close_await();
         return;
-    sl_signals_finishing(1);
+    }
+    sl_close_delivering(1);
     deliver_at_exit(NULL, NULL);
-    sl_signals_finishing(0);
     sl_cycle_close_done();
+    sl_close_delivering(0);
 }
 
 static void early_hook(void)
 {
-    if (atomic_load(&sl_mode) != SL_MODE_ACTIVE || getpid() != sl_g.pid)
+    if (getpid() != sl_g.pid)
         return;
+    if (atomic_load(&sl_mode) != SL_MODE_ACTIVE) {
+        sl_close_await();   /* main returned while another thread closes */
+        return;
+    }
     pthread_mutex_lock(&early_lock);
     if (!early_done && atomic_load(&sl_mode) == SL_MODE_ACTIVE) {
         early = (sl_delivered){0};

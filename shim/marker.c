@@ -407,7 +407,9 @@ void sl_shim_close(void)
         sl_close_run();
         return;
     }
-    if (m != SL_MODE_CLOSED && r->close)
+    if (m == SL_MODE_CLOSED)
+        sl_close_await();   /* another thread's Close: returns once it delivered */
+    else if (r->close)
         r->close();
 }
 

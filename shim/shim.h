@@ -211,6 +211,12 @@ struct sl_deliver_in;
 void sl_close_run(void);
 int sl_close_claim(void);
 void sl_close_rearm(void);          /* a new cycle may be closed again */
+/* Waits while another thread delivers this cycle's result (Close is one
+ * at a time). */
+void sl_close_await(void);
+/* The calling thread delivers this cycle's result (on) / is done (off);
+ * async-signal-safe (the signal handler delivers too). */
+void sl_close_delivering(int on);
 void sl_deliver_in_from(const sl_state *g, struct sl_deliver_in *in);
 
 /* close.c: the exit path without Close. sl_exit_hook_arm (at Init)

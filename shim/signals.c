@@ -78,8 +78,10 @@ static void write_result(int sig)
     }
     if (!atomic_load(&journal_done)) {
         /* The one finisher of this cycle: Close and the exit hook stay out. */
-        if (!atomic_load(&finisher) && sl_close_claim())
+        if (!atomic_load(&finisher) && sl_close_claim()) {
+            sl_close_delivering(1);     /* a Close meanwhile waits for the writer */
             sl_sigwrite_run(sig);
+        }
         else
             sl_sigwrite_hint(sig);  /* interrupted them, or their delivery failed */
     }

@@ -10,14 +10,13 @@ need SL_SHIM SL_HARM_APP SL_CHECKER SL_CLI
 pick_python
 ulimit -c 0
 
-# one_result RUN: the one result file of RUN, and nothing else left
-# (no journal, no rescue file).
+# one_result RUN: R is the one result file of RUN, named by the shim's
+# 'wrote' line, and nothing else is left (no journal, no rescue file).
 one_result() {
-    f=$(result_file "$1") || { fail "$1: expected one result file, found: $(ls "$T/$1")"; return 1; }
+    R=$(result_file "$1") || { fail "$1: expected one result file, found: $(ls "$T/$1")"; return 1; }
     left=$(ls "$T/$1" | grep -v '^scope-likwid-[0-9]*\.h5$')
     [ -z "$left" ] || fail "$1: left behind: $left"
-    [ "$(wrote_path "$1")" = "$f" ] || fail "$1: no 'wrote $f' line: $(shim_lines "$1")"
-    printf '%s\n' "$f"
+    [ "$(wrote_path "$1")" = "$R" ] || fail "$1: no 'wrote $R' line: $(shim_lines "$1")"
 }
 
 case ${1:-} in
@@ -32,8 +31,8 @@ pid1)
     pair a sim unshare -p -f --mount-proc "$SL_HARM_APP" pid1
     grep -q 'returned 0, the last Stop 0' "$T/a.shim.out" ||
         fail "LIKWID's return values changed: $(cat "$T/a.shim.out")"
-    f=$(one_result a.shim) &&
-        check "$f" --timing "work=1x20" --timing-tags work --source full_api \
+    one_result a.shim &&
+        check "$R" --timing "work=1x20" --timing-tags work --source full_api \
             --status "used full_api" --status-not "signal" ;;
 seccomp-close)
     # A sandbox entered after setup (seccomp: a new process kills the whole
@@ -68,8 +67,21 @@ seccomp-term)
     else
         fail "the line names no journal that exists: '$j'"
     fi ;;
+close2)
+    # Two threads call Close at once (simulated LIKWID counting) and main
+    # returns as soon as its own Close returned; 5 runs. Close is one at a
+    # time: the second waits for the first one's delivery, so the result
+    # is complete, named, and nothing is left whichever thread won.
+    need SL_SIM_DIR SL_SIM_PERFCTR
+    for i in 1 2 3 4 5; do
+        pair "r$i" sim "$SL_HARM_APP" close2
+        one_result "r$i.shim" &&
+            check "$R" --timing "work=1x5" --timing-tags work --source full_api \
+                --status "used full_api" >/dev/null
+        [ "$FAILED" = 0 ] || { show_run "r$i.shim"; break; }
+    done ;;
 *)
     fail "unknown case '${1:-}'" ;;
 esac
-[ "$FAILED" = 0 ] || { show_run a.base; show_run a.shim; }
+[ "$FAILED" = 0 ] || [ ! -f "$T/a.shim.rc" ] || { show_run a.base; show_run a.shim; }
 finish

@@ -16,7 +16,8 @@
  *                            (close), returns without Close (exit), or
  *                            raises SIGTERM inside "inside" (term)
  *   harm_app close2          times "work" 5 times; two threads call Close at
- *                            once; main returns as soon as its own Close did
+ *                            once (main 5 ms later); main returns as soon
+ *                            as its own Close did
  *   harm_app forkclose       times "work" 5 times; a manager thread forks
  *                            workers (which wait until killed) while main
  *                            Closes; then main kills and reaps them and
@@ -161,6 +162,7 @@ static int close2_mode(void)
     if (pthread_create(&t, NULL, closer, NULL) != 0)
         return 2;
     pthread_barrier_wait(&both);
+    nap_ms(5);    /* mostly the other thread's Close comes first */
     likwid_markerClose();
     printf("harm_app: main closed\n");
     return 0;     /* the other thread may still be in Close */
