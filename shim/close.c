@@ -805,10 +805,21 @@ static char *run_writer(const sl_deliver_in *in, const char *rescue, char *why, 
     sl_log_debug("writer: outcome %d, status %d, signal %d", (int)res.outcome, res.exit_code,
                  res.signal);
     char *written = NULL;
-    if (res.outcome == SL_SPAWN_EXITED ? res.exit_code == 0
-                                       : res.outcome == SL_SPAWN_NO_STATUS) {
+    struct stat st;
+    int ok = res.outcome == SL_SPAWN_EXITED ? res.exit_code == 0
+                                            : res.outcome == SL_SPAWN_NO_STATUS;
+    if (!ok && res.outcome != SL_SPAWN_FAILED && stat(rescue, &st) != 0 && errno == ENOENT) {
+        /* Killed at the deadline or by a signal after it had put the
+         * result in place and removed the rescue file: written, if it
+         * named the file. */
         char *last = sl_last_line(res.out, res.out_len);
-        struct stat st;
+        if (last && *last && stat(last, &st) == 0 && S_ISREG(st.st_mode))
+            written = last;
+        else
+            free(last);
+    }
+    if (ok) {
+        char *last = sl_last_line(res.out, res.out_len);
         if (last && *last && stat(last, &st) == 0 && S_ISREG(st.st_mode))
             written = last;
         else {
@@ -818,7 +829,7 @@ static char *run_writer(const sl_deliver_in *in, const char *rescue, char *why, 
             free(err);
             free(last);
         }
-    } else {
+    } else if (!written) {
         char *d = sl_spawn_describe(&res, timeout_s);
         snprintf(why, why_len, "writer %s", d ? d : "failed");
         free(d);
@@ -884,6 +895,12 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
         unlink(rescue);     /* the writer removed it already; an older writer did not */
         if (!out)
             sl_log_info("wrote %s", written);
+    } else if (access(rescue, F_OK) != 0 && errno == ENOENT) {
+        /* The writer removes the rescue file only once the result is in
+         * place: never "saved in" a file that is gone. */
+        sl_log_warn("the writer of %s did not say what it wrote (%s) but removed %s, which it "
+                    "does once the result is in place: look for %s or a free name beside it",
+                    in->output, why, rescue, in->output);
     } else {
         sl_log_warn("could not write %s (%s); timing data saved in %s: convert it with "
                     "'scope-likwid convert %s -o %s'", in->output, why, rescue, rescue,

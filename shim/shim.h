@@ -284,8 +284,27 @@ int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
 /* 1 when the helper has ended (*status: its wait status), 0 while it runs
  * (block: wait until it ends), -errno. */
 int sl_child_poll(sl_child *c, int *status, int block);
-/* SIGKILL to the helper (still to be waited for). */
+/* SIGKILL to the helper (still to be waited for); never to a pid the
+ * keeper may have reaped already. */
 void sl_child_kill(sl_child *c);
+/* A pidfd of the keeper (readable once it ended), or -1. */
+int sl_child_pidfd(const sl_child *c);
+
+/* Reading a helper's pipes until it ends, not until EOF: a process the
+ * application forks meanwhile holds the write ends (spawn.c). In the poll
+ * loop: _add appends the pidfd to pf (room for one more) and may shorten
+ * ms; _over, after the pipes' revents were handled (got: any had some),
+ * is 1 once the helper ended and nothing more is in the pipes. */
+struct pollfd;
+typedef struct sl_child_watch {
+    sl_child *c;
+    int pidfd;
+    int ended;
+} sl_child_watch;
+void sl_child_watch_start(sl_child_watch *w, sl_child *c);
+unsigned long sl_child_watch_add(sl_child_watch *w, struct pollfd *pf, unsigned long n, int *ms);
+int sl_child_watch_over(sl_child_watch *w, const struct pollfd *pf, unsigned long n, int got);
+void sl_child_watch_end(sl_child_watch *w);
 
 /* What the process may do (spawn.c). A seccomp filter can kill the
  * whole process (SIGSYS, a core under the application's name) at a clone

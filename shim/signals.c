@@ -340,31 +340,39 @@ static void append(char *buf, size_t cap, size_t *len, const char *src, size_t n
     buf[*len] = '\0';
 }
 
-/* Reads both pipes until EOF or the deadline; 0 at the deadline. */
-static int read_answer(int out, int err, sl_deadline *d)
+/* Reads both pipes until EOF, the writer's end (sl_child_watch: a
+ * process forked meanwhile may hold the pipes) or the deadline; 0 at the
+ * deadline. */
+static int read_answer(sl_child *c, int out, int err, sl_deadline *d)
 {
     size_t lens[2] = {0, 0};
     int fds[2] = {out, err};
     char chunk[256];
     out_buf[0] = err_buf[0] = '\0';
+    sl_child_watch w;
+    sl_child_watch_start(&w, c);
     for (;;) {
-        struct pollfd pf[2];
+        struct pollfd pf[3];
         int idx[2], n = 0;
         for (int i = 0; i < 2; i++)
             if (fds[i] >= 0) {
                 pf[n] = (struct pollfd){.fd = fds[i], .events = POLLIN};
                 idx[n++] = i;
             }
-        if (n == 0)
-            return 1;
         int ms = sl_deadline_ms(d);
-        if (ms == 0)
-            return 0;
-        if (poll(pf, (nfds_t)n, ms) < 0 && errno != EINTR)
+        if (n == 0 || ms == 0) {
+            sl_child_watch_end(&w);
+            return n == 0;
+        }
+        if (poll(pf, sl_child_watch_add(&w, pf, (nfds_t)n, &ms), ms) < 0 && errno != EINTR) {
+            sl_child_watch_end(&w);
             return 1;
+        }
+        int got = 0;
         for (int k = 0; k < n; k++) {
             if (!pf[k].revents)
                 continue;
+            got = 1;
             int i = idx[k];
             ssize_t r = read(fds[i], chunk, sizeof chunk);
             if (r < 0 && (errno == EINTR || errno == EAGAIN))
@@ -377,6 +385,10 @@ static int read_answer(int out, int err, sl_deadline *d)
                 append(out_buf, sizeof out_buf, &lens[0], chunk, (size_t)r);
             else
                 append(err_buf, sizeof err_buf, &lens[1], chunk, (size_t)r);
+        }
+        if (sl_child_watch_over(&w, pf, (nfds_t)n, got)) {
+            sl_child_watch_end(&w);
+            return 1;
         }
     }
 }
@@ -430,7 +442,7 @@ void sl_sigwrite_run(int sig)
     }
     sl_deadline d;
     sl_deadline_start(&d, prep.timeout_s);
-    int in_time = read_answer(out[0], err[0], &d);
+    int in_time = read_answer(&c, out[0], err[0], &d);
     if (out[0] >= 0)
         close(out[0]);
     if (err[0] >= 0)

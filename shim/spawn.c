@@ -257,8 +257,10 @@ int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
     sl_deadline_start(&deadline, timeout_s);
     stream s[2] = {{.fd = out[0], .max = max_output}, {.fd = err[0], .max = max_output}};
     int open_n = 2, timed_out = 0;
+    sl_child_watch watch;
+    sl_child_watch_start(&watch, &child);
     while (open_n > 0) {
-        struct pollfd pf[2];
+        struct pollfd pf[3];
         int idx[2], n = 0;
         for (int i = 0; i < 2; i++)
             if (s[i].fd >= 0) {
@@ -270,19 +272,26 @@ int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
             timed_out = 1;
             break;
         }
-        int pr = poll(pf, (nfds_t)n, ms);
+        int pr = poll(pf, sl_child_watch_add(&watch, pf, (nfds_t)n, &ms), ms);
         if (pr < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
+        int got = 0;
         for (int k = 0; k < n; k++)
-            if (pf[k].revents && drain(&s[idx[k]])) {
-                close(s[idx[k]].fd);
-                s[idx[k]].fd = -1;
-                open_n--;
+            if (pf[k].revents) {
+                got = 1;
+                if (drain(&s[idx[k]])) {
+                    close(s[idx[k]].fd);
+                    s[idx[k]].fd = -1;
+                    open_n--;
+                }
             }
+        if (sl_child_watch_over(&watch, pf, (nfds_t)n, got))
+            break;
     }
+    sl_child_watch_end(&watch);
     for (int i = 0; i < 2; i++)
         if (s[i].fd >= 0)
             close(s[i].fd);
@@ -517,6 +526,11 @@ typedef struct child_job {
     _Atomic int status;         /* the helper's wait status, once the keeper ended */
     volatile int exec_error;    /* set by the helper when its execve failed */
     _Atomic int keeper_done;    /* the keeper ended by itself (status is there) */
+    /* sl_child_kill never signals a pid that may have been reaped (and
+     * reused): the keeper waits for the helper's end without reaping it,
+     * says it reaps, and reaps only while no kill is under way; a kill is
+     * sent only while the keeper has not said so. */
+    _Atomic int killing, reaping;
 } child_job;
 
 static int keeper_is_copy;      /* see keeper_kind_at_load */
@@ -608,6 +622,12 @@ static int keeper_main(void *p)
     }
     atomic_store(&j->helper, h);
     atomic_store(&j->state, 1);
+    siginfo_t ended;
+    while (waitid(P_PID, (id_t)h, &ended, WEXITED | WNOWAIT | __WALL) < 0 && errno == EINTR)
+        ;
+    atomic_store(&j->reaping, 1);
+    while (atomic_load(&j->killing))
+        sched_yield();
     while (waitpid(h, &st, __WALL) < 0 && errno == EINTR)
         ;
     atomic_store(&j->status, st);
@@ -824,9 +844,71 @@ int sl_child_poll(sl_child *c, int *status, int block)
 
 void sl_child_kill(sl_child *c)
 {
-    pid_t h = atomic_load(&((child_job *)c->map)->helper);
-    if (c->keeper > 0 && h > 0)
-        kill(h, SIGKILL);
+    child_job *j = c->map;
+    pid_t h = atomic_load(&j->helper);
+    if (c->keeper <= 0 || h <= 0)
+        return;
+    atomic_store(&j->killing, 1);
+    if (!atomic_load(&j->reaping))
+        kill(h, SIGKILL);   /* not reaped yet: h is still the helper (maybe a zombie) */
+    atomic_store(&j->killing, 0);
+}
+
+int sl_child_pidfd(const sl_child *c)
+{
+    if (c->keeper <= 0)
+        return -1;
+    int saved = errno;
+    int fd = (int)syscall(SYS_pidfd_open, c->keeper, 0);
+    errno = saved;
+    return fd;
+}
+
+/* ---- the helper's end, not its pipes' EOF ---- */
+
+/* A process the application forks while a helper runs (a manager thread
+ * starting workers during Close, a signal) inherits the write ends of the
+ * helper's pipes and holds them as long as it lives: EOF would come only
+ * with the deadline. So the reading loops also watch the helper's end,
+ * with a pidfd of the keeper (readable once it exited), else by looking
+ * every 10 ms; once it ended, what is left in the pipes is read without
+ * waiting, and the loop stops. Async-signal-safe. */
+void sl_child_watch_start(sl_child_watch *w, sl_child *c)
+{
+    *w = (sl_child_watch){.c = c, .pidfd = sl_child_pidfd(c)};
+}
+
+unsigned long sl_child_watch_add(sl_child_watch *w, struct pollfd *pf, unsigned long n, int *ms)
+{
+    if (w->ended) {
+        *ms = 0;            /* only what is already in the pipes */
+        return n;
+    }
+    if (w->pidfd < 0) {
+        if (*ms > 10)
+            *ms = 10;
+        return n;
+    }
+    pf[n] = (struct pollfd){.fd = w->pidfd, .events = POLLIN};
+    return n + 1;
+}
+
+int sl_child_watch_over(sl_child_watch *w, const struct pollfd *pf, unsigned long n, int got)
+{
+    if (w->ended)
+        return !got;        /* the pipes hold nothing more */
+    if (w->pidfd >= 0)
+        w->ended = pf[n].revents != 0;
+    else
+        w->ended = atomic_load(&((child_job *)w->c->map)->keeper_done);
+    return 0;
+}
+
+void sl_child_watch_end(sl_child_watch *w)
+{
+    if (w->pidfd >= 0)
+        close(w->pidfd);
+    w->pidfd = -1;
 }
 
 /* ---- deadlines that do not count stopped time ---- */
