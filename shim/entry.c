@@ -278,10 +278,13 @@ static void atfork_child(void)
     if (m == SL_MODE_ACTIVE) {
         sl_rt_fork_child();
         atomic_store(&sl_mode, SL_MODE_FORKED);
-    } else if (m != SL_MODE_FORKED) {
-        /* Forked during or after Close: the parent's run is over; the child
-         * passes through as one that never called Init. */
-        atomic_store(&sl_mode, SL_MODE_PASS);
+    } else if (m == SL_MODE_CLOSED) {
+        /* Forked during or after Close: the parent's run is over. The child
+         * passes through as one that never called Init, until it calls
+         * Init itself (a driver that profiled its setup, closed, and forks
+         * workers that time their own Init..Close): then it is adopted. */
+        sl_rt_fork_child();
+        atomic_store(&sl_mode, SL_MODE_FORKED_CLOSED);
     }
 }
 

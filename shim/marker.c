@@ -198,6 +198,9 @@ void sl_shim_init(void)
     const sl_real_api *r = sl_real();
     if (mode() == SL_MODE_IDLE)
         pthread_once(&init_once, do_init);
+    /* A child forked during or after Close times from its own Init on. */
+    int closed_fork = SL_MODE_FORKED_CLOSED;
+    atomic_compare_exchange_strong(&sl_mode, &closed_fork, SL_MODE_FORKED);
     int m = mode_timing();
     if (m == SL_MODE_ACTIVE && getpid() != sl_g.pid) {
         atomic_store(&sl_mode, SL_MODE_PASS);

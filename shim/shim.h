@@ -171,9 +171,11 @@ enum sl_mode {
     SL_MODE_IDLE = 0,   /* before likwid_markerInit: pass-through */
     SL_MODE_ACTIVE,     /* timing, hazards answered */
     SL_MODE_CLOSED,     /* after Close (or exit): everything answered by the shim */
-    SL_MODE_PASS,       /* SCOPE_LIKWID_DISABLE=1, or forked after Close: pass-through */
+    SL_MODE_PASS,       /* SCOPE_LIKWID_DISABLE=1, /dev/null output: pass-through */
     SL_MODE_FORKED,     /* a child forked while ACTIVE, not timing yet (entry.c) */
     SL_MODE_ADOPTING,   /* that child becoming ACTIVE with its own file and journal */
+    SL_MODE_FORKED_CLOSED,  /* a child forked during or after Close: pass-through
+                             * until its own Init, which adopts it (entry.c) */
 };
 
 typedef struct sl_state {

@@ -98,6 +98,29 @@ forkclose)
             check "$R" --timing "work=1x5" --timing-tags work --no-likwid --status "not counting" >/dev/null
         [ "$FAILED" = 0 ] || { show_run "r$i.shim"; break; }
     done ;;
+forkafter)
+    # A driver times its setup, Closes, then forks 3 workers that each do
+    # their own Init..Close: every call in exactly one file, 1 + 3 x 4 = 13.
+    pair a real "$SL_HARM_APP" forkafter
+    p=$(ls "$T/a.shim"/scope-likwid-*.h5 2>/dev/null | grep -v '\.pid[0-9]*\.h5$')
+    kids=$(ls "$T/a.shim"/scope-likwid-*.pid*.h5 2>/dev/null)
+    left=$(ls "$T/a.shim" | grep -v '^scope-likwid-[0-9.pid]*\.h5$')
+    [ -z "$left" ] || fail "a.shim: left behind: $left"
+    [ "$(shim_lines a.shim | grep -c '^scope-likwid: wrote ')" = 4 ] ||
+        fail "expected 4 'wrote' lines: $(shim_lines a.shim)"
+    if [ -f "$p" ] && [ "$(echo "$kids" | grep -c .)" = 3 ]; then
+        check "$p" --timing "setup=1x1" --timing-tags setup --no-likwid --status "not counting" >/dev/null
+        ppid=$("$PY" -c 'import h5py, sys; print(int(h5py.File(sys.argv[1], "r")["rank0"].attrs["pid"]))' "$p")
+        for c in $kids; do
+            check "$c" --timing "worker=1x4" --timing-tags worker --no-likwid --status "not counting" >/dev/null
+            got=$("$PY" -c 'import h5py, sys
+g = h5py.File(sys.argv[1], "r")["rank0"]
+print(int(g.attrs["parent_pid"]) if "parent_pid" in g.attrs else "-")' "$c")
+            [ "$got" = "$ppid" ] || fail "$c: parent_pid $got: expected $ppid"
+        done
+    else
+        fail "expected the driver's result and 3 workers' (.pidN.h5), found: $(ls "$T/a.shim")"
+    fi ;;
 *)
     fail "unknown case '${1:-}'" ;;
 esac
