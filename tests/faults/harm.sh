@@ -121,6 +121,29 @@ print(int(g.attrs["parent_pid"]) if "parent_pid" in g.attrs else "-")' "$c")
     else
         fail "expected the driver's result and 3 workers' (.pidN.h5), found: $(ls "$T/a.shim")"
     fi ;;
+pool)
+    # A multiprocessing pool (fork) of 2 workers after Init, markers
+    # through ctypes, 40 tasks; 3 runs. Workers end with os._exit (no exit
+    # hook) or by the pool's SIGTERM: the parent delivers at its Close the
+    # journals its children left. Every call in exactly one result, no
+    # journal left.
+    for i in 1 2 3; do
+        pair "r$i" real "$PY" "$(dirname "$0")/harm_pool.py"
+        p=$(ls "$T/r$i.shim"/scope-likwid-*.h5 2>/dev/null | grep -v '\.pid[0-9]*\.h5$')
+        left=$(ls "$T/r$i.shim" | grep -v '^scope-likwid-[0-9.pid]*\.h5$')
+        [ -z "$left" ] || fail "r$i.shim: left behind: $left"
+        [ -f "$p" ] && check "$p" --timing "main=1x2" --timing-tags main --no-likwid >/dev/null ||
+            fail "r$i.shim: no parent's result with main=1x2: $(ls "$T/r$i.shim")"
+        n=0
+        for c in $(ls "$T/r$i.shim"/scope-likwid-*.pid*.h5 2>/dev/null); do
+            check "$c" --timing-tags task --no-likwid >/dev/null
+            k=$("$PY" -c 'import h5py, sys
+print(int(h5py.File(sys.argv[1], "r")["rank0/regions/task/call_counts"][()].sum()))' "$c")
+            n=$((n + k))
+        done
+        [ "$n" = 40 ] || fail "r$i.shim: the workers' results hold $n of 40 task calls"
+        [ "$FAILED" = 0 ] || { show_run "r$i.shim"; break; }
+    done ;;
 *)
     fail "unknown case '${1:-}'" ;;
 esac
