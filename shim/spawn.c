@@ -451,6 +451,59 @@ void sl_env_free(char **env)
     free(env);
 }
 
+/* What execve takes: one string of at most MAX_ARG_STRLEN bytes (32
+ * pages, its NUL included), and argv and envp together (strings and
+ * pointers) within a quarter of the stack limit (sysconf's ARG_MAX). An
+ * application may set a variable of any size after Init (a 200 KiB one:
+ * "Argument list too long", and no helper): such strings are left out of a
+ * helper's environment, the longest first, so that the rest fits with
+ * room for argv (SL_HELPER_ARGV_ROOM). None is the helpers' business. */
+#define MAX_ARG_STRLEN_BYTES ((size_t)32 * 4096)
+#define SL_HELPER_ARGV_ROOM ((size_t)3 * PATH_MAX + 4096)
+
+static size_t env_budget(void)
+{
+    long arg_max = sysconf(_SC_ARG_MAX);
+    size_t limit = arg_max > 0 ? (size_t)arg_max : (size_t)128 << 10;
+    return limit > SL_HELPER_ARGV_ROOM * 2 ? limit - SL_HELPER_ARGV_ROOM : limit / 2;
+}
+
+/* Leaves out of env (NULL-terminated, k entries) the longest strings until
+ * the rest fits the budget; each one too long alone goes first. */
+static void env_fit(char **env, size_t k)
+{
+    size_t total = sizeof(char *), budget = env_budget();
+    for (size_t i = 0; i < k; i++) {
+        size_t len = strlen(env[i]) + 1;
+        if (len > MAX_ARG_STRLEN_BYTES) {
+            sl_log_debug("a helper's environment leaves out a %zu-byte variable", len);
+            free(env[i]);
+            env[i] = NULL;
+        } else {
+            total += len + sizeof(char *);
+        }
+    }
+    while (total > budget) {
+        size_t longest = k, longest_len = 0;
+        for (size_t i = 0; i < k; i++)
+            if (env[i] && strlen(env[i]) > longest_len) {
+                longest = i;
+                longest_len = strlen(env[i]);
+            }
+        if (longest == k)
+            break;
+        sl_log_debug("a helper's environment leaves out a %zu-byte variable", longest_len + 1);
+        free(env[longest]);
+        env[longest] = NULL;
+        total -= longest_len + 1 + sizeof(char *);
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < k; i++)
+        if (env[i])
+            env[w++] = env[i];
+    env[w] = NULL;
+}
+
 char **sl_helper_env(char *const environ_[], const char *self_path)
 {
     size_t n = 0;
@@ -486,9 +539,14 @@ char **sl_helper_env(char *const environ_[], const char *self_path)
         if (!(env[k++] = strdup(e)))
             failed = 1;
     }
-    if (!failed && !(env[k++] = strdup("SCOPE_LIKWID_DISABLE=1")))
-        failed = 1;
     if (failed) {
+        sl_env_free(env);
+        return NULL;
+    }
+    env_fit(env, k);
+    for (k = 0; env[k]; k++)
+        ;
+    if (!(env[k] = strdup("SCOPE_LIKWID_DISABLE=1"))) {
         sl_env_free(env);
         return NULL;
     }
