@@ -138,8 +138,12 @@ static struct {
 #undef X
 } real;
 
-__attribute__((constructor)) static void find_real_exec(void)
+/* Also from the first Init (sl_entry_at_load): a library's constructor
+ * may call Init before ours ran. */
+__attribute__((constructor)) void sl_entry_at_load(void)
 {
+    if (real.execve)
+        return;
     void *p;
 #define X(name, type) \
     p = dlsym(RTLD_NEXT, #name); \

@@ -117,6 +117,8 @@ static void check_counting(void)
 
 static void do_init(void)
 {
+    sl_spawn_at_load();
+    sl_entry_at_load();
     sl_config_load(&sl_g.cfg);
     if (sl_g.cfg.disabled) {
         atomic_store(&sl_mode, SL_MODE_PASS);

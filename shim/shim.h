@@ -257,6 +257,12 @@ void sl_cycle_close_done(void);
 /* A forked child begins its cycle 1. */
 void sl_cycle_fork_child(void);
 
+/* The steps of the shim's constructors (its own path, the keeper's
+ * kind; the real exec functions), each done once: also run by the first
+ * Init, which a library's constructor may call before ours ran. */
+void sl_spawn_at_load(void);
+void sl_entry_at_load(void);
+
 /* ==== spawn helper ==== */
 /* Running a helper program (collector,
  * writer) from inside the application without disturbing it: a clone child

@@ -38,13 +38,26 @@ extern char **environ;
  * it by a relative path, which a later chdir() would point elsewhere. */
 static char *self_at_load;
 
-__attribute__((constructor)) static void resolve_self(void)
+static void resolve_self(void)
 {
     Dl_info info;
     /* Any function of the shim names its file. */
-    if (dladdr((void *)(uintptr_t)&resolve_self, &info) && info.dli_fname &&
+    if (!self_at_load && dladdr((void *)(uintptr_t)&resolve_self, &info) && info.dli_fname &&
         info.dli_fname[0])
         self_at_load = realpath(info.dli_fname, NULL);
+}
+
+static void keeper_kind_at_load(void);
+
+/* The steps taken when the shim is loaded (its constructors), taken again
+ * by the first Init: a library that calls likwid_markerInit in its own
+ * constructor may run before ours (the loader runs constructors in
+ * dependency order, and nothing orders an application's library after a
+ * preloaded one). Each step is done once. */
+__attribute__((constructor)) void sl_spawn_at_load(void)
+{
+    resolve_self();
+    keeper_kind_at_load();
 }
 
 char *sl_self_path(void)
@@ -717,8 +730,12 @@ static int find_valgrind(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
-__attribute__((constructor)) static void keeper_kind_at_load(void)
+static void keeper_kind_at_load(void)
 {
+    static int done;
+    if (done)
+        return;
+    done = 1;
 #ifdef __SANITIZE_THREAD__
     keeper_is_copy = 1;
 #else
@@ -914,7 +931,9 @@ void sl_child_kill(sl_child *c)
 
 int sl_child_pidfd(const sl_child *c)
 {
-    if (c->keeper <= 0)
+    /* Not under valgrind, which does not know pidfd_open and says so on
+     * the application's stderr. */
+    if (c->keeper <= 0 || keeper_is_copy)
         return -1;
     int saved = errno;
     int fd = (int)syscall(SYS_pidfd_open, c->keeper, 0);

@@ -152,6 +152,19 @@ bigenv)
     pair a sim "$SL_HARM_APP" bigenv
     one_result a.shim &&
         check "$R" --timing "work=1x5" --timing-tags work --source full_api --status "used full_api" ;;
+ctor)
+    # likwid_markerInit in a library's constructor (it may run before the
+    # preloaded shim's own constructors), then SIGTERM inside a region:
+    # the shim knows its own path at that Init, and the handler's writer
+    # delivers the result before the process dies of the signal.
+    # The helpers are found beside the shim, by the shim's own path.
+    need SL_HARM_CTOR_APP
+    unset SCOPE_LIKWID_WRITER SCOPE_LIKWID_COLLECTOR
+    pair a real "$SL_HARM_CTOR_APP"
+    [ "$(rc_of a.shim)" = 143 ] || fail "exit status $(rc_of a.shim): expected 143 (SIGTERM)"
+    one_result a.shim &&
+        check "$R" --timing "work=1x3" --timing-tags work inside --open "inside=1" --no-likwid \
+            --status "by the shim's signal handler: the process was ended by signal 15" ;;
 *)
     fail "unknown case '${1:-}'" ;;
 esac
