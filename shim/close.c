@@ -21,8 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 /* ==== close ==== */
@@ -106,7 +108,76 @@ static void counters(const sl_state *g, const sl_real_api *r, const char *marker
     sl_likwid_free(&snap);
 }
 
+/* ---- a stack with room ---- */
+
+/* Close and the exit path call into libc, the status text, the rescue
+ * file and the helpers: tens of KiB of stack (no frame over 4 KiB, but
+ * many). A crash handler on a small alternate signal stack (8 KiB is
+ * common: SIGSTKSZ) that calls Close or exit() would overflow it into
+ * whatever lies below. There the work runs on a stack of its own (1 MiB,
+ * mapped for the call, only what is used is touched), with every signal
+ * blocked while it does: on our stack the kernel would deliver a signal
+ * for the alternate stack at its top, over the interrupted handler's
+ * frames. */
+#define ROOMY_STACK ((size_t)1 << 20)
+#define ROOM_NEEDED ((size_t)128 << 10)
+
+/* The two contexts lie at the bottom of the mapped stack (each thread on
+ * a small stack has its own). */
+typedef struct roomy {
+    ucontext_t caller, callee;
+} roomy;
+static __thread void (*roomy_fn)(void);
+
+static void roomy_entry(void)
+{
+    roomy_fn();
+}
+
+/* Whether the caller runs on an alternate signal stack with less than
+ * ROOM_NEEDED left. */
+static int on_small_altstack(void)
+{
+    stack_t ss;
+    if (sigaltstack(NULL, &ss) != 0 || !(ss.ss_flags & SS_ONSTACK))
+        return 0;
+    char here;
+    uintptr_t sp = (uintptr_t)&here, lo = (uintptr_t)ss.ss_sp;
+    return sp < lo || sp - lo < ROOM_NEEDED;
+}
+
+static void with_room(void (*fn)(void))
+{
+    void *stack = MAP_FAILED;
+    if (on_small_altstack())
+        stack = mmap(NULL, ROOMY_STACK, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    roomy *r = stack;
+    if (stack == MAP_FAILED || getcontext(&r->callee) != 0) {
+        if (stack != MAP_FAILED)
+            munmap(stack, ROOMY_STACK);
+        fn();
+        return;
+    }
+    roomy_fn = fn;
+    size_t used = (sizeof *r + 63) & ~(size_t)63;
+    r->callee.uc_stack.ss_sp = (char *)stack + used;
+    r->callee.uc_stack.ss_size = ROOMY_STACK - used;
+    r->callee.uc_link = &r->caller;
+    sigfillset(&r->callee.uc_sigmask);
+    makecontext(&r->callee, roomy_entry, 0);
+    swapcontext(&r->caller, &r->callee);
+    munmap(stack, ROOMY_STACK);
+}
+
+static void close_run(void);
+
 void sl_close_run(void)
+{
+    with_room(close_run);
+}
+
+static void close_run(void)
 {
     if (!sl_close_claim()) {
         sl_close_await();   /* a second Close, from any thread: answered here */
@@ -1053,7 +1124,15 @@ void sl_close_at_exit(void)
     sl_close_delivering(0);
 }
 
+static void early_deliver(void);
+
+/* exit() may be called from a crash handler on a small alternate stack. */
 static void early_hook(void)
+{
+    with_room(early_deliver);
+}
+
+static void early_deliver(void)
 {
     if (getpid() != sl_g.pid)
         return;

@@ -165,6 +165,26 @@ ctor)
     one_result a.shim &&
         check "$R" --timing "work=1x3" --timing-tags work inside --open "inside=1" --no-likwid \
             --status "by the shim's signal handler: the process was ended by signal 15" ;;
+altstack|altstack-exit)
+    # A crash handler on an 8 KiB alternate signal stack calls Close and
+    # re-raises (exit status 139), or calls exit(3) (the exit hook); 3 runs.
+    # Close and the exit hook run on a stack of their own there: no
+    # overflow, the handler's own line is kept, the result is written.
+    if [ "${SL_SANITIZE:-none}" != none ]; then
+        skip "b_sanitize=$SL_SANITIZE: the sanitizer reports the crash itself"
+    fi
+    for i in 1 2 3; do
+        pair "r$i" real "$SL_HARM_APP" "$1"
+        one_result "r$i.shim" &&
+            if [ "$1" = altstack ]; then
+                check "$R" --timing "work=1x3" --timing-tags work inside --open "inside=1" \
+                    --no-likwid --status "not counting" >/dev/null
+            else
+                check "$R" --timing "work=1x3" --timing-tags work inside --open "inside=1" \
+                    --no-likwid --status "exited without likwid_markerClose" >/dev/null
+            fi
+        [ "$FAILED" = 0 ] || { show_run "r$i.shim"; break; }
+    done ;;
 *)
     fail "unknown case '${1:-}'" ;;
 esac

@@ -29,6 +29,7 @@
  *                            calls Close, writes a line to stderr and
  *                            re-raises; times "work" 3 times, then faults
  *                            inside "inside"
+ *   harm_app altstack-exit   the same, the handler calls exit(3) instead
  *   harm_app bigenv          times "work" 3 times, sets a 200 KiB
  *                            environment variable, times "work" twice more,
  *                            Closes */
@@ -240,8 +241,16 @@ static int forkafter_mode(void)
 
 /* ---- a crash handler on a small alternate stack ---- */
 
+static int crash_exits;    /* altstack-exit: the handler calls exit(3) */
+
 static void crash_handler(int sig)
 {
+    if (crash_exits) {
+        static const char line[] = "harm_app: crash handler: exit(3)\n";
+        ssize_t w = write(STDERR_FILENO, line, sizeof line - 1);
+        (void)w;
+        exit(3);
+    }
     likwid_markerClose();
     static const char line[] = "harm_app: crash handler: closed, re-raising\n";
     ssize_t w = write(STDERR_FILENO, line, sizeof line - 1);
@@ -307,6 +316,10 @@ int main(int argc, char **argv)
         return forkafter_mode();
     if (strcmp(m, "altstack") == 0)
         return altstack_mode();
+    if (strcmp(m, "altstack-exit") == 0) {
+        crash_exits = 1;
+        return altstack_mode();
+    }
     if (strcmp(m, "bigenv") == 0)
         return bigenv_mode();
     fprintf(stderr, "harm_app: unknown mode '%s'\n", m);
