@@ -170,6 +170,43 @@ static void with_room(void (*fn)(void))
     munmap(stack, ROOMY_STACK);
 }
 
+/* The root directory at the first Init: after a chroot every path the
+ * shim took at Init names a file outside the new root. */
+static dev_t root_dev;
+static ino_t root_ino;
+
+void sl_root_note(void)
+{
+    struct stat st;
+    if (root_ino == 0 && stat("/", &st) == 0) {
+        root_dev = st.st_dev;
+        root_ino = st.st_ino;
+    }
+}
+
+int sl_root_changed(void)
+{
+    struct stat st;
+    return root_ino != 0 && stat("/", &st) == 0 &&
+           (st.st_dev != root_dev || st.st_ino != root_ino);
+}
+
+/* After delivery the journal goes. A process that dropped its privileges
+ * or changed its root since Init (a service: root, then nobody) may not
+ * remove it any more: one line names it (its result is delivered, so
+ * recover only removes it). */
+static void survive_end(void)
+{
+    const char *j = sl_journal_path();
+    char *path = j[0] ? strdup(j) : NULL;
+    sl_survive_end();
+    if (path && (access(path, F_OK) == 0 ? unlink(path) != 0 : errno != ENOENT))
+        sl_log_warn("could not remove the journal %s (%s: the process changed its user or "
+                    "root since likwid_markerInit); its timing is in the result or rescue file "
+                    "above: 'scope-likwid recover %s' removes it", path, strerror(errno), path);
+    free(path);
+}
+
 static void close_run(void);
 
 void sl_close_run(void)
@@ -200,7 +237,7 @@ static void close_run(void)
     free(status.s);
     sl_likwid_free(&lw);
     if (saved)
-        sl_survive_end();   /* else the journal is the last copy: it stays */
+        survive_end();      /* else the journal is the last copy: it stays */
     sl_fork_deliver_parent();
     sl_cycle_close_done();
     sl_close_delivering(0);
@@ -947,13 +984,16 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
     sl_run_free(&run);
     if (!rescue) {
         /* The journal (it stays when nothing else was saved) still holds
-         * the timing of this cycle: say so, and how to get it. */
+         * the timing of this cycle: say so, and how to get it. After a
+         * chroot the names are those outside it, where the user is. */
         const char *j = sl_journal_path();
         sl_journal_mark_unsaved();
         if (j[0])
-            sl_log_warn("could not write %s: could not save the rescue file (%s); the timing data "
-                        "stays in the journal %s: recover it with 'scope-likwid recover %s'",
-                        in->output, why ? rescue_why : "out of memory", j, j);
+            sl_log_warn("could not write %s: could not save the rescue file (%s%s); the timing "
+                        "data stays in the journal %s: recover it with 'scope-likwid recover %s'",
+                        in->output, why ? rescue_why : "out of memory",
+                        sl_root_changed() ? "; the process changed its root directory since "
+                                            "likwid_markerInit" : "", j, j);
         else
             sl_log_warn("could not write %s: could not save the rescue file (%s): results lost",
                         in->output, why ? rescue_why : "out of memory");
@@ -973,9 +1013,10 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
                     "does once the result is in place: look for %s or a free name beside it",
                     in->output, why, rescue, in->output);
     } else {
-        sl_log_warn("could not write %s (%s); timing data saved in %s: convert it with "
-                    "'scope-likwid convert %s -o %s'", in->output, why, rescue, rescue,
-                    in->output);
+        sl_log_warn("could not write %s (%s); timing data saved in %s%s: convert it with "
+                    "'scope-likwid convert %s -o %s'", in->output, why, rescue,
+                    sl_root_changed() ? " (inside the root directory the process changed to "
+                                        "since likwid_markerInit)" : "", rescue, in->output);
     }
     if (out) {
         out->written = written;
@@ -1105,7 +1146,7 @@ static int deliver_at_exit(sl_delivered *out, const char *why)
                      : sl_deliver(&in, &none, status.s ? status.s : "")) == 0;
     free(status.s);
     if (saved)
-        sl_survive_end();   /* else the journal is the last copy: it stays */
+        survive_end();      /* else the journal is the last copy: it stays */
     sl_fork_deliver_parent();
     return saved;
 }

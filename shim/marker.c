@@ -133,6 +133,7 @@ static void do_init(void)
     }
     sl_g.pid = getpid();
     sl_sandbox_note();
+    sl_root_note();
     sl_run_meta_start();
     int64_t mono = ts_ns(CLOCK_MONOTONIC), real = ts_ns(CLOCK_REALTIME);
     sl_g.origin_unix_ns = real - mono;

@@ -219,6 +219,10 @@ void sl_close_await(void);
 /* The calling thread delivers this cycle's result (on) / is done (off);
  * async-signal-safe (the signal handler delivers too). */
 void sl_close_delivering(int on);
+/* The root directory at the first Init (sl_root_note), and whether the
+ * process has changed it since (chroot: the shim's paths are outside). */
+void sl_root_note(void);
+int sl_root_changed(void);
 void sl_deliver_in_from(const sl_state *g, struct sl_deliver_in *in);
 
 /* close.c: the exit path without Close. sl_exit_hook_arm (at Init)

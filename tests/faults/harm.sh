@@ -185,6 +185,41 @@ altstack|altstack-exit)
             fi
         [ "$FAILED" = 0 ] || { show_run "r$i.shim"; break; }
     done ;;
+drop-nobody)
+    # A service started as root drops to nobody after Init: its output
+    # directory (the test's, mode 0700) is out of reach. The rescue file goes
+    # to TMPDIR, and the lines name it and the journal left behind, each
+    # with the command that works on it.
+    [ "$(id -u)" = 0 ] || skip "needs root (setuid to 65534 after Init)"
+    mkdir -m 1777 "$T/tmpdir"
+    TMPDIR=$T/tmpdir
+    export TMPDIR
+    pair a real "$SL_HARM_APP" drop nobody
+    check_rescue a.shim --timing "work=1x5" --timing-tags work --no-likwid --status "not counting"
+    expect_line a.shim "could not remove the journal .*\.journal \(Permission denied: the process changed its user or root" "the journal named"
+    j=$(shim_lines a.shim | sed -n "s/.*'scope-likwid recover \([^']*\)' removes it.*/\1/p")
+    if [ -f "$j" ]; then
+        "$SL_CLI" recover "$j" >"$T/rec.log" 2>&1 || fail "scope-likwid recover $j failed: $(cat "$T/rec.log")"
+        [ -e "$j" ] && fail "recover left $j"
+    else
+        fail "the line names no journal that exists: '$j'"
+    fi ;;
+drop-chroot)
+    # A service chroots into its working directory after Init: every path
+    # the shim took at Init lies outside the new root. Nothing can be
+    # saved from inside; the line names the journal by its path outside,
+    # where recover turns it into the result.
+    [ "$(id -u)" = 0 ] || skip "needs root (chroot after Init)"
+    pair a real "$SL_HARM_APP" drop chroot
+    expect_line a.shim "changed its root directory since likwid_markerInit\); the timing data stays in the journal $T/a.shim/" "the journal outside the new root"
+    j=$(shim_lines a.shim | sed -n "s/.*recover it with 'scope-likwid recover \([^']*\)'.*/\1/p")
+    if [ -f "$j" ]; then
+        "$SL_CLI" recover "$j" >"$T/rec.log" 2>&1 || fail "scope-likwid recover $j failed: $(cat "$T/rec.log")"
+        f=$(result_file a.shim) && check "$f" --timing "work=1x5" --timing-tags work --no-likwid \
+            --status "could save nothing"
+    else
+        fail "the line names no journal that exists: '$j'"
+    fi ;;
 *)
     fail "unknown case '${1:-}'" ;;
 esac

@@ -30,6 +30,11 @@
  *                            re-raises; times "work" 3 times, then faults
  *                            inside "inside"
  *   harm_app altstack-exit   the same, the handler calls exit(3) instead
+ *   harm_app drop nobody|chroot
+ *                            times "work" 3 times, then drops root for
+ *                            uid and gid 65534 (nobody), or chroots into
+ *                            its working directory; times "work" twice
+ *                            more and Closes
  *   harm_app bigenv          times "work" 3 times, sets a 200 KiB
  *                            environment variable, times "work" twice more,
  *                            Closes */
@@ -46,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -280,6 +286,27 @@ static int altstack_mode(void)
     return 0;
 }
 
+/* ---- a service drops its privileges after setup ---- */
+
+static int dropprivs_mode(const char *how)
+{
+    likwid_markerInit();
+    work_region("work", 3);
+    if (strcmp(how, "chroot") == 0 && (chroot(".") != 0 || chdir("/") != 0)) {
+        perror("harm_app: chroot");
+        return 2;
+    }
+    if (strcmp(how, "nobody") == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 ||
+                                       setuid(65534) != 0)) {
+        perror("harm_app: setuid");
+        return 2;
+    }
+    work_region("work", 2);
+    likwid_markerClose();
+    printf("harm_app: %s: closed\n", how);
+    return 0;
+}
+
 /* ---- a 200 KiB environment variable ---- */
 
 static int bigenv_mode(void)
@@ -322,6 +349,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(m, "bigenv") == 0)
         return bigenv_mode();
+    if (strcmp(m, "drop") == 0 && argc > 2)
+        return dropprivs_mode(argv[2]);
     fprintf(stderr, "harm_app: unknown mode '%s'\n", m);
     return 2;
 }
