@@ -181,14 +181,18 @@ typedef struct stream {
  * thread with a small stack). */
 static int drain(stream *s)
 {
-    enum { STEP = 65536 };
+    enum { STEP = 65536, SMALL_STEP = 1024 };
     char sink[256];     /* past the limit or out of memory: read and drop */
     char *dst = sink;
-    size_t room = sizeof sink;
-    if (!s->truncated && s->len < s->max &&
-        SL_VEC_RESERVE(s->buf, s->cap, s->len, STEP + 1) == 0) {
+    size_t room = sizeof sink, step = STEP;
+    /* Little address space left (ulimit -v): smaller pieces, so that the
+     * writer's one line (the path it wrote) is still read. */
+    int have = !s->truncated && s->len < s->max &&
+               (SL_VEC_RESERVE(s->buf, s->cap, s->len, STEP + 1) == 0 ||
+                (step = SMALL_STEP, SL_VEC_RESERVE(s->buf, s->cap, s->len, SMALL_STEP + 1) == 0));
+    if (have) {
         dst = s->buf + s->len;
-        room = s->max - s->len < STEP ? s->max - s->len : STEP;
+        room = s->max - s->len < step ? s->max - s->len : step;
     } else if (s->len < s->max) {
         s->truncated = 1;   /* keep reading so the child never blocks on a full pipe */
     }

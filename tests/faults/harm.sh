@@ -220,6 +220,30 @@ drop-chroot)
     else
         fail "the line names no journal that exists: '$j'"
     fi ;;
+vfull)
+    # ulimit -v with the address space all but full at Close (0, 32, 64,
+    # 256 KiB left): whatever the shim manages, every line is true. "wrote
+    # X": X exists with the 3 calls; "could not write X": X does not exist,
+    # and the rescue file it names exists and converts to the 3 calls.
+    if [ "${SL_SANITIZE:-none}" != none ]; then
+        skip "b_sanitize=$SL_SANITIZE: a sanitizer's shadow memory does not fit under ulimit -v"
+    fi
+    for k in 0 32 64 256; do
+        pair "v$k" real sh -c 'ulimit -v 400000 && exec "$@"' sh "$SL_HARM_APP" vfull "$k"
+        out=$T/v$k.shim/scope-likwid-*.h5
+        w=$(wrote_path "v$k.shim")
+        if [ -n "$w" ]; then
+            [ -f "$w" ] && check "$w" --timing "work=1x3" --timing-tags work --no-likwid >/dev/null ||
+                fail "v$k.shim: the line says 'wrote $w': no such result with 3 calls"
+        elif shim_lines "v$k.shim" | grep -q "could not write "; then
+            ls $out >/dev/null 2>&1 && fail "v$k.shim: 'could not write' while a result exists: $(ls $out)"
+            check_rescue "v$k.shim" --timing "work=1x3" --timing-tags work --no-likwid >/dev/null
+        else
+            fail "v$k.shim: neither 'wrote' nor 'could not write': $(shim_lines "v$k.shim")"
+        fi
+        [ "$FAILED" = 0 ] || { show_run "v$k.shim"; break; }
+    done
+    [ -n "$(wrote_path v256.shim)" ] || fail "v256.shim: 256 KiB left at Close: expected the result written" ;;
 *)
     fail "unknown case '${1:-}'" ;;
 esac

@@ -35,6 +35,8 @@
  *                            uid and gid 65534 (nobody), or chroots into
  *                            its working directory; times "work" twice
  *                            more and Closes
+ *   harm_app vfull KIB       times "work" 3 times, takes all the address
+ *                            space (ulimit -v) but KIB KiB, and Closes
  *   harm_app bigenv          times "work" 3 times, sets a 200 KiB
  *                            environment variable, times "work" twice more,
  *                            Closes */
@@ -52,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -307,6 +310,32 @@ static int dropprivs_mode(const char *how)
     return 0;
 }
 
+/* ---- the address space nearly full at Close ---- */
+
+/* Takes what is left of the address space (ulimit -v) but `spare_kib` KiB
+ * in PROT_NONE mappings (nothing is touched), then Closes. */
+static void *take(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static int vfull_mode(long spare_kib)
+{
+    likwid_markerInit();
+    work_region("work", 3);
+    size_t spare = (size_t)spare_kib << 10;
+    void *reserve = spare ? take(spare) : NULL;
+    for (size_t step = (size_t)1 << 30; step >= 4096; step /= 2)
+        while (take(step))
+            ;
+    if (reserve)
+        munmap(reserve, spare);     /* exactly spare_kib left */
+    likwid_markerClose();
+    printf("harm_app: closed with %ld KiB of address space left\n", spare_kib);
+    return 0;
+}
+
 /* ---- a 200 KiB environment variable ---- */
 
 static int bigenv_mode(void)
@@ -349,6 +378,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(m, "bigenv") == 0)
         return bigenv_mode();
+    if (strcmp(m, "vfull") == 0 && argc > 2)
+        return vfull_mode(atol(argv[2]));
     if (strcmp(m, "drop") == 0 && argc > 2)
         return dropprivs_mode(argv[2]);
     fprintf(stderr, "harm_app: unknown mode '%s'\n", m);
