@@ -372,6 +372,34 @@ static int ended(pid_t pid)
     return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
 }
 
+/* scope-likwid-write MODE JOURNAL PID (--child, --orphan): the path it
+ * wrote (newly allocated), or NULL with *why (newly allocated, may be
+ * NULL) saying what failed. */
+static char *journal_writer(const char *mode, const char *journal, pid_t pid, char **why)
+{
+    char *missing = NULL;
+    char *writer = sl_helper_path(sl_g.cfg.writer, "scope-likwid-write", &missing);
+    *why = missing;
+    if (!writer)
+        return NULL;
+    char num[24];
+    snprintf(num, sizeof num, "%lld", (long long)pid);
+    const char *argv[] = {writer, mode, journal, num, NULL};
+    sl_spawn_result res = {0};
+    sl_helper_run(argv, sl_g.cfg.timeout_s + 2, &res);
+    char *last = res.outcome == SL_SPAWN_EXITED && res.exit_code == 0
+                     ? sl_last_line(res.out, res.out_len)
+                     : NULL;
+    if (!last || !*last) {
+        free(last);
+        last = NULL;
+        *why = sl_spawn_describe(&res, sl_g.cfg.timeout_s + 2);
+    }
+    sl_spawn_result_free(&res);
+    free(writer);
+    return last;
+}
+
 /* At this process's Close or exit: its children's journals. */
 static void deliver_children(void)
 {
@@ -394,33 +422,18 @@ static void deliver_children(void)
                         (long long)child, k->journal);
             continue;
         }
-        char *missing = NULL;
-        char *writer = sl_helper_path(sl_g.cfg.writer, "scope-likwid-write", &missing);
-        char pid[24];
-        snprintf(pid, sizeof pid, "%lld", (long long)child);
-        const char *argv[] = {writer, "--child", k->journal, pid, NULL};
-        sl_spawn_result res = {0};
-        if (writer)
-            sl_helper_run(argv, sl_g.cfg.timeout_s + 2, &res);
-        char *last = writer && res.outcome == SL_SPAWN_EXITED && res.exit_code == 0
-                         ? sl_last_line(res.out, res.out_len)
-                         : NULL;
-        if (last && *last)
+        char *why = NULL;
+        char *last = journal_writer("--child", k->journal, child, &why);
+        if (last)
             sl_log_info("wrote %s (the timing of process %lld, forked from this one, which ended "
                         "without likwid_markerClose)", last, (long long)child);
-        else if (stat(k->journal, &st) == 0) {
-            char *d = writer ? sl_spawn_describe(&res, sl_g.cfg.timeout_s + 2) : NULL;
+        else if (stat(k->journal, &st) == 0)
             sl_log_warn("process %lld (forked from this one) ended without likwid_markerClose; "
                         "its journal %s could not be turned into its result (writer %s): "
                         "recover it with 'scope-likwid recover %s'", (long long)child,
-                        k->journal, d ? d : missing ? missing : "not found", k->journal);
-            free(d);
-        }
+                        k->journal, why ? why : "not found", k->journal);
         free(last);
-        if (writer)
-            sl_spawn_result_free(&res);
-        free(writer);
-        free(missing);
+        free(why);
         kin_free(k);
     }
 }
@@ -491,31 +504,18 @@ static void deliver_parent(void)
         free(journal);
         return;
     }
-    char *missing = NULL;
-    char *writer = sl_helper_path(sl_g.cfg.writer, "scope-likwid-write", &missing);
-    char pid[24];
-    snprintf(pid, sizeof pid, "%lld", (long long)sl_g.parent_pid);
-    const char *argv[] = {writer, "--orphan", journal, pid, NULL};
-    sl_spawn_result res = {0};
-    if (writer)
-        sl_helper_run(argv, sl_g.cfg.timeout_s + 2, &res);
-    char *last = writer && res.outcome == SL_SPAWN_EXITED && res.exit_code == 0
-                     ? sl_last_line(res.out, res.out_len)
-                     : NULL;
-    if (last && *last)
+    char *why = NULL;
+    char *last = journal_writer("--orphan", journal, sl_g.parent_pid, &why);
+    if (last)
         sl_log_info("wrote %s (the timing of process %lld, which ended after fork without "
                     "likwid_markerClose)", last, (long long)sl_g.parent_pid);
     else if (stat(journal, &st) == 0)
         /* Not delivered by another child meanwhile: say where it is. */
         sl_log_warn("process %lld ended after fork without likwid_markerClose; its journal %s "
-                    "could not be turned into its result (%s): recover it with 'scope-likwid "
-                    "recover %s'", (long long)sl_g.parent_pid, journal,
-                    writer ? "the writer failed" : missing ? missing : "writer not found",
-                    journal);
+                    "could not be turned into its result (writer %s): recover it with "
+                    "'scope-likwid recover %s'", (long long)sl_g.parent_pid, journal,
+                    why ? why : "not found", journal);
     free(last);
-    if (writer)
-        sl_spawn_result_free(&res);
-    free(writer);
-    free(missing);
+    free(why);
     free(journal);
 }

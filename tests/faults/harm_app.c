@@ -336,6 +336,11 @@ static int vfull_mode(long spare_kib)
     return 0;
 }
 
+static int vfull_arg(const char *kib)
+{
+    return vfull_mode(atol(kib));
+}
+
 /* ---- a 200 KiB environment variable ---- */
 
 static int bigenv_mode(void)
@@ -356,32 +361,42 @@ static int bigenv_mode(void)
     return 0;
 }
 
+static int altstack_exit_mode(void)
+{
+    crash_exits = 1;
+    return altstack_mode();
+}
+
+/* The modes: name, the function without an argument, or with one. */
+static const struct {
+    const char *name;
+    int (*plain)(void);
+    int (*with_arg)(const char *);
+} modes[] = {
+    {"pid1", pid1_mode, NULL},
+    {"seccomp", NULL, seccomp_mode},
+    {"close2", close2_mode, NULL},
+    {"forkclose", forkclose_mode, NULL},
+    {"forkafter", forkafter_mode, NULL},
+    {"altstack", altstack_mode, NULL},
+    {"altstack-exit", altstack_exit_mode, NULL},
+    {"bigenv", bigenv_mode, NULL},
+    {"drop", NULL, dropprivs_mode},
+    {"vfull", NULL, vfull_arg},
+};
+
 int main(int argc, char **argv)
 {
     const char *m = argc > 1 ? argv[1] : "";
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (strcmp(m, "pid1") == 0)
-        return pid1_mode();
-    if (strcmp(m, "seccomp") == 0 && argc > 2)
-        return seccomp_mode(argv[2]);
-    if (strcmp(m, "close2") == 0)
-        return close2_mode();
-    if (strcmp(m, "forkclose") == 0)
-        return forkclose_mode();
-    if (strcmp(m, "forkafter") == 0)
-        return forkafter_mode();
-    if (strcmp(m, "altstack") == 0)
-        return altstack_mode();
-    if (strcmp(m, "altstack-exit") == 0) {
-        crash_exits = 1;
-        return altstack_mode();
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        if (strcmp(m, modes[i].name) != 0)
+            continue;
+        if (modes[i].plain)
+            return modes[i].plain();
+        if (argc > 2)
+            return modes[i].with_arg(argv[2]);
     }
-    if (strcmp(m, "bigenv") == 0)
-        return bigenv_mode();
-    if (strcmp(m, "vfull") == 0 && argc > 2)
-        return vfull_mode(atol(argv[2]));
-    if (strcmp(m, "drop") == 0 && argc > 2)
-        return dropprivs_mode(argv[2]);
     fprintf(stderr, "harm_app: unknown mode '%s'\n", m);
     return 2;
 }

@@ -4,12 +4,17 @@
 #include <likwid-marker.h>
 #include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 
-void harm_ctor_work(const char *tag, int calls);
+int harm_ctor_linked(void);
 
 int main(void)
 {
-    harm_ctor_work("work", 3);
+    for (int i = 0; i < 3 * harm_ctor_linked(); i++) {
+        LIKWID_MARKER_START("work");
+        usleep(1000);
+        LIKWID_MARKER_STOP("work");
+    }
     printf("harm_ctor_app: terminating\n");
     fflush(stdout);
     LIKWID_MARKER_START("inside");
