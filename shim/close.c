@@ -122,16 +122,19 @@ static void counters(const sl_state *g, const sl_real_api *r, const char *marker
 #define ROOMY_STACK ((size_t)1 << 20)
 #define ROOM_NEEDED ((size_t)128 << 10)
 
-/* The two contexts lie at the bottom of the mapped stack (each thread on
- * a small stack has its own). */
+/* The two contexts and the function lie at the bottom of the mapped stack
+ * (each thread on a small stack has its own; no thread-local variable,
+ * which would make the shim need the dynamic loader's __tls_get_addr). */
 typedef struct roomy {
     ucontext_t caller, callee;
+    void (*fn)(void);
 } roomy;
-static __thread void (*roomy_fn)(void);
 
-static void roomy_entry(void)
+/* makecontext passes ints: the struct's address in two halves. */
+static void roomy_entry(unsigned hi, unsigned lo)
 {
-    roomy_fn();
+    roomy *r = (roomy *)(((uintptr_t)hi << 32) | lo);
+    r->fn();
 }
 
 /* Whether the caller runs on an alternate signal stack with less than
@@ -159,13 +162,15 @@ static void with_room(void (*fn)(void))
         fn();
         return;
     }
-    roomy_fn = fn;
+    r->fn = fn;
     size_t used = (sizeof *r + 63) & ~(size_t)63;
     r->callee.uc_stack.ss_sp = (char *)stack + used;
     r->callee.uc_stack.ss_size = ROOMY_STACK - used;
     r->callee.uc_link = &r->caller;
     sigfillset(&r->callee.uc_sigmask);
-    makecontext(&r->callee, roomy_entry, 0);
+    uintptr_t at = (uintptr_t)r;
+    makecontext(&r->callee, (void (*)(void))roomy_entry, 2, (unsigned)(at >> 32),
+                (unsigned)(at & 0xffffffffu));
     swapcontext(&r->caller, &r->callee);
     munmap(stack, ROOMY_STACK);
 }
