@@ -205,10 +205,23 @@ static void survive_end(void)
     const char *j = sl_journal_path();
     char *path = j[0] ? strdup(j) : NULL;
     sl_survive_end();
-    if (path && (access(path, F_OK) == 0 ? unlink(path) != 0 : errno != ENOENT))
-        sl_log_warn("could not remove the journal %s (%s: the process changed its user or "
-                    "root since likwid_markerInit); its timing is in the result or rescue file "
-                    "above: 'scope-likwid recover %s' removes it", path, strerror(errno), path);
+    if (!path)
+        return;
+    /* Still there (or out of sight), and its directory closed to us: ours,
+     * left. A name another file took since is not ours to speak of. */
+    char *slash = strrchr(path, '/');
+    int e = 0;
+    if ((access(path, F_OK) == 0 || errno != ENOENT) && slash) {
+        *slash = '\0';
+        e = access(path[0] ? path : "/", W_OK | X_OK) != 0 ? errno : 0;
+        *slash = '/';
+    }
+    if (e || sl_root_changed())
+        sl_log_warn("could not remove the journal %s (%s%s since likwid_markerInit); its "
+                    "timing is in the result or rescue file above: 'scope-likwid recover %s' "
+                    "removes it", path, e ? strerror(e) : "",
+                    e ? ": the process changed its user or root"
+                      : "the process changed its root directory", path);
     free(path);
 }
 
