@@ -17,6 +17,11 @@
  * fork, then _exit in the parent): the journal, still marked running,
  * becomes the parent's result file and is removed. The journal is locked
  * (flock) while it is read, so of several children only one writes it.
+ *
+ * scope-likwid-write --child JOURNAL CHILD_PID: the same for the journal a
+ * forked child (CHILD_PID) left when it ended without delivering (_exit:
+ * a multiprocessing pool's worker), run by the shim in its parent at the
+ * parent's Close or exit.
  * Either way the path written is printed on stdout. */
 #include <errno.h>
 #include <fcntl.h>
@@ -63,15 +68,16 @@ static int report(sl_diag *d, const char *written)
     return 0;
 }
 
-/* orphan_of: 0 for --journal, else the parent's pid (--orphan). */
-static int from_journal(const char *path, long long orphan_of, sl_diag *d)
+/* orphan_of: 0 for --journal, else the journal's process (--orphan: the
+ * parent of the one running us; --child, by_parent set: its child). */
+static int from_journal(const char *path, long long orphan_of, int by_parent, sl_diag *d)
 {
     sl_jrn_info info;
     /* Held until we exit: a second child's writer waits, then finds the
      * journal recovered (or gone) and writes nothing. */
     int lock_fd = orphan_of ? open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
     if (orphan_of && (lock_fd < 0 || flock(lock_fd, LOCK_EX) != 0))
-        return fail(d, "--orphan: the journal is gone (delivered): nothing written");
+        return fail(d, "the journal is gone (delivered): nothing written");
     if (sl_journal_read_info(path, &info, d) != 0)
         return fail(d, "journal not read, nothing written");
     if (orphan_of) {
@@ -79,8 +85,8 @@ static int from_journal(const char *path, long long orphan_of, sl_diag *d)
          * running is what that parent left. Any other state: its own Close,
          * exit hook, signal handler or a recover took care of it. */
         if (info.state != SL_JRN_RUNNING || info.pid != orphan_of)
-            return fail(d, "--orphan: the journal is not the running journal of that "
-                           "process: nothing written");
+            return fail(d, "the journal is not the running journal of that process: nothing "
+                           "written");
     } else if (info.state != SL_JRN_SIGNALED) {
         /* Only the shim's handler runs us this way, after marking the
          * signal; the process is alive (it waits for us), so no liveness
@@ -94,13 +100,14 @@ static int from_journal(const char *path, long long orphan_of, sl_diag *d)
     int rc = sl_run_init(&run);
     if (rc == 0)
         rc = sl_journal_read(path, &clk, &run, &info, d);
-    char *status = rc == 0 ? sl_jrn_partial_status(&info, orphan_of ? "the shim in a forked child"
-                                                                    : "the shim's signal handler",
-                                                   orphan_of ? "ended after fork without "
-                                                               "likwid_markerClose (_exit, a crash "
-                                                               "or SIGKILL)"
-                                                             : NULL)
-                           : NULL;
+    const char *by = by_parent   ? "the shim in its parent process"
+                     : orphan_of ? "the shim in a forked child"
+                                 : "the shim's signal handler";
+    const char *why = by_parent   ? "ended without likwid_markerClose (_exit, a crash or SIGKILL)"
+                      : orphan_of ? "ended after fork without likwid_markerClose (_exit, a crash "
+                                    "or SIGKILL)"
+                                  : NULL;
+    char *status = rc == 0 ? sl_jrn_partial_status(&info, by, why) : NULL;
     if (rc == 0 && (!status || sl_set_string(&run.likwid_status, status) != 0))
         rc = -ENOMEM;
     free(status);
@@ -130,12 +137,13 @@ int main(int argc, char **argv)
     sl_diag diag;
     sl_diag_init(&diag);
     if (argc == 3 && strcmp(argv[1], "--journal") == 0)
-        return from_journal(argv[2], 0, &diag);
-    if (argc == 4 && strcmp(argv[1], "--orphan") == 0 && atoll(argv[3]) > 0)
-        return from_journal(argv[2], atoll(argv[3]), &diag);
+        return from_journal(argv[2], 0, 0, &diag);
+    int child = argc == 4 && strcmp(argv[1], "--child") == 0;
+    if (argc == 4 && (child || strcmp(argv[1], "--orphan") == 0) && atoll(argv[3]) > 0)
+        return from_journal(argv[2], atoll(argv[3]), child, &diag);
     if (argc != 3)
         return fail(&diag, "usage: scope-likwid-write RESCUEFILE OUTPUT.h5 | --journal JOURNAL | "
-                           "--orphan JOURNAL PARENT_PID");
+                           "--orphan JOURNAL PARENT_PID | --child JOURNAL CHILD_PID");
     const char *in = argv[1], *out = argv[2];
     /* Held until we exit (no CLOEXEC needed: we start nothing). */
     int lock_fd = open(in, O_RDONLY | O_CLOEXEC);

@@ -21,8 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 /* ==== close ==== */
@@ -33,6 +35,9 @@
  * here, once, and passed down explicitly. Nothing here may hurt the
  * application: every failure ends in a status text or a warning. */
 static _Atomic int finishing;   /* Close or the exit path: whichever comes first */
+/* The thread delivering this cycle's result at Close or at the end of the
+ * process, 0: none. */
+static _Atomic pid_t delivering_tid;
 
 int sl_close_claim(void)
 {
@@ -45,6 +50,29 @@ int sl_close_claim(void)
 void sl_close_rearm(void)
 {
     atomic_store(&finishing, 0);
+    atomic_store(&delivering_tid, 0);
+}
+
+/* Close is one at a time, and whoever returns first sees the result
+ * delivered: a second Close, or the end of the process (main returning
+ * while another thread closes), waits here for the thread that delivers,
+ * as long as that thread lives (every step of its delivery has a
+ * deadline). Not when this very thread is the one delivering (a signal
+ * handler that interrupted its own Close). */
+void sl_close_await(void)
+{
+    pid_t me = gettid(), self_pid = getpid(), t;
+    while ((t = atomic_load(&delivering_tid)) != 0 && t != me && self_pid == sl_g.pid &&
+           tgkill(self_pid, t, 0) == 0) {
+        struct timespec nap = {0, 2000000};
+        nanosleep(&nap, NULL);
+    }
+}
+
+void sl_close_delivering(int on)
+{
+    atomic_store(&delivering_tid, on ? gettid() : 0);
+    sl_signals_finishing(on);
 }
 
 void sl_deliver_in_from(const sl_state *g, sl_deliver_in *in)
@@ -80,11 +108,137 @@ static void counters(const sl_state *g, const sl_real_api *r, const char *marker
     sl_likwid_free(&snap);
 }
 
+/* ---- a stack with room ---- */
+
+/* Close and the exit path call into libc, the status text, the rescue
+ * file and the helpers: tens of KiB of stack (no frame over 4 KiB, but
+ * many). A crash handler on a small alternate signal stack (8 KiB is
+ * common: SIGSTKSZ) that calls Close or exit() would overflow it into
+ * whatever lies below. There the work runs on a stack of its own (1 MiB,
+ * mapped for the call, only what is used is touched), with every signal
+ * blocked while it does: on our stack the kernel would deliver a signal
+ * for the alternate stack at its top, over the interrupted handler's
+ * frames. */
+#define ROOMY_STACK ((size_t)1 << 20)
+#define ROOM_NEEDED ((size_t)128 << 10)
+
+/* The two contexts and the function lie at the bottom of the mapped stack
+ * (each thread on a small stack has its own; no thread-local variable,
+ * which would make the shim need the dynamic loader's __tls_get_addr). */
+typedef struct roomy {
+    ucontext_t caller, callee;
+    void (*fn)(void);
+} roomy;
+
+/* makecontext passes ints: the struct's address in two halves. */
+static void roomy_entry(unsigned hi, unsigned lo)
+{
+    roomy *r = (roomy *)(((uintptr_t)hi << 32) | lo);
+    r->fn();
+}
+
+/* Whether the caller runs on an alternate signal stack with less than
+ * ROOM_NEEDED left. */
+static int on_small_altstack(void)
+{
+    stack_t ss;
+    if (sigaltstack(NULL, &ss) != 0 || !(ss.ss_flags & SS_ONSTACK))
+        return 0;
+    char here;
+    uintptr_t sp = (uintptr_t)&here, lo = (uintptr_t)ss.ss_sp;
+    return sp < lo || sp - lo < ROOM_NEEDED;
+}
+
+static void with_room(void (*fn)(void))
+{
+    void *stack = MAP_FAILED;
+    if (on_small_altstack())
+        stack = mmap(NULL, ROOMY_STACK, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    roomy *r = stack;
+    if (stack == MAP_FAILED || getcontext(&r->callee) != 0) {
+        if (stack != MAP_FAILED)
+            munmap(stack, ROOMY_STACK);
+        fn();
+        return;
+    }
+    r->fn = fn;
+    size_t used = (sizeof *r + 63) & ~(size_t)63;
+    r->callee.uc_stack.ss_sp = (char *)stack + used;
+    r->callee.uc_stack.ss_size = ROOMY_STACK - used;
+    r->callee.uc_link = &r->caller;
+    sigfillset(&r->callee.uc_sigmask);
+    uintptr_t at = (uintptr_t)r;
+    makecontext(&r->callee, (void (*)(void))roomy_entry, 2, (unsigned)(at >> 32),
+                (unsigned)(at & 0xffffffffu));
+    swapcontext(&r->caller, &r->callee);
+    munmap(stack, ROOMY_STACK);
+}
+
+/* The root directory at the first Init: after a chroot every path the
+ * shim took at Init names a file outside the new root. */
+static dev_t root_dev;
+static ino_t root_ino;
+
+void sl_root_note(void)
+{
+    struct stat st;
+    if (root_ino == 0 && stat("/", &st) == 0) {
+        root_dev = st.st_dev;
+        root_ino = st.st_ino;
+    }
+}
+
+int sl_root_changed(void)
+{
+    struct stat st;
+    return root_ino != 0 && stat("/", &st) == 0 &&
+           (st.st_dev != root_dev || st.st_ino != root_ino);
+}
+
+/* After delivery the journal goes. A process that dropped its privileges
+ * or changed its root since Init (a service: root, then nobody) may not
+ * remove it any more: one line names it (its result is delivered, so
+ * recover only removes it). */
+static void survive_end(void)
+{
+    const char *j = sl_journal_path();
+    char *path = j[0] ? strdup(j) : NULL;
+    sl_survive_end();
+    if (!path)
+        return;
+    /* Still there (or out of sight), and its directory closed to us: ours,
+     * left. A name another file took since is not ours to speak of. */
+    char *slash = strrchr(path, '/');
+    int e = 0;
+    if ((access(path, F_OK) == 0 || errno != ENOENT) && slash) {
+        *slash = '\0';
+        e = access(path[0] ? path : "/", W_OK | X_OK) != 0 ? errno : 0;
+        *slash = '/';
+    }
+    if (e || sl_root_changed())
+        sl_log_warn("could not remove the journal %s (%s%s since likwid_markerInit); its "
+                    "timing is in the result or rescue file above: 'scope-likwid recover %s' "
+                    "removes it", path, e ? strerror(e) : "",
+                    e ? ": the process changed its user or root"
+                      : "the process changed its root directory", path);
+    free(path);
+}
+
+static void close_run(void);
+
 void sl_close_run(void)
 {
-    if (!sl_close_claim())
-        return;     /* a second Close, from any thread: answered here */
-    sl_signals_finishing(1);
+    with_room(close_run);
+}
+
+static void close_run(void)
+{
+    if (!sl_close_claim()) {
+        sl_close_await();   /* a second Close, from any thread: answered here */
+        return;
+    }
+    sl_close_delivering(1);
     sl_exit_superseded();   /* a Close from an exit handler replaces the exit hook's result */
     const sl_state *g = &sl_g;
     int ng = g->ngroups > 0 ? g->ngroups : 1;
@@ -101,10 +255,10 @@ void sl_close_run(void)
     free(status.s);
     sl_likwid_free(&lw);
     if (saved)
-        sl_survive_end();   /* else the journal is the last copy: it stays */
+        survive_end();      /* else the journal is the last copy: it stays */
     sl_fork_deliver_parent();
-    sl_signals_finishing(0);
     sl_cycle_close_done();
+    sl_close_delivering(0);
 }
 
 /* ==== sources ==== */
@@ -778,10 +932,21 @@ static char *run_writer(const sl_deliver_in *in, const char *rescue, char *why, 
     sl_log_debug("writer: outcome %d, status %d, signal %d", (int)res.outcome, res.exit_code,
                  res.signal);
     char *written = NULL;
-    if (res.outcome == SL_SPAWN_EXITED ? res.exit_code == 0
-                                       : res.outcome == SL_SPAWN_NO_STATUS) {
+    struct stat st;
+    int ok = res.outcome == SL_SPAWN_EXITED ? res.exit_code == 0
+                                            : res.outcome == SL_SPAWN_NO_STATUS;
+    if (!ok && res.outcome != SL_SPAWN_FAILED && stat(rescue, &st) != 0 && errno == ENOENT) {
+        /* Killed at the deadline or by a signal after it had put the
+         * result in place and removed the rescue file: written, if it
+         * named the file. */
         char *last = sl_last_line(res.out, res.out_len);
-        struct stat st;
+        if (last && *last && stat(last, &st) == 0 && S_ISREG(st.st_mode))
+            written = last;
+        else
+            free(last);
+    }
+    if (ok) {
+        char *last = sl_last_line(res.out, res.out_len);
         if (last && *last && stat(last, &st) == 0 && S_ISREG(st.st_mode))
             written = last;
         else {
@@ -791,7 +956,7 @@ static char *run_writer(const sl_deliver_in *in, const char *rescue, char *why, 
             free(err);
             free(last);
         }
-    } else {
+    } else if (!written) {
         char *d = sl_spawn_describe(&res, timeout_s);
         snprintf(why, why_len, "writer %s", d ? d : "failed");
         free(d);
@@ -838,13 +1003,16 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
     sl_run_free(&run);
     if (!rescue) {
         /* The journal (it stays when nothing else was saved) still holds
-         * the timing of this cycle: say so, and how to get it. */
+         * the timing of this cycle: say so, and how to get it. After a
+         * chroot the names are those outside it, where the user is. */
         const char *j = sl_journal_path();
         sl_journal_mark_unsaved();
         if (j[0])
-            sl_log_warn("could not write %s: could not save the rescue file (%s); the timing data "
-                        "stays in the journal %s: recover it with 'scope-likwid recover %s'",
-                        in->output, why ? rescue_why : "out of memory", j, j);
+            sl_log_warn("could not write %s: could not save the rescue file (%s%s); the timing "
+                        "data stays in the journal %s: recover it with 'scope-likwid recover %s'",
+                        in->output, why ? rescue_why : "out of memory",
+                        sl_root_changed() ? "; the process changed its root directory since "
+                                            "likwid_markerInit" : "", j, j);
         else
             sl_log_warn("could not write %s: could not save the rescue file (%s): results lost",
                         in->output, why ? rescue_why : "out of memory");
@@ -858,6 +1026,12 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
         if (!out)
             sl_log_info("wrote %s", written);
         sl_run_report("wrote", written);
+    } else if (access(rescue, F_OK) != 0 && errno == ENOENT) {
+        /* The writer removes the rescue file only once the result is in
+         * place: never "saved in" a file that is gone. */
+        sl_log_warn("the writer of %s did not say what it wrote (%s) but removed %s, which it "
+                    "does once the result is in place: look for %s or a free name beside it",
+                    in->output, why, rescue, in->output);
     } else if (rescue_why[0]) {
         /* not beside the result: a directory of this node only, say so */
         char host[256] = "";
@@ -867,9 +1041,10 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
                     in->output, why, rescue_why, host[0] ? host : "unknownhost", rescue, rescue,
                     in->output);
     } else {
-        sl_log_warn("could not write %s (%s); timing data saved in %s: convert it with "
-                    "'scope-likwid convert %s -o %s'", in->output, why, rescue, rescue,
-                    in->output);
+        sl_log_warn("could not write %s (%s); timing data saved in %s%s: convert it with "
+                    "'scope-likwid convert %s -o %s'", in->output, why, rescue,
+                    sl_root_changed() ? " (inside the root directory the process changed to "
+                                        "since likwid_markerInit)" : "", rescue, in->output);
     }
     if (!written)
         sl_run_report("rescue", rescue);
@@ -1001,27 +1176,41 @@ static int deliver_at_exit(sl_delivered *out, const char *why)
                      : sl_deliver(&in, &none, status.s ? status.s : "")) == 0;
     free(status.s);
     if (saved)
-        sl_survive_end();   /* else the journal is the last copy: it stays */
+        survive_end();      /* else the journal is the last copy: it stays */
     sl_fork_deliver_parent();
     return saved;
 }
 
 void sl_close_at_exit(void)
 {
-    if (atomic_load(&sl_mode) != SL_MODE_ACTIVE || getpid() != sl_g.pid)
+    if (getpid() != sl_g.pid)
         return;
-    if (!sl_close_claim())
+    if (atomic_load(&sl_mode) != SL_MODE_ACTIVE || !sl_close_claim()) {
+        sl_close_await();
         return;
-    sl_signals_finishing(1);
+    }
+    sl_close_delivering(1);
     deliver_at_exit(NULL, NULL);
-    sl_signals_finishing(0);
     sl_cycle_close_done();
+    sl_close_delivering(0);
 }
 
+static void early_deliver(void);
+
+/* exit() may be called from a crash handler on a small alternate stack. */
 static void early_hook(void)
 {
-    if (atomic_load(&sl_mode) != SL_MODE_ACTIVE || getpid() != sl_g.pid)
+    with_room(early_deliver);
+}
+
+static void early_deliver(void)
+{
+    if (getpid() != sl_g.pid)
         return;
+    if (atomic_load(&sl_mode) != SL_MODE_ACTIVE) {
+        sl_close_await();   /* main returned while another thread closes */
+        return;
+    }
     pthread_mutex_lock(&early_lock);
     if (!early_done && atomic_load(&sl_mode) == SL_MODE_ACTIVE) {
         early = (sl_delivered){0};

@@ -120,6 +120,8 @@ static void check_counting(void)
 
 static void do_init(void)
 {
+    sl_spawn_at_load();
+    sl_entry_at_load();
     sl_config_load(&sl_g.cfg);
     char *exe = realpath("/proc/self/exe", NULL);
     int excluded = sl_excluded(getenv("SCOPE_LIKWID_EXCLUDE"), exe);
@@ -136,6 +138,8 @@ static void do_init(void)
         free(self);
     }
     sl_g.pid = getpid();
+    sl_sandbox_note();
+    sl_root_note();
     sl_run_meta_start();
     int64_t mono = ts_ns(CLOCK_MONOTONIC), real = ts_ns(CLOCK_REALTIME);
     sl_g.origin_unix_ns = real - mono;
@@ -211,6 +215,9 @@ void sl_shim_init(void)
     const sl_real_api *r = sl_real();
     if (mode() == SL_MODE_IDLE)
         pthread_once(&init_once, do_init);
+    /* A child forked during or after Close times from its own Init on. */
+    int closed_fork = SL_MODE_FORKED_CLOSED;
+    atomic_compare_exchange_strong(&sl_mode, &closed_fork, SL_MODE_FORKED);
     int m = mode_timing();
     if (m == SL_MODE_ACTIVE && getpid() != sl_g.pid) {
         atomic_store(&sl_mode, SL_MODE_PASS);
@@ -420,7 +427,9 @@ void sl_shim_close(void)
         sl_close_run();
         return;
     }
-    if (m != SL_MODE_CLOSED && r->close)
+    if (m == SL_MODE_CLOSED)
+        sl_close_await();   /* another thread's Close: returns once it delivered */
+    else if (r->close)
         r->close();
 }
 

@@ -199,9 +199,11 @@ enum sl_mode {
     SL_MODE_IDLE = 0,   /* before likwid_markerInit: pass-through */
     SL_MODE_ACTIVE,     /* timing, hazards answered */
     SL_MODE_CLOSED,     /* after Close (or exit): everything answered by the shim */
-    SL_MODE_PASS,       /* SCOPE_LIKWID_DISABLE=1, or forked after Close: pass-through */
+    SL_MODE_PASS,       /* SCOPE_LIKWID_DISABLE=1, /dev/null output: pass-through */
     SL_MODE_FORKED,     /* a child forked while ACTIVE, not timing yet (entry.c) */
     SL_MODE_ADOPTING,   /* that child becoming ACTIVE with its own file and journal */
+    SL_MODE_FORKED_CLOSED,  /* a child forked during or after Close: pass-through
+                             * until its own Init, which adopts it (entry.c) */
 };
 
 typedef struct sl_state {
@@ -241,6 +243,16 @@ struct sl_deliver_in;
 void sl_close_run(void);
 int sl_close_claim(void);
 void sl_close_rearm(void);          /* a new cycle may be closed again */
+/* Waits while another thread delivers this cycle's result (Close is one
+ * at a time). */
+void sl_close_await(void);
+/* The calling thread delivers this cycle's result (on) / is done (off);
+ * async-signal-safe (the signal handler delivers too). */
+void sl_close_delivering(int on);
+/* The root directory at the first Init (sl_root_note), and whether the
+ * process has changed it since (chroot: the shim's paths are outside). */
+void sl_root_note(void);
+int sl_root_changed(void);
 void sl_deliver_in_from(const sl_state *g, struct sl_deliver_in *in);
 
 /* close.c: the exit path without Close. sl_exit_hook_arm (at Init)
@@ -279,6 +291,12 @@ void sl_cycle_close_done(void);
 /* A forked child begins its cycle 1. */
 void sl_cycle_fork_child(void);
 
+/* The steps of the shim's constructors (its own path, the keeper's
+ * kind; the real exec functions), each done once: also run by the first
+ * Init, which a library's constructor may call before ours ran. */
+void sl_spawn_at_load(void);
+void sl_entry_at_load(void);
+
 /* ==== spawn helper ==== */
 /* Running a helper program (collector,
  * writer) from inside the application without disturbing it: a clone child
@@ -300,14 +318,49 @@ typedef struct sl_child {
 } sl_child;
 /* Starts path with argv and envp: stdin /dev/null, stdout out_fd and
  * stderr err_fd (-1: /dev/null), no other descriptor, every signal at its
- * default and none blocked. 0, or -errno (also when its execve failed). */
+ * default and none blocked. 0, or -errno (also when its execve failed);
+ * -SL_ESANDBOX, without trying, when the process entered a seccomp
+ * sandbox since Init (sl_sandbox_since_init). */
 int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
                    char *const envp[], int out_fd, int err_fd);
 /* 1 when the helper has ended (*status: its wait status), 0 while it runs
  * (block: wait until it ends), -errno. */
 int sl_child_poll(sl_child *c, int *status, int block);
-/* SIGKILL to the helper (still to be waited for). */
+/* SIGKILL to the helper (still to be waited for); never to a pid the
+ * keeper may have reaped already. */
 void sl_child_kill(sl_child *c);
+/* A pidfd of the keeper (readable once it ended), or -1. */
+int sl_child_pidfd(const sl_child *c);
+
+/* Reading a helper's pipes until it ends, not until EOF: a process the
+ * application forks meanwhile holds the write ends (spawn.c). In the poll
+ * loop: _add appends the pidfd to pf (room for one more) and may shorten
+ * ms; _over, after the pipes' revents were handled (got: any had some),
+ * is 1 once the helper ended and nothing more is in the pipes. */
+struct pollfd;
+typedef struct sl_child_watch {
+    sl_child *c;
+    int pidfd;
+    int ended;
+} sl_child_watch;
+void sl_child_watch_start(sl_child_watch *w, sl_child *c);
+unsigned long sl_child_watch_add(sl_child_watch *w, struct pollfd *pf, unsigned long n, int *ms);
+int sl_child_watch_over(sl_child_watch *w, const struct pollfd *pf, unsigned long n, int got);
+void sl_child_watch_end(sl_child_watch *w);
+
+/* What the process may do (spawn.c). A seccomp filter can kill the
+ * whole process (SIGSYS, a core under the application's name) at a clone
+ * or an execve, and its rules cannot be read. sl_sandbox_note (once, at
+ * the first Init) notes the seccomp mode and filter count of
+ * /proc/self/status; sl_sandbox_since_init (async-signal-safe) is 1 when
+ * a filter was installed since (a sandbox entered after setup): then no
+ * helper is started. A filter in force at Init (a container's default
+ * profile) is taken as allowing them. */
+#define SL_ESANDBOX EOPNOTSUPP      /* clone never fails with it */
+#define SL_SANDBOX_WHY "a seccomp filter was installed after likwid_markerInit: no helper " \
+                       "process is started, a new process could kill the application"
+void sl_sandbox_note(void);
+int sl_sandbox_since_init(void);
 
 /* spawn.c: a pipe, both ends O_CLOEXEC and above fd 2 (an application may
  * have closed 0-2); 0 or -errno. Async-signal-safe. */

@@ -78,16 +78,32 @@ static void write_result(int sig)
     }
     if (!atomic_load(&journal_done)) {
         /* The one finisher of this cycle: Close and the exit hook stay out. */
-        if (!atomic_load(&finisher) && sl_close_claim())
+        if (!atomic_load(&finisher) && sl_close_claim()) {
+            sl_close_delivering(1);     /* a Close meanwhile waits for the writer */
             sl_sigwrite_run(sig);
+        }
         else
             sl_sigwrite_hint(sig);  /* interrupted them, or their delivery failed */
     }
     atomic_store(&handling, 2);
 }
 
+/* A PID namespace's init (a container's entry point, PID 1 everywhere):
+ * the kernel drops every signal whose action is SIG_DFL (SIGKILL and
+ * SIGSTOP from outside excepted), so a SIGTERM sent to it changes nothing.
+ * A handler of ours would make it change everything (the cycle finished,
+ * later calls answered by the shim): it gets none, and a handler reached
+ * anyway (a library chaining to the previous one) does what SIG_DFL does
+ * there: nothing. */
+static int drops_default_signals(void)
+{
+    return getpid() == 1;
+}
+
 static void on_signal(int sig)
 {
+    if (drops_default_signals())
+        return;
     int saved = errno;
     sigset_t all, others;
     sigfillset(&all);
@@ -121,6 +137,8 @@ void sl_signals_install(pid_t pid, double timeout_s)
     /* A second signal, in another thread, waits as long as the writer may
      * take, plus a little. */
     wait_s = timeout_s + 2;
+    if (drops_default_signals())
+        return;
     for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) {
         struct sigaction old;
         if (sigaction(handled[i], NULL, &old) != 0)
@@ -322,31 +340,39 @@ static void append(char *buf, size_t cap, size_t *len, const char *src, size_t n
     buf[*len] = '\0';
 }
 
-/* Reads both pipes until EOF or the deadline; 0 at the deadline. */
-static int read_answer(int out, int err, sl_deadline *d)
+/* Reads both pipes until EOF, the writer's end (sl_child_watch: a
+ * process forked meanwhile may hold the pipes) or the deadline; 0 at the
+ * deadline. */
+static int read_answer(sl_child *c, int out, int err, sl_deadline *d)
 {
     size_t lens[2] = {0, 0};
     int fds[2] = {out, err};
     char chunk[256];
     out_buf[0] = err_buf[0] = '\0';
+    sl_child_watch w;
+    sl_child_watch_start(&w, c);
     for (;;) {
-        struct pollfd pf[2];
+        struct pollfd pf[3];
         int idx[2], n = 0;
         for (int i = 0; i < 2; i++)
             if (fds[i] >= 0) {
                 pf[n] = (struct pollfd){.fd = fds[i], .events = POLLIN};
                 idx[n++] = i;
             }
-        if (n == 0)
-            return 1;
         int ms = sl_deadline_ms(d);
-        if (ms == 0)
-            return 0;
-        if (poll(pf, (nfds_t)n, ms) < 0 && errno != EINTR)
+        if (n == 0 || ms == 0) {
+            sl_child_watch_end(&w);
+            return n == 0;
+        }
+        if (poll(pf, sl_child_watch_add(&w, pf, (nfds_t)n, &ms), ms) < 0 && errno != EINTR) {
+            sl_child_watch_end(&w);
             return 1;
+        }
+        int got = 0;
         for (int k = 0; k < n; k++) {
             if (!pf[k].revents)
                 continue;
+            got = 1;
             int i = idx[k];
             ssize_t r = read(fds[i], chunk, sizeof chunk);
             if (r < 0 && (errno == EINTR || errno == EAGAIN))
@@ -359,6 +385,10 @@ static int read_answer(int out, int err, sl_deadline *d)
                 append(out_buf, sizeof out_buf, &lens[0], chunk, (size_t)r);
             else
                 append(err_buf, sizeof err_buf, &lens[1], chunk, (size_t)r);
+        }
+        if (sl_child_watch_over(&w, pf, (nfds_t)n, got)) {
+            sl_child_watch_end(&w);
+            return 1;
         }
     }
 }
@@ -402,13 +432,17 @@ void sl_sigwrite_run(int sig)
         if (rc != 0 && p[0] >= 0)
             close(p[0]);
     }
+    if (rc == -SL_ESANDBOX) {
+        say_not_written(sig, "writer not started: ", -1, SL_SANDBOX_WHY, "");
+        return;
+    }
     if (rc != 0) {
         say_not_written(sig, "writer could not be started: ", -1, err_name(-rc), "");
         return;
     }
     sl_deadline d;
     sl_deadline_start(&d, prep.timeout_s);
-    int in_time = read_answer(out[0], err[0], &d);
+    int in_time = read_answer(&c, out[0], err[0], &d);
     if (out[0] >= 0)
         close(out[0]);
     if (err[0] >= 0)

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -37,13 +38,26 @@ extern char **environ;
  * it by a relative path, which a later chdir() would point elsewhere. */
 static char *self_at_load;
 
-__attribute__((constructor)) static void resolve_self(void)
+static void resolve_self(void)
 {
     Dl_info info;
     /* Any function of the shim names its file. */
-    if (dladdr((void *)(uintptr_t)&resolve_self, &info) && info.dli_fname &&
+    if (!self_at_load && dladdr((void *)(uintptr_t)&resolve_self, &info) && info.dli_fname &&
         info.dli_fname[0])
         self_at_load = realpath(info.dli_fname, NULL);
+}
+
+static void keeper_kind_at_load(void);
+
+/* The steps taken when the shim is loaded (its constructors), taken again
+ * by the first Init: a library that calls likwid_markerInit in its own
+ * constructor may run before ours (the loader runs constructors in
+ * dependency order, and nothing orders an application's library after a
+ * preloaded one). Each step is done once. */
+__attribute__((constructor)) void sl_spawn_at_load(void)
+{
+    resolve_self();
+    keeper_kind_at_load();
 }
 
 char *sl_self_path(void)
@@ -167,14 +181,18 @@ typedef struct stream {
  * thread with a small stack). */
 static int drain(stream *s)
 {
-    enum { STEP = 65536 };
+    enum { STEP = 65536, SMALL_STEP = 1024 };
     char sink[256];     /* past the limit or out of memory: read and drop */
     char *dst = sink;
-    size_t room = sizeof sink;
-    if (!s->truncated && s->len < s->max &&
-        SL_VEC_RESERVE(s->buf, s->cap, s->len, STEP + 1) == 0) {
+    size_t room = sizeof sink, step = STEP;
+    /* Little address space left (ulimit -v): smaller pieces, so that the
+     * writer's one line (the path it wrote) is still read. */
+    int have = !s->truncated && s->len < s->max &&
+               (SL_VEC_RESERVE(s->buf, s->cap, s->len, STEP + 1) == 0 ||
+                (step = SMALL_STEP, SL_VEC_RESERVE(s->buf, s->cap, s->len, SMALL_STEP + 1) == 0));
+    if (have) {
         dst = s->buf + s->len;
-        room = s->max - s->len < STEP ? s->max - s->len : STEP;
+        room = s->max - s->len < step ? s->max - s->len : step;
     } else if (s->len < s->max) {
         s->truncated = 1;   /* keep reading so the child never blocks on a full pipe */
     }
@@ -256,8 +274,10 @@ int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
     sl_deadline_start(&deadline, timeout_s);
     stream s[2] = {{.fd = out[0], .max = max_output}, {.fd = err[0], .max = max_output}};
     int open_n = 2, timed_out = 0;
+    sl_child_watch watch;
+    sl_child_watch_start(&watch, &child);
     while (open_n > 0) {
-        struct pollfd pf[2];
+        struct pollfd pf[3];
         int idx[2], n = 0;
         for (int i = 0; i < 2; i++)
             if (s[i].fd >= 0) {
@@ -269,19 +289,26 @@ int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
             timed_out = 1;
             break;
         }
-        int pr = poll(pf, (nfds_t)n, ms);
+        int pr = poll(pf, sl_child_watch_add(&watch, pf, (nfds_t)n, &ms), ms);
         if (pr < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
+        int got = 0;
         for (int k = 0; k < n; k++)
-            if (pf[k].revents && drain(&s[idx[k]])) {
-                close(s[idx[k]].fd);
-                s[idx[k]].fd = -1;
-                open_n--;
+            if (pf[k].revents) {
+                got = 1;
+                if (drain(&s[idx[k]])) {
+                    close(s[idx[k]].fd);
+                    s[idx[k]].fd = -1;
+                    open_n--;
+                }
             }
+        if (sl_child_watch_over(&watch, pf, (nfds_t)n, got))
+            break;
     }
+    sl_child_watch_end(&watch);
     for (int i = 0; i < 2; i++)
         if (s[i].fd >= 0)
             close(s[i].fd);
@@ -367,7 +394,10 @@ char *sl_spawn_describe(const sl_spawn_result *res, double timeout_s)
         snprintf(buf, sizeof buf, "exit status unknown (the application reaps clone children)");
         break;
     default:
-        snprintf(buf, sizeof buf, "could not be started: %s", strerror(res->error));
+        if (res->error == SL_ESANDBOX)
+            snprintf(buf, sizeof buf, "not started: %s", SL_SANDBOX_WHY);
+        else
+            snprintf(buf, sizeof buf, "could not be started: %s", strerror(res->error));
         break;
     }
     free(last);
@@ -438,6 +468,59 @@ void sl_env_free(char **env)
     free(env);
 }
 
+/* What execve takes: one string of at most MAX_ARG_STRLEN bytes (32
+ * pages, its NUL included), and argv and envp together (strings and
+ * pointers) within a quarter of the stack limit (sysconf's ARG_MAX). An
+ * application may set a variable of any size after Init (a 200 KiB one:
+ * "Argument list too long", and no helper): such strings are left out of a
+ * helper's environment, the longest first, so that the rest fits with
+ * room for argv (SL_HELPER_ARGV_ROOM). None is the helpers' business. */
+#define MAX_ARG_STRLEN_BYTES ((size_t)32 * 4096)
+#define SL_HELPER_ARGV_ROOM ((size_t)3 * PATH_MAX + 4096)
+
+static size_t env_budget(void)
+{
+    long arg_max = sysconf(_SC_ARG_MAX);
+    size_t limit = arg_max > 0 ? (size_t)arg_max : (size_t)128 << 10;
+    return limit > SL_HELPER_ARGV_ROOM * 2 ? limit - SL_HELPER_ARGV_ROOM : limit / 2;
+}
+
+/* Leaves out of env (NULL-terminated, k entries) the longest strings until
+ * the rest fits the budget; each one too long alone goes first. */
+static void env_fit(char **env, size_t k)
+{
+    size_t total = sizeof(char *), budget = env_budget();
+    for (size_t i = 0; i < k; i++) {
+        size_t len = strlen(env[i]) + 1;
+        if (len > MAX_ARG_STRLEN_BYTES) {
+            sl_log_debug("a helper's environment leaves out a %zu-byte variable", len);
+            free(env[i]);
+            env[i] = NULL;
+        } else {
+            total += len + sizeof(char *);
+        }
+    }
+    while (total > budget) {
+        size_t longest = k, longest_len = 0;
+        for (size_t i = 0; i < k; i++)
+            if (env[i] && strlen(env[i]) > longest_len) {
+                longest = i;
+                longest_len = strlen(env[i]);
+            }
+        if (longest == k)
+            break;
+        sl_log_debug("a helper's environment leaves out a %zu-byte variable", longest_len + 1);
+        free(env[longest]);
+        env[longest] = NULL;
+        total -= longest_len + 1 + sizeof(char *);
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < k; i++)
+        if (env[i])
+            env[w++] = env[i];
+    env[w] = NULL;
+}
+
 char **sl_helper_env(char *const environ_[], const char *self_path)
 {
     size_t n = 0;
@@ -473,9 +556,14 @@ char **sl_helper_env(char *const environ_[], const char *self_path)
         if (!(env[k++] = strdup(e)))
             failed = 1;
     }
-    if (!failed && !(env[k++] = strdup("SCOPE_LIKWID_DISABLE=1")))
-        failed = 1;
     if (failed) {
+        sl_env_free(env);
+        return NULL;
+    }
+    env_fit(env, k);
+    for (k = 0; env[k]; k++)
+        ;
+    if (!(env[k] = strdup("SCOPE_LIKWID_DISABLE=1"))) {
         sl_env_free(env);
         return NULL;
     }
@@ -513,6 +601,11 @@ typedef struct child_job {
     _Atomic int status;         /* the helper's wait status, once the keeper ended */
     volatile int exec_error;    /* set by the helper when its execve failed */
     _Atomic int keeper_done;    /* the keeper ended by itself (status is there) */
+    /* sl_child_kill never signals a pid that may have been reaped (and
+     * reused): the keeper waits for the helper's end without reaping it,
+     * says it reaps, and reaps only while no kill is under way; a kill is
+     * sent only while the keeper has not said so. */
+    _Atomic int killing, reaping;
 } child_job;
 
 static int keeper_is_copy;      /* see keeper_kind_at_load */
@@ -604,6 +697,12 @@ static int keeper_main(void *p)
     }
     atomic_store(&j->helper, h);
     atomic_store(&j->state, 1);
+    siginfo_t ended;
+    while (waitid(P_PID, (id_t)h, &ended, WEXITED | WNOWAIT | __WALL) < 0 && errno == EINTR)
+        ;
+    atomic_store(&j->reaping, 1);
+    while (atomic_load(&j->killing))
+        sched_yield();
     while (waitpid(h, &st, __WALL) < 0 && errno == EINTR)
         ;
     atomic_store(&j->status, st);
@@ -635,8 +734,12 @@ static int find_valgrind(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
-__attribute__((constructor)) static void keeper_kind_at_load(void)
+static void keeper_kind_at_load(void)
 {
+    static int done;
+    if (done)
+        return;
+    done = 1;
 #ifdef __SANITIZE_THREAD__
     keeper_is_copy = 1;
 #else
@@ -668,15 +771,100 @@ static pid_t wait_keeper(pid_t keeper, int *st, int options)
     return r;
 }
 
+/* ---- what the process may do ---- */
+
+/* The seccomp mode and filter count, from /proc/self/status (filters -1:
+ * the kernel does not say, before 5.9), else PR_GET_SECCOMP. Scanned line
+ * by line through a small buffer: async-signal-safe, and a long line
+ * (Mems_allowed on a large machine) is skipped, not cut. */
+typedef struct seccomp_state {
+    long mode, filters;
+} seccomp_state;
+
+static long field_value(const char *line, size_t n, const char *name)
+{
+    size_t k = strlen(name);
+    if (n <= k || memcmp(line, name, k) != 0)
+        return -1;
+    long v = 0;
+    int digits = 0;
+    for (size_t i = k; i < n; i++) {
+        if (line[i] >= '0' && line[i] <= '9') {
+            v = v * 10 + (line[i] - '0');
+            digits++;
+        } else if (digits) {
+            break;
+        }
+    }
+    return digits ? v : -1;
+}
+
+static seccomp_state seccomp_now(void)
+{
+    seccomp_state s = {-1, -1};
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char chunk[256], head[32];
+        size_t col = 0;
+        ssize_t r;
+        while ((r = read(fd, chunk, sizeof chunk)) > 0 || (r < 0 && errno == EINTR))
+            for (ssize_t i = 0; i < r; i++) {
+                if (chunk[i] != '\n') {
+                    if (col < sizeof head)
+                        head[col] = chunk[i];
+                    col++;
+                    continue;
+                }
+                size_t n = col < sizeof head ? col : sizeof head;
+                long v;
+                if ((v = field_value(head, n, "Seccomp:")) >= 0)
+                    s.mode = v;
+                else if ((v = field_value(head, n, "Seccomp_filters:")) >= 0)
+                    s.filters = v;
+                col = 0;
+            }
+        close(fd);
+    }
+    if (s.mode < 0) {   /* no /proc (a chroot, a container without it) */
+        int m = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+        s.mode = m > 0 ? m : 0;
+    }
+    return s;
+}
+
+static seccomp_state at_init = {-1, -1};
+
+void sl_sandbox_note(void)
+{
+    int saved = errno;
+    if (at_init.mode < 0)
+        at_init = seccomp_now();
+    errno = saved;
+}
+
+int sl_sandbox_since_init(void)
+{
+    if (at_init.mode < 0)
+        return 0;       /* never noted: no Init, nothing to compare */
+    int saved = errno;
+    seccomp_state now = seccomp_now();
+    errno = saved;
+    if (now.mode > at_init.mode)
+        return 1;
+    return now.filters >= 0 && at_init.filters >= 0 && now.filters > at_init.filters;
+}
+
 int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
                    char *const envp[], int out_fd, int err_fd)
 {
+    c->map = map;
+    c->keeper = -1;
+    if (sl_sandbox_since_init())
+        return -SL_ESANDBOX;
     int saved = errno;
     child_job *j = map;
     *j = (child_job){.path = path, .argv = argv, .envp = envp, .out_fd = out_fd,
                      .err_fd = err_fd};
-    c->map = map;
-    c->keeper = -1;
     sigset_t all, old;
     sigfillset(&all);
     /* No handler of the application may run in the keeper or the helper
@@ -735,9 +923,73 @@ int sl_child_poll(sl_child *c, int *status, int block)
 
 void sl_child_kill(sl_child *c)
 {
-    pid_t h = atomic_load(&((child_job *)c->map)->helper);
-    if (c->keeper > 0 && h > 0)
-        kill(h, SIGKILL);
+    child_job *j = c->map;
+    pid_t h = atomic_load(&j->helper);
+    if (c->keeper <= 0 || h <= 0)
+        return;
+    atomic_store(&j->killing, 1);
+    if (!atomic_load(&j->reaping))
+        kill(h, SIGKILL);   /* not reaped yet: h is still the helper (maybe a zombie) */
+    atomic_store(&j->killing, 0);
+}
+
+int sl_child_pidfd(const sl_child *c)
+{
+    /* Not under valgrind, which does not know pidfd_open and says so on
+     * the application's stderr. */
+    if (c->keeper <= 0 || keeper_is_copy)
+        return -1;
+    int saved = errno;
+    int fd = (int)syscall(SYS_pidfd_open, c->keeper, 0);
+    errno = saved;
+    return fd;
+}
+
+/* ---- the helper's end, not its pipes' EOF ---- */
+
+/* A process the application forks while a helper runs (a manager thread
+ * starting workers during Close, a signal) inherits the write ends of the
+ * helper's pipes and holds them as long as it lives: EOF would come only
+ * with the deadline. So the reading loops also watch the helper's end,
+ * with a pidfd of the keeper (readable once it exited), else by looking
+ * every 10 ms; once it ended, what is left in the pipes is read without
+ * waiting, and the loop stops. Async-signal-safe. */
+void sl_child_watch_start(sl_child_watch *w, sl_child *c)
+{
+    *w = (sl_child_watch){.c = c, .pidfd = sl_child_pidfd(c)};
+}
+
+unsigned long sl_child_watch_add(sl_child_watch *w, struct pollfd *pf, unsigned long n, int *ms)
+{
+    if (w->ended) {
+        *ms = 0;            /* only what is already in the pipes */
+        return n;
+    }
+    if (w->pidfd < 0) {
+        if (*ms > 10)
+            *ms = 10;
+        return n;
+    }
+    pf[n] = (struct pollfd){.fd = w->pidfd, .events = POLLIN};
+    return n + 1;
+}
+
+int sl_child_watch_over(sl_child_watch *w, const struct pollfd *pf, unsigned long n, int got)
+{
+    if (w->ended)
+        return !got;        /* the pipes hold nothing more */
+    if (w->pidfd >= 0)
+        w->ended = pf[n].revents != 0;
+    else
+        w->ended = atomic_load(&((child_job *)w->c->map)->keeper_done);
+    return 0;
+}
+
+void sl_child_watch_end(sl_child_watch *w)
+{
+    if (w->pidfd >= 0)
+        close(w->pidfd);
+    w->pidfd = -1;
 }
 
 /* ---- deadlines that do not count stopped time ---- */

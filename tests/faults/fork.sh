@@ -112,22 +112,22 @@ keep)
     no_journal "$T/a.shim" ;;
 killed)
     # A child that times is killed (SIGKILL): its journal, its own (the
-    # parent's result is untouched), becomes its result with recover,
-    # still marked with its parent's pid.
+    # parent's result is untouched), becomes its result at the parent's
+    # Close (the child has ended), still marked with its parent's pid.
     pair a real "$SL_FORK_APP" killed
     p=$(the_parent "$T/a.shim")
-    j=$(ls "$T/a.shim"/scope-likwid-*.pid*.h5.journal 2>/dev/null)
-    [ -f "$p" ] && [ -f "$j" ] && [ "$(ls "$T/a.shim" | wc -l)" = 2 ] ||
-        fail "expected the parent's result file and the child's journal, found: $(ls "$T/a.shim")"
-    if [ -f "$p" ] && [ -f "$j" ]; then
+    c=$(the_children "$T/a.shim")
+    [ -f "$p" ] && [ -f "$c" ] && [ "$(ls "$T/a.shim" | wc -l)" = 2 ] ||
+        fail "expected the parent's and the child's result files, found: $(ls "$T/a.shim")"
+    if [ -f "$p" ] && [ -f "$c" ]; then
         check "$p" --timing "main=1x1" --timing-tags main --no-likwid --status "not counting"
-        "$SL_CLI" recover "$j" >"$T/recover.log" 2>&1 ||
-            fail "scope-likwid recover $j failed: $(cat "$T/recover.log")"
-        c=${j%.journal}
         check "$c" --timing "child=1x2" --timing-tags child --no-likwid \
+            --status "recovered from the journal by the shim in its parent process" \
             --status "ended without likwid_markerClose"
         set -- $(attrs "$p")
         child_of "$c" "$1"
+        shim_lines a.shim | grep -q "^scope-likwid: wrote $c (the timing of process" ||
+            fail "no line names the child's result $c: $(shim_lines a.shim)"
     fi ;;
 *)
     fail "unknown case '${1:-}'" ;;

@@ -342,6 +342,27 @@ Test(ld_preload, removed_by_real_path, .init = setup)
     free(s);
 }
 
+/* A variable longer than execve takes (set by the application after
+ * Init) is left out of a helper's environment; the others are kept. */
+Test(ld_preload, helper_env_leaves_out_huge)
+{
+    size_t n = 200 << 10;
+    char *big = malloc(n + 5);
+    cr_assert_not_null(big);
+    memcpy(big, "BIG=", 4);
+    memset(big + 4, 'x', n);
+    big[n + 4] = '\0';
+    char *environ_[] = {"A=1", big, "B=2", NULL};
+    char **env = sl_helper_env(environ_, NULL);
+    cr_assert_not_null(env);
+    cr_assert_str_eq(env[0], "A=1");
+    cr_assert_str_eq(env[1], "B=2");
+    cr_assert_str_eq(env[2], "SCOPE_LIKWID_DISABLE=1");
+    cr_assert_null(env[3]);
+    sl_env_free(env);
+    free(big);
+}
+
 Test(ld_preload, helper_env)
 {
     char *environ_[] = {"A=1", "LD_PRELOAD=/p/liblikwidpin.so:/q/libscope_likwid.so",

@@ -1,0 +1,252 @@
+#!/bin/sh
+# What services, sandboxes, containers and crash handlers do around the
+# marker API (harmproc_app.c says what each mode does): harmproc.sh CASE. Each case
+# runs the program without and with the shim (same exit status, stdout, and
+# stderr apart from the shim's own lines) and checks the result call by
+# call with the independent reader (check_result.py, h5py). Cases that
+# depend on timing run several times and must pass every time.
+. "$(dirname "$0")/flib.sh"
+need SL_SHIM SL_HARMPROC_APP SL_CHECKER SL_CLI
+pick_python
+ulimit -c 0
+
+# one_result RUN: R is the one result file of RUN, named by the shim's
+# 'wrote' line, and nothing else is left (no journal, no rescue file).
+one_result() {
+    R=$(result_file "$1") || { fail "$1: expected one result file, found: $(ls "$T/$1")"; return 1; }
+    left=$(ls "$T/$1" | grep -v '^scope-likwid-[0-9]*\.h5$')
+    [ -z "$left" ] || fail "$1: left behind: $left"
+    [ "$(wrote_path "$1")" = "$R" ] || fail "$1: no 'wrote $R' line: $(shim_lines "$1")"
+}
+
+case ${1:-} in
+pid1)
+    # A container's entry point is PID 1 of its namespace: the SIGTERM it
+    # sends itself (docker stop sends one from outside) is dropped by the
+    # kernel, with or without the shim. The simulated LIKWID counts, so
+    # the Start and Stop after the signal return LIKWID's 0 both ways.
+    need SL_SIM_DIR SL_SIM_PERFCTR
+    unshare -p -f --mount-proc true 2>/dev/null ||
+        skip "unshare -p -f --mount-proc fails here (no PID namespaces for this user)"
+    pair a sim unshare -p -f --mount-proc "$SL_HARMPROC_APP" pid1
+    grep -q 'returned 0, the last Stop 0' "$T/a.shim.out" ||
+        fail "LIKWID's return values changed: $(cat "$T/a.shim.out")"
+    one_result a.shim &&
+        check "$R" --timing "work=1x20" --timing-tags work --source full_api \
+            --status "used full_api" --status-not "signal" ;;
+seccomp-close)
+    # A sandbox entered after setup (seccomp: a new process kills the whole
+    # process with SIGSYS) and then Close while LIKWID counts (simulated):
+    # no helper is started; the shim reads the marker file itself and
+    # saves the rescue file; one line says why and how to convert it.
+    need SL_SIM_DIR SL_SIM_PERFCTR
+    pair a sim "$SL_HARMPROC_APP" seccomp close
+    [ "$(shim_lines a.shim | wc -l)" = 1 ] || fail "expected one scope-likwid: line: $(shim_lines a.shim)"
+    expect_line a.shim "could not write .* \(writer not started: a seccomp filter was installed after likwid_markerInit" "the sandbox named"
+    check_rescue a.shim --timing "work=1x5" --timing-tags work --source marker_file \
+        --status "collector not started: a seccomp filter" --status "used marker_file"
+    ls "$T/a.shim"/*.journal >/dev/null 2>&1 && fail "a.shim: the journal is left beside the rescue file" ;;
+seccomp-exit)
+    # The same sandbox, then the end of main without Close (the exit hook).
+    pair a real "$SL_HARMPROC_APP" seccomp exit
+    [ "$(shim_lines a.shim | wc -l)" = 1 ] || fail "expected one scope-likwid: line: $(shim_lines a.shim)"
+    check_rescue a.shim --timing "work=1x5" --timing-tags work --no-likwid \
+        --status "exited without likwid_markerClose" ;;
+seccomp-term)
+    # The same sandbox, then SIGTERM inside a region: the handler starts no
+    # writer; the process dies of SIGTERM as without the shim (not of
+    # SIGSYS), and the one line names the journal and the recover command.
+    pair a real "$SL_HARMPROC_APP" seccomp term
+    [ "$(shim_lines a.shim | wc -l)" = 1 ] || fail "expected one scope-likwid: line: $(shim_lines a.shim)"
+    expect_line a.shim "could not write the result at signal 15 \(Terminated\) \(writer not started: a seccomp filter" "the sandbox named"
+    j=$(shim_lines a.shim | sed -n "s/.*recover it with 'scope-likwid recover \([^']*\)'.*/\1/p")
+    if [ -f "$j" ]; then
+        "$SL_CLI" recover "$j" >"$T/rec.log" 2>&1 || fail "scope-likwid recover $j failed: $(cat "$T/rec.log")"
+        f=$(result_file a.shim) && check "$f" --timing "work=1x5" --open "inside=1" --no-likwid \
+            --status "ended by signal 15"
+    else
+        fail "the line names no journal that exists: '$j'"
+    fi ;;
+close2)
+    # Two threads call Close at once (simulated LIKWID counting) and main
+    # returns as soon as its own Close returned; 5 runs. Close is one at a
+    # time: the second waits for the first one's delivery, so the result
+    # is complete, named, and nothing is left whichever thread won.
+    need SL_SIM_DIR SL_SIM_PERFCTR
+    for i in 1 2 3 4 5; do
+        pair "r$i" sim "$SL_HARMPROC_APP" close2
+        one_result "r$i.shim" &&
+            check "$R" --timing "work=1x5" --timing-tags work --source full_api \
+                --status "used full_api" >/dev/null
+        [ "$FAILED" = 0 ] || { show_run "r$i.shim"; break; }
+    done ;;
+forkclose)
+    # A manager thread forks workers (which live on) while main Closes; 3
+    # runs, SCOPE_LIKWID_TIMEOUT=10. A worker forked while a helper runs
+    # holds the helper's pipes: the shim stops reading at the helper's end,
+    # not at EOF, so Close takes its usual time (well under the timeout on
+    # a loaded machine too), and its line is true.
+    SCOPE_LIKWID_TIMEOUT=10
+    export SCOPE_LIKWID_TIMEOUT
+    for i in 1 2 3; do
+        t0=$(date +%s%N)
+        run "r$i.shim" env LD_PRELOAD="$SL_SHIM" "$SL_HARMPROC_APP" forkclose
+        took=$(( ($(date +%s%N) - t0) / 1000000 ))
+        run "r$i.base" "$SL_HARMPROC_APP" forkclose
+        same_behaviour "r$i.base" "r$i.shim"
+        [ "$took" -lt 8000 ] || fail "r$i.shim: took $took ms: Close waited for a pipe a worker held (timeout 10 s)"
+        one_result "r$i.shim" &&
+            check "$R" --timing "work=1x5" --timing-tags work --no-likwid --status "not counting" >/dev/null
+        [ "$FAILED" = 0 ] || { show_run "r$i.shim"; break; }
+    done ;;
+forkafter)
+    # A driver times its setup, Closes, then forks 3 workers that each do
+    # their own Init..Close: every call in exactly one file, 1 + 3 x 4 = 13.
+    pair a real "$SL_HARMPROC_APP" forkafter
+    p=$(ls "$T/a.shim"/scope-likwid-*.h5 2>/dev/null | grep -v '\.pid[0-9]*\.h5$')
+    kids=$(ls "$T/a.shim"/scope-likwid-*.pid*.h5 2>/dev/null)
+    left=$(ls "$T/a.shim" | grep -v '^scope-likwid-[0-9.pid]*\.h5$')
+    [ -z "$left" ] || fail "a.shim: left behind: $left"
+    [ "$(shim_lines a.shim | grep -c '^scope-likwid: wrote ')" = 4 ] ||
+        fail "expected 4 'wrote' lines: $(shim_lines a.shim)"
+    if [ -f "$p" ] && [ "$(echo "$kids" | grep -c .)" = 3 ]; then
+        check "$p" --timing "setup=1x1" --timing-tags setup --no-likwid --status "not counting" >/dev/null
+        ppid=$("$PY" -c 'import h5py, sys; print(int(h5py.File(sys.argv[1], "r")["rank0"].attrs["pid"]))' "$p")
+        for c in $kids; do
+            check "$c" --timing "worker=1x4" --timing-tags worker --no-likwid --status "not counting" >/dev/null
+            got=$("$PY" -c 'import h5py, sys
+g = h5py.File(sys.argv[1], "r")["rank0"]
+print(int(g.attrs["parent_pid"]) if "parent_pid" in g.attrs else "-")' "$c")
+            [ "$got" = "$ppid" ] || fail "$c: parent_pid $got: expected $ppid"
+        done
+    else
+        fail "expected the driver's result and 3 workers' (.pidN.h5), found: $(ls "$T/a.shim")"
+    fi ;;
+pool)
+    # A multiprocessing pool (fork) of 2 workers after Init, markers
+    # through ctypes, 40 tasks; 3 runs. Workers end with os._exit (no exit
+    # hook) or by the pool's SIGTERM: the parent delivers at its Close the
+    # journals its children left. Every call in exactly one result, no
+    # journal left.
+    for i in 1 2 3; do
+        pair "r$i" real "$PY" "$(dirname "$0")/harm_pool.py"
+        p=$(ls "$T/r$i.shim"/scope-likwid-*.h5 2>/dev/null | grep -v '\.pid[0-9]*\.h5$')
+        left=$(ls "$T/r$i.shim" | grep -v '^scope-likwid-[0-9.pid]*\.h5$')
+        [ -z "$left" ] || fail "r$i.shim: left behind: $left"
+        [ -f "$p" ] && check "$p" --timing "main=1x2" --timing-tags main --no-likwid >/dev/null ||
+            fail "r$i.shim: no parent's result with main=1x2: $(ls "$T/r$i.shim")"
+        n=0
+        for c in $(ls "$T/r$i.shim"/scope-likwid-*.pid*.h5 2>/dev/null); do
+            check "$c" --timing-tags task --no-likwid >/dev/null
+            k=$("$PY" -c 'import h5py, sys
+print(int(h5py.File(sys.argv[1], "r")["rank0/regions/task/call_counts"][()].sum()))' "$c")
+            n=$((n + k))
+        done
+        [ "$n" = 40 ] || fail "r$i.shim: the workers' results hold $n of 40 task calls"
+        [ "$FAILED" = 0 ] || { show_run "r$i.shim"; break; }
+    done ;;
+bigenv)
+    # A 200 KiB environment variable set after Init (more than execve takes
+    # in one string); LIKWID counting (simulated): the helpers start with
+    # it left out of their environment, and the result is complete.
+    need SL_SIM_DIR SL_SIM_PERFCTR
+    pair a sim "$SL_HARMPROC_APP" bigenv
+    one_result a.shim &&
+        check "$R" --timing "work=1x5" --timing-tags work --source full_api --status "used full_api" ;;
+ctor)
+    # likwid_markerInit in a library's constructor (it may run before the
+    # preloaded shim's own constructors), then SIGTERM inside a region:
+    # the shim knows its own path at that Init, and the handler's writer
+    # delivers the result before the process dies of the signal.
+    # The helpers are found beside the shim, by the shim's own path.
+    need SL_HARM_CTOR_APP
+    unset SCOPE_LIKWID_WRITER SCOPE_LIKWID_COLLECTOR
+    pair a real "$SL_HARM_CTOR_APP"
+    [ "$(rc_of a.shim)" = 143 ] || fail "exit status $(rc_of a.shim): expected 143 (SIGTERM)"
+    one_result a.shim &&
+        check "$R" --timing "work=1x3" --timing-tags work inside --open "inside=1" --no-likwid \
+            --status "by the shim's signal handler: the process was ended by signal 15" ;;
+altstack|altstack-exit)
+    # A crash handler on an 8 KiB alternate signal stack calls Close and
+    # re-raises (exit status 139), or calls exit(3) (the exit hook); 3 runs.
+    # Close and the exit hook run on a stack of their own there: no
+    # overflow, the handler's own line is kept, the result is written.
+    if [ "${SL_SANITIZE:-none}" != none ]; then
+        skip "b_sanitize=$SL_SANITIZE: the sanitizer reports the crash itself"
+    fi
+    for i in 1 2 3; do
+        pair "r$i" real "$SL_HARMPROC_APP" "$1"
+        one_result "r$i.shim" &&
+            if [ "$1" = altstack ]; then
+                check "$R" --timing "work=1x3" --timing-tags work inside --open "inside=1" \
+                    --no-likwid --status "not counting" >/dev/null
+            else
+                check "$R" --timing "work=1x3" --timing-tags work inside --open "inside=1" \
+                    --no-likwid --status "exited without likwid_markerClose" >/dev/null
+            fi
+        [ "$FAILED" = 0 ] || { show_run "r$i.shim"; break; }
+    done ;;
+drop-nobody)
+    # A service started as root drops to nobody after Init: its output
+    # directory (the test's, mode 0700) is out of reach. The rescue file goes
+    # to TMPDIR, and the lines name it and the journal left behind, each
+    # with the command that works on it.
+    [ "$(id -u)" = 0 ] || skip "needs root (setuid to 65534 after Init)"
+    mkdir -m 1777 "$T/tmpdir"
+    TMPDIR=$T/tmpdir
+    export TMPDIR
+    pair a real "$SL_HARMPROC_APP" drop nobody
+    check_rescue a.shim --timing "work=1x5" --timing-tags work --no-likwid --status "not counting"
+    expect_line a.shim "could not remove the journal .*\.journal \(Permission denied: the process changed its user or root" "the journal named"
+    j=$(shim_lines a.shim | sed -n "s/.*'scope-likwid recover \([^']*\)' removes it.*/\1/p")
+    if [ -f "$j" ]; then
+        "$SL_CLI" recover "$j" >"$T/rec.log" 2>&1 || fail "scope-likwid recover $j failed: $(cat "$T/rec.log")"
+        [ -e "$j" ] && fail "recover left $j"
+    else
+        fail "the line names no journal that exists: '$j'"
+    fi ;;
+drop-chroot)
+    # A service chroots into its working directory after Init: every path
+    # the shim took at Init lies outside the new root. Nothing can be
+    # saved from inside; the line names the journal by its path outside,
+    # where recover turns it into the result.
+    [ "$(id -u)" = 0 ] || skip "needs root (chroot after Init)"
+    pair a real "$SL_HARMPROC_APP" drop chroot
+    expect_line a.shim "changed its root directory since likwid_markerInit\); the timing data stays in the journal $T/a.shim/" "the journal outside the new root"
+    j=$(shim_lines a.shim | sed -n "s/.*recover it with 'scope-likwid recover \([^']*\)'.*/\1/p")
+    if [ -f "$j" ]; then
+        "$SL_CLI" recover "$j" >"$T/rec.log" 2>&1 || fail "scope-likwid recover $j failed: $(cat "$T/rec.log")"
+        f=$(result_file a.shim) && check "$f" --timing "work=1x5" --timing-tags work --no-likwid \
+            --status "could save nothing"
+    else
+        fail "the line names no journal that exists: '$j'"
+    fi ;;
+vfull)
+    # ulimit -v with the address space all but full at Close (0, 32, 64,
+    # 256 KiB left): whatever the shim manages, every line is true. "wrote
+    # X": X exists with the 3 calls; "could not write X": X does not exist,
+    # and the rescue file it names exists and converts to the 3 calls.
+    if [ "${SL_SANITIZE:-none}" != none ]; then
+        skip "b_sanitize=$SL_SANITIZE: a sanitizer's shadow memory does not fit under ulimit -v"
+    fi
+    for k in 0 32 64 256; do
+        pair "v$k" real sh -c 'ulimit -v 400000 && exec "$@"' sh "$SL_HARMPROC_APP" vfull "$k"
+        out=$T/v$k.shim/scope-likwid-*.h5
+        w=$(wrote_path "v$k.shim")
+        if [ -n "$w" ]; then
+            [ -f "$w" ] && check "$w" --timing "work=1x3" --timing-tags work --no-likwid >/dev/null ||
+                fail "v$k.shim: the line says 'wrote $w': no such result with 3 calls"
+        elif shim_lines "v$k.shim" | grep -q "could not write "; then
+            ls $out >/dev/null 2>&1 && fail "v$k.shim: 'could not write' while a result exists: $(ls $out)"
+            check_rescue "v$k.shim" --timing "work=1x3" --timing-tags work --no-likwid >/dev/null
+        else
+            fail "v$k.shim: neither 'wrote' nor 'could not write': $(shim_lines "v$k.shim")"
+        fi
+        [ "$FAILED" = 0 ] || { show_run "v$k.shim"; break; }
+    done
+    [ -n "$(wrote_path v256.shim)" ] || fail "v256.shim: 256 KiB left at Close: expected the result written" ;;
+*)
+    fail "unknown case '${1:-}'" ;;
+esac
+[ "$FAILED" = 0 ] || [ ! -f "$T/a.shim.rc" ] || { show_run a.base; show_run a.shim; }
+finish
