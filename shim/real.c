@@ -167,3 +167,16 @@ const sl_real_api *sl_real(void)
         return r;
     return resolve_slow();
 }
+
+/* The file of the library that defines r's Init (the liblikwid the
+ * application loaded), on the heap; NULL when there is none. The collector
+ * opens the same file, so it reads with the application's LIKWID. */
+char *sl_real_library(const sl_real_api *r)
+{
+    Dl_info at;
+    void *init;
+    memcpy(&init, &r->init, sizeof init);
+    if (!init || !dladdr(init, &at) || !at.dli_fname || !at.dli_fname[0])
+        return NULL;
+    return strdup(at.dli_fname);
+}

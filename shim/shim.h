@@ -164,6 +164,9 @@ const sl_real_api *sl_real(void);
  * out: shim.h), or NULL. */
 const char *sl_real_other_copy(void);
 
+/* The path of the library holding r's functions, malloc'd; NULL: none. */
+char *sl_real_library(const sl_real_api *r);
+
 /* ==== shim ==== */
 /* The shim's state and the one internal path
  * that the C and the Fortran entry points share. */
@@ -391,6 +394,7 @@ typedef struct sl_sources_in {
     const char *markerfile;     /* LIKWID_FILEPATH */
     unsigned sources;           /* SL_SRC_* bits allowed */
     const char *collector;      /* SCOPE_LIKWID_COLLECTOR, NULL: next to the shim */
+    const char *liblikwid;      /* the application's liblikwid, NULL: unknown */
     double timeout_s;           /* the collector's deadline */
 } sl_sources_in;
 
