@@ -11,7 +11,7 @@
  * definition after ours in the global scope (dlsym(RTLD_NEXT)), or, when
  * LIKWID was loaded RTLD_LOCAL (a CPython extension like pylikwid, a plugin
  * a host dlopen()ed), the liblikwid.so* among the loaded objects. */
-#define SL_REAL_NAME(cname, member, ret, params, args, fname, fshape) #cname,
+#define SL_REAL_NAME(cname, member, ret, params, args, fname, fshape, errno_) #cname,
 static const char *const names[] = {SL_MARKER_FNS(SL_REAL_NAME)};
 #undef SL_REAL_NAME
 #define NNAMES (sizeof names / sizeof names[0])
@@ -32,7 +32,7 @@ static unsigned long long probed_adds = ~0ULL, probed_subs = ~0ULL;
 /* The slots of an sl_real_api in the order of names[]. */
 static void **slot(sl_real_api *a, size_t i)
 {
-#define SL_REAL_SLOT_ADDR(cname, member, ret, params, args, fname, fshape) (void **)&a->member,
+#define SL_REAL_SLOT_ADDR(cname, member, ret, params, args, fname, fshape, errno_) (void **)&a->member,
     void **s[NNAMES] = {SL_MARKER_FNS(SL_REAL_SLOT_ADDR)};
 #undef SL_REAL_SLOT_ADDR
     return s[i];

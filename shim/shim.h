@@ -150,7 +150,7 @@ int sl_other_copy_at(const void *addr, char *path, size_t len);
  * Fortran entry points are never used: they call the C ones through the PLT
  * and would come back into our wrappers. */
 /* One pointer per row of SL_MARKER_FNS, named by its member column. */
-#define SL_REAL_SLOT(cname, member, ret, params, args, fname, fshape) ret(*member) params;
+#define SL_REAL_SLOT(cname, member, ret, params, args, fname, fshape, errno_) ret(*member) params;
 typedef struct sl_real_api {
     SL_MARKER_FNS(SL_REAL_SLOT)
 } sl_real_api;
@@ -203,7 +203,7 @@ extern _Atomic int sl_next_group_calls;
 
 /* The internal path behind each entry point (marker.c): sl_shim_<member>
  * for every row of SL_MARKER_FNS. */
-#define SL_SHIM_DECL(cname, member, ret, params, args, fname, fshape) ret sl_shim_##member params;
+#define SL_SHIM_DECL(cname, member, ret, params, args, fname, fshape, errno_) ret sl_shim_##member params;
 SL_MARKER_FNS(SL_SHIM_DECL)
 #undef SL_SHIM_DECL
 
