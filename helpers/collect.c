@@ -7,10 +7,8 @@
  * library the application loaded (LIBLIKWID, the shim passes its path),
  * opened at run time. */
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
 #include <likwid.h>
-#include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +17,7 @@
 
 #include "fileio.h"
 #include "likwid_result.h"
+#include "likwid_version.h"
 #include "wire.h"
 
 /* LIKWID's reader overflows a fixed buffer beyond about 78 events per line. */
@@ -65,40 +64,6 @@ static struct {
 #undef LIKWID_SLOT
 } lw_api;
 
-/* The library's version: its own answer (likwid_getMajorVersion and the
- * like exist from 5.3 on), else the version in its soname. */
-static void library_version(void *h, char *out, size_t n)
-{
-    int (*major)(void), (*minor)(void), (*bugfix)(void);
-    void *p = dlsym(h, "likwid_getMajorVersion");
-    memcpy(&major, &p, sizeof p);
-    p = dlsym(h, "likwid_getMinorVersion");
-    memcpy(&minor, &p, sizeof p);
-    p = dlsym(h, "likwid_getBugfixVersion");
-    memcpy(&bugfix, &p, sizeof p);
-    if (major && minor && bugfix) {
-        snprintf(out, n, "%d.%d.%d", major(), minor(), bugfix());
-        return;
-    }
-    snprintf(out, n, "unknown");
-    struct link_map *map = NULL;
-    if (dlinfo(h, RTLD_DI_LINKMAP, &map) != 0 || !map)
-        return;
-    const char *strtab = NULL;
-    const ElfW(Dyn) *soname = NULL;
-    for (const ElfW(Dyn) *d = map->l_ld; d->d_tag != DT_NULL; d++) {
-        if (d->d_tag == DT_STRTAB)
-            strtab = (const char *)d->d_un.d_ptr;
-        else if (d->d_tag == DT_SONAME)
-            soname = d;
-    }
-    if (strtab && soname) {
-        const char *name = strtab + soname->d_un.d_val;
-        if (strncmp(name, "liblikwid.so.", 13) == 0)
-            snprintf(out, n, "%s", name + 13);
-    }
-}
-
 /* Loads `path` (NULL: whichever liblikwid.so the loader finds) and resolves
  * every row of LIKWID_FNS, or says which library lacks what. */
 static void load_likwid(const char *path)
@@ -108,8 +73,7 @@ static void load_likwid(const char *path)
     if (!h)
         die("cannot load LIKWID's library: %s", dlerror());
     char version[64];
-    library_version(h, version, sizeof version);
-    if (strcmp(version, "unknown") != 0 && strncmp(version, "5.", 2) != 0)
+    if (sl_likwid_version(h, version, sizeof version) == 0 && strncmp(version, "5.", 2) != 0)
         die("%s is LIKWID %s: expected LIKWID 5.x", name, version);
     void *p;
 #define LIKWID_RESOLVE(fn)                                                                       \
