@@ -25,8 +25,8 @@ export SCOPE_LIKWID_COLLECTOR
 sim shim env LD_PRELOAD="$SL_SHIM" "$SL_SOLVER"
 [ "$(rc_of shim)" = 0 ] || { fail "solver under sim-perfctr exited $(rc_of shim): expected 0"; show_run shim; }
 lib=$(sed -n 2p "$T/collector.args" 2>/dev/null)
-[ "$lib" = "$SL_SIM_DIR/liblikwid.so.5.2" ] ||
-    fail "collector's LIBLIKWID argument '$lib': expected $SL_SIM_DIR/liblikwid.so.5.2"
+[ "$lib" = "$SL_SIM_DIR/${SL_SIM_SONAME:-liblikwid.so.5.2}" ] ||
+    fail "collector's LIBLIKWID argument '$lib': expected $SL_SIM_DIR/${SL_SIM_SONAME:-liblikwid.so.5.2}"
 if f=$(result_file shim); then
     solver_timing "$f" --source full_api --names --metrics --status "used full_api"
 else
