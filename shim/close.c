@@ -4,6 +4,7 @@
 #include "shim.h"
 #include "diag.h"
 #include "fileio.h"
+#include "likwid_version.h"
 #include "markerfile.h"
 #include "name_fit.h"
 #include "parse_int.h"
@@ -92,6 +93,12 @@ void sl_close_run(void)
     const sl_state *g = &sl_g;
     int ng = g->ngroups > 0 ? g->ngroups : 1;
     int64_t group = atomic_load(&sl_next_group_calls) % ng;
+    /* LIKWID 5.5 keeps every thread's regions in group 0 whatever
+     * NextGroup switched to: its GetRegion answers from those */
+    char version[32];
+    sl_real_likwid_version(sl_cycle_api(), version, sizeof version);
+    if (sl_likwid_minor(version) >= 5)
+        group = 0;
     sl_likwid lw;
     sl_likwid_init(&lw);
     sl_text status = {0};

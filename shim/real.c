@@ -1,9 +1,12 @@
 #include "shim.h"
 
+#include "likwid_version.h"
+
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,4 +182,19 @@ char *sl_real_library(const sl_real_api *r)
     if (!init || !dladdr(init, &at) || !at.dli_fname || !at.dli_fname[0])
         return NULL;
     return strdup(at.dli_fname);
+}
+
+/* The version of the library that defines r's Init ("5.5.1", "5.2"), into
+ * out; "unknown" when there is none or it does not say. Loads nothing:
+ * RTLD_NOLOAD of a library already loaded. */
+void sl_real_likwid_version(const sl_real_api *r, char *out, size_t n)
+{
+    snprintf(out, n, "unknown");
+    char *path = sl_real_library(r);
+    void *h = path ? dlopen(path, RTLD_NOLOAD | RTLD_LAZY) : NULL;
+    if (h) {
+        sl_likwid_version(h, out, n);
+        dlclose(h);
+    }
+    free(path);
 }

@@ -166,6 +166,8 @@ const char *sl_real_other_copy(void);
 
 /* The path of the library holding r's functions, malloc'd; NULL: none. */
 char *sl_real_library(const sl_real_api *r);
+/* Its LIKWID version ("5.5.1", "5.2"; "unknown"), into out (n bytes). */
+void sl_real_likwid_version(const sl_real_api *r, char *out, size_t n);
 
 /* ==== shim ==== */
 /* The shim's state and the one internal path

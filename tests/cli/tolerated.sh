@@ -57,7 +57,7 @@ CHECKS=$((CHECKS + 1))
 n=$(grep -c '^0,likwid,0,,wide,0,0,event_' "$TMP/wide.csv" || true)
 [ "$n" = 2000 ] || fail "2000 events: $n event rows"
 
-# a 10 kB tag (LIKWID 5.3+ cuts at 100 characters, 5.2 does not)
+# a 10 kB tag (LIKWID writes whole tags; its own readers keep 99 or 139 bytes)
 tag=$(awk 'BEGIN { for (i = 0; i < 1000; i++) printf "seg%06d-", i }')
 printf '1 1 1\n0:%s-0\n0 0 0 7 1.000000e+00 1 4.200000e+01 \n' "$tag" >"$TMP/longtag.txt"
 conv longtag
