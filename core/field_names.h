@@ -29,6 +29,7 @@
 #define SL_H5N_parent_pid "parent_pid"
 #define SL_H5N_mpi_rank "mpi_rank"
 #define SL_H5N_likwid_status "likwid_status"
+#define SL_H5N_likwid_version "likwid_version"
 #define SL_H5N_timing "timing"
 #define SL_H5N_likwid "likwid"
 #define SL_H5N_clock "clock"

@@ -28,11 +28,12 @@ int sl_run_init(sl_run *r)
     r->executable = strdup("");
     r->command_line = strdup("");
     r->likwid_status = strdup("");
+    r->likwid_version = strdup("");
     r->timing.clock = strdup("");
     r->group = strdup("");
     r->merged_from = strdup("");
     r->merged_from_group = strdup("");
-    if (!r->hostname || !r->executable || !r->command_line || !r->likwid_status ||
+    if (!r->hostname || !r->executable || !r->command_line || !r->likwid_status || !r->likwid_version ||
         !r->timing.clock || !r->group || !r->merged_from || !r->merged_from_group ||
         sl_run_meta_init(&r->meta) < 0) {
         sl_run_free(r);
@@ -47,6 +48,7 @@ void sl_run_free(sl_run *r)
     free(r->executable);
     free(r->command_line);
     free(r->likwid_status);
+    free(r->likwid_version);
     vars_free(r->env, r->nenv);
     free(r->group);
     free(r->merged_from);

@@ -35,6 +35,7 @@ typedef struct sl_run {
     char *executable;
     char *command_line;
     char *likwid_status;        /* which source was used, each fallback and why */
+    char *likwid_version;       /* of the liblikwid the application loaded; "" unknown */
     size_t nenv, capenv;
     sl_env_var *env;            /* the run's LIKWID_* variables */
     sl_timing timing;           /* always written; may hold no regions */

@@ -125,6 +125,7 @@ typedef struct sl_h5_member {
     X(RANK_PID, RANK, pid, ATTR, I64, 0, "", REQ, 1, MEM(sl_run, pid))                                                     \
     X(RANK_MPI_RANK, RANK, mpi_rank, ATTR, I64, 0, "", REQ, 1, MEM(sl_run, mpi_rank))                                      \
     X(RANK_LIKWID_STATUS, RANK, likwid_status, ATTR, STR, 0, "", REQ, 1, MEM(sl_run, likwid_status))                       \
+    X(RANK_LIKWID_VERSION, RANK, likwid_version, ATTR, STR, 0, "", OPT, 2, SET(sl_run, likwid_version))                    \
     X(RANK_PARENT_PID, RANK, parent_pid, ATTR, I64, 0, "", OPT, 2, SET(sl_run, parent_pid))                                \
     X(RANK_MERGED_FROM, RANK, merged_from, ATTR, STR, 0, "", OPT, 2, SET(sl_run, merged_from))                             \
     X(RANK_MERGED_FROM_GROUP, RANK, merged_from_group, ATTR, STR, 0, "", OPT, 2, SET(sl_run, merged_from_group))           \

@@ -107,6 +107,8 @@ void sl_close_run(void)
     counters(g, sl_cycle_api(), secure_getenv("LIKWID_FILEPATH"), group, &lw, &status);
     sl_deliver_in in;
     sl_deliver_in_from(g, &in);
+    if (strcmp(version, "unknown") != 0)
+        in.likwid_version = version;
     int saved = sl_deliver(&in, &lw, status.s ? status.s : "") == 0;
     free(status.s);
     sl_likwid_free(&lw);
@@ -488,6 +490,8 @@ void sl_run_record_fill(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
     run->mpi_rank = in->mpi ? in->rank : -1;
     run->pid = in->pid;
     run->parent_pid = in->parent_pid;
+    if (in->likwid_version)
+        sl_set_string(&run->likwid_version, in->likwid_version);
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) == 0)
         sl_set_string(&run->hostname, host);

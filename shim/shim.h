@@ -432,6 +432,7 @@ typedef struct sl_deliver_in {
     int64_t origin_unix_ns;     /* CLOCK_REALTIME - CLOCK_MONOTONIC at Init */
     const char *writer;         /* SCOPE_LIKWID_WRITER, NULL: next to the shim */
     double timeout_s;           /* the writer's base deadline */
+    const char *likwid_version; /* of the application's liblikwid (Close), NULL: unknown */
 } sl_deliver_in;
 
 /* close.c: fills run with the process's identity, its LIKWID_*

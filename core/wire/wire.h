@@ -13,9 +13,11 @@
 #include "diag.h"
 #include "run.h"
 
-/* The version written; the decoder also reads version 2 (no parent_pid line)
- * and version 1 (no metadata lines either). */
-#define SL_WIRE_MAGIC "scope-likwid-wire 3"
+/* The version written; the decoder also reads version 3 (no likwid_version
+ * line), version 2 (no parent_pid line either) and version 1 (no metadata
+ * lines either). */
+#define SL_WIRE_MAGIC "scope-likwid-wire 4"
+#define SL_WIRE_MAGIC_V3 "scope-likwid-wire 3"
 #define SL_WIRE_MAGIC_V2 "scope-likwid-wire 2"
 #define SL_WIRE_MAGIC_V1 "scope-likwid-wire 1"
 
@@ -32,7 +34,7 @@ int sl_wire_read_run(const char *buf, size_t len, const char *name,
 int sl_wire_read_likwid(const char *buf, size_t len, const char *name,
                         sl_likwid *lw, sl_diag *diag);
 
-/* True when buf starts with one of the three magic lines (to tell a rescue file from a
+/* True when buf starts with one of the four magic lines (to tell a rescue file from a
  * marker file). */
 int sl_wire_is_wire(const char *buf, size_t len);
 

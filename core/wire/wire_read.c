@@ -168,6 +168,8 @@ static int head(sl_wc *c, const char *kind, int *version)
     if (sl_wc_next_line(c, "'" SL_WIRE_MAGIC "'"))
         return c->err;
     if (is_line(c, SL_WIRE_MAGIC))
+        *version = 4;
+    else if (is_line(c, SL_WIRE_MAGIC_V3))
         *version = 3;
     else if (is_line(c, SL_WIRE_MAGIC_V2))
         *version = 2;
@@ -256,7 +258,8 @@ int sl_wire_read_run(const char *buf, size_t len, const char *name, sl_run *run,
         sl_wc_named_str(&c, SL_H5N_hostname, &run->hostname) ||
         sl_wc_named_str(&c, SL_H5N_executable, &run->executable) ||
         sl_wc_named_str(&c, SL_H5N_command_line, &run->command_line) ||
-        sl_wc_named_str(&c, SL_H5N_likwid_status, &run->likwid_status))
+        sl_wc_named_str(&c, SL_H5N_likwid_status, &run->likwid_status) ||
+        (version >= 4 && sl_wc_named_str(&c, SL_H5N_likwid_version, &run->likwid_version)))
         return c.err;
     size_t nenv = 0;
     if (sl_wc_keyword(&c, "env") || sl_wc_get_count(&c, 2, &nenv, "number of variables") ||
@@ -288,6 +291,7 @@ static int starts_line(const char *buf, size_t len, const char *magic)
 
 int sl_wire_is_wire(const char *buf, size_t len)
 {
-    return starts_line(buf, len, SL_WIRE_MAGIC) || starts_line(buf, len, SL_WIRE_MAGIC_V2) ||
+    return starts_line(buf, len, SL_WIRE_MAGIC) || starts_line(buf, len, SL_WIRE_MAGIC_V3) ||
+           starts_line(buf, len, SL_WIRE_MAGIC_V2) ||
            starts_line(buf, len, SL_WIRE_MAGIC_V1);
 }

@@ -289,6 +289,7 @@ int sl_wire_write_run(int fd, const sl_run *run)
     named_str(&w, SL_H5N_executable, run->executable);
     named_str(&w, SL_H5N_command_line, run->command_line);
     named_str(&w, SL_H5N_likwid_status, run->likwid_status);
+    named_str(&w, SL_H5N_likwid_version, run->likwid_version);
     var_lines(&w, "env", run->env, run->nenv);
     meta_part(&w, &run->meta);
     timing_part(&w, &run->timing);

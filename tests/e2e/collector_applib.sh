@@ -4,7 +4,8 @@
 # opens it. A wrapper between shim and collector drops LD_LIBRARY_PATH, so
 # only the path can lead the collector to the simulated LIKWID (the loader
 # alone would find Debian's, which cannot count here). Also: the collector
-# has no liblikwid in its NEEDED entries.
+# has no liblikwid in its NEEDED entries, and the result records the
+# library's version (likwid_version).
 . "$(dirname "$0")/lib.sh"
 need SL_SHIM SL_SOLVER SL_CHECKER SL_SIM_DIR SL_SIM_PERFCTR SL_COLLECT
 pick_python
@@ -29,6 +30,11 @@ lib=$(sed -n 2p "$T/collector.args" 2>/dev/null)
     fail "collector's LIBLIKWID argument '$lib': expected $SL_SIM_DIR/${SL_SIM_SONAME:-liblikwid.so.5.2}"
 if f=$(result_file shim); then
     solver_timing "$f" --source full_api --names --metrics --status "used full_api"
+    # the loaded library's version: 5.2 has no getters (its soname says),
+    # the 5.5 simulation says 5.5.1
+    case ${SL_SIM_SONAME:-liblikwid.so.5.2} in *5.5) want=5.5.1 ;; *) want=5.2 ;; esac
+    got=$("$PY" -c 'import sys, h5py; v = h5py.File(sys.argv[1], "r")["rank0"].attrs.get("likwid_version"); print(v.decode() if isinstance(v, bytes) else v)' "$f")
+    [ "$got" = "$want" ] || fail "rank0 attr likwid_version '$got': expected $want"
 else
     fail "no single scope-likwid-*.h5 in the application's cwd"
 fi

@@ -146,7 +146,7 @@ Test(wire, exact_text_of_a_small_answer)
     int rc;
     char *buf = encode_likwid(&a, &len, &rc);
     cr_assert_eq(rc, 0);
-    const char *want = "scope-likwid-wire 3\n"
+    const char *want = "scope-likwid-wire 4\n"
                        "kind likwid\n"
                        "likwid marker_file 1\n"
                        "region =io%20phase%25 2 = marker_file 1 1 0 0\n"
@@ -217,8 +217,8 @@ struct bad {
 
 static const struct bad bad_inputs[] = {
     {"", "in:1: truncated"},
-    {"\n", "in:1: not a scope-likwid wire file: expected 'scope-likwid-wire 3'"},
-    {"scope-likwid-wire 4\nkind likwid\nlikwid none 0\nend 3\n", "in:1: not a scope-likwid wire"},
+    {"\n", "in:1: not a scope-likwid wire file: expected 'scope-likwid-wire 4'"},
+    {"scope-likwid-wire 5\nkind likwid\nlikwid none 0\nend 3\n", "in:1: not a scope-likwid wire"},
     {"scope-likwid-wire 1\r\nkind likwid\n", "in:1: not a scope-likwid wire"},
     {"2 3 1\n0:init-0\n", "in:1: not a scope-likwid wire"},
     {"scope-likwid-wire 1", "in:1: truncated"},
@@ -467,9 +467,25 @@ Test(wire, version_1_is_still_read)
     expect_one_defect(&d, "in:11: unknown keyword 'timing': expected 'meta'");
     sl_run_free(&r);
     sl_diag_free(&d);
-    snprintf(buf, sizeof buf, "%s\n%s", SL_WIRE_MAGIC, body);
+    snprintf(buf, sizeof buf, "%s\n%s", SL_WIRE_MAGIC_V3, body);
     cr_assert_eq(decode_run(buf, strlen(buf), &r, &d), -EINVAL);
     expect_one_defect(&d, "in:6: unknown keyword 'hostname': expected 'parent_pid'");
+    sl_run_free(&r);
+    sl_diag_free(&d);
+    /* version 3 (parent_pid, no likwid_version) still reads; version 4
+     * wants the likwid_version line */
+    const char *v3 = "kind run\nrank 2\nmpi_rank 2\npid 9\nparent_pid 0\nhostname =h\n"
+                     "executable =/x\ncommand_line =x\nlikwid_status =s\nenv 0\n"
+                     "meta -1 -1 -1 -1\nworking_directory =\nuser =\nmetavars 0\n"
+                     "timing =CLOCK_MONOTONIC 5 0\nlikwid none 0\nend 17\n";
+    snprintf(buf, sizeof buf, "%s\n%s", SL_WIRE_MAGIC_V3, v3);
+    cr_assert_eq(decode_run(buf, strlen(buf), &r, &d), 0, "%s", d.kept ? d.lines[0] : "");
+    cr_expect_str_eq(r.likwid_version, "");
+    sl_run_free(&r);
+    sl_diag_free(&d);
+    snprintf(buf, sizeof buf, "%s\n%s", SL_WIRE_MAGIC, v3);
+    cr_assert_eq(decode_run(buf, strlen(buf), &r, &d), -EINVAL);
+    expect_one_defect(&d, "in:11: unknown keyword 'env': expected 'likwid_version'");
     sl_run_free(&r);
     sl_diag_free(&d);
 }
@@ -478,6 +494,7 @@ Test(wire, is_wire)
 {
     cr_expect(sl_wire_is_wire(SL_WIRE_MAGIC_V1 "\n", strlen(SL_WIRE_MAGIC_V1) + 1));
     cr_expect(sl_wire_is_wire(SL_WIRE_MAGIC_V2 "\n", strlen(SL_WIRE_MAGIC_V2) + 1));
+    cr_expect(sl_wire_is_wire(SL_WIRE_MAGIC_V3 "\n", strlen(SL_WIRE_MAGIC_V3) + 1));
     cr_expect(sl_wire_is_wire(SL_WIRE_MAGIC "\n", strlen(SL_WIRE_MAGIC) + 1));
     cr_expect(!sl_wire_is_wire(SL_WIRE_MAGIC, strlen(SL_WIRE_MAGIC)));
     cr_expect(!sl_wire_is_wire("2 3 1\n", 6));
