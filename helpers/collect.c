@@ -44,7 +44,7 @@ static void die(const char *fmt, ...)
 
 /* ==== LIKWID, loaded at run time ==== */
 
-/* The full-API functions the collector calls, one row each. They are looked
+/* The full-API functions the collector calls, one X() each. They are looked
  * up in the liblikwid the application loaded (its path is the second
  * argument), so one collector serves every LIKWID 5.x: no liblikwid is
  * linked in. Their types come from the LIKWID headers of the build (5.2.2);
@@ -317,6 +317,9 @@ static void prepare(const char *path, marker *m)
     if (fflush(copy) != 0)
         die("cannot write the copy of %s for LIKWID's reader: %s", path, strerror(errno));
     /* the stream stays open: its descriptor is the copy's only name */
+    if (access(m->copy_path, R_OK) != 0)
+        die("cannot reach the copy of %s for LIKWID's reader at %s: %s (expected /proc "
+            "mounted)", path, m->copy_path, strerror(errno));
     if (m->lost_lines)
         fprintf(stderr, "scope-likwid-collect: note: %zu value lines of %s hold only -22 "
                 "(LIKWID 5.5's -EINVAL: values it lost): those threads have no counters\n",
