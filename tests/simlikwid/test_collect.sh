@@ -113,6 +113,18 @@ collect FLOPS_DP 0,1 "$SAMPLES/v52_one_group.txt" "${libm:-libm.so.6}"
 expect_eq "not LIKWID" 1 $?
 expect_grep "not LIKWID message" \
     "^scope-likwid-collect: .*libm.so.6 (LIKWID version unknown) has no init_configuration: expected LIKWID 5.x's full API$" "$T/cerr"
+# LIKWID reads the collector's copy through /proc/self/fd: without /proc
+# (a private mount namespace, as root) the collector says so
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+    LIKWID_MODE=1 LIKWID_EVENTS=FLOPS_DP LIKWID_THREADS=0,1 LD_LIBRARY_PATH="$SIMLIKWID_DIR" \
+        unshare -m sh -c 'umount -l /proc && exec "$0" "$1"' "$COLLECT" "$SAMPLES/v52_one_group.txt" \
+        >"$T/answer" 2>"$T/cerr"
+    expect_eq "no /proc exit" 1 $?
+    expect_grep "no /proc message" "for LIKWID's reader at /proc/self/fd/[0-9]*: .*(expected /proc mounted)$" "$T/cerr"
+else
+    echo "note: not root or no unshare: the no-/proc case is not run"
+fi
+
 if [ "$SIM_VERSION" = 55 ]; then
     # a library that says it is not LIKWID 5
     SIMLIKWID_MAJOR=6 collect FLOPS_DP 0,1 "$SAMPLES/v52_one_group.txt" "$SIMLIKWID_DIR/$SIM_SONAME"
