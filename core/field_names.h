@@ -34,6 +34,7 @@
 #define SL_H5N_kernel_release "kernel_release"
 #define SL_H5N_clock_source "clock_source"
 #define SL_H5N_tsc_hz "tsc_hz"
+#define SL_H5N_likwid_version "likwid_version"
 #define SL_H5N_timing "timing"
 #define SL_H5N_likwid "likwid"
 #define SL_H5N_clock "clock"

@@ -31,12 +31,14 @@ int sl_run_init(sl_run *r)
     r->cpu_model = strdup("");
     r->kernel_release = strdup("");
     r->clock_source = strdup("");
+    r->likwid_version = strdup("");
     r->timing.clock = strdup("");
     r->group = strdup("");
     r->merged_from = strdup("");
     r->merged_from_group = strdup("");
     if (!r->hostname || !r->executable || !r->command_line || !r->likwid_status ||
-        !r->cpu_model || !r->kernel_release || !r->clock_source || !r->timing.clock || !r->group || !r->merged_from || !r->merged_from_group ||
+        !r->likwid_version || !r->cpu_model || !r->kernel_release || !r->clock_source ||
+        !r->timing.clock || !r->group || !r->merged_from || !r->merged_from_group ||
         sl_run_meta_init(&r->meta) < 0) {
         sl_run_free(r);
         return -ENOMEM;
@@ -53,6 +55,7 @@ void sl_run_free(sl_run *r)
     free(r->cpu_model);
     free(r->kernel_release);
     free(r->clock_source);
+    free(r->likwid_version);
     vars_free(r->env, r->nenv);
     free(r->group);
     free(r->merged_from);

@@ -41,6 +41,7 @@ typedef struct sl_run {
     char *kernel_release;       /* uname's release */
     char *clock_source;         /* the kernel's current clocksource ("tsc", "kvm-clock") */
     int64_t tsc_hz;             /* the TSC's ticks per second (CPUID 0x15) */
+    char *likwid_version;       /* of the liblikwid the application loaded; "" unknown */
     size_t nenv, capenv;
     sl_env_var *env;            /* the run's LIKWID_* variables */
     sl_timing timing;           /* always written; may hold no regions */

@@ -126,6 +126,7 @@ typedef struct sl_h5_member {
     X(RANK_PID, RANK, pid, ATTR, I64, 0, "", REQ, 1, MEM(sl_run, pid))                                                     \
     X(RANK_MPI_RANK, RANK, mpi_rank, ATTR, I64, 0, "", REQ, 1, MEM(sl_run, mpi_rank))                                      \
     X(RANK_LIKWID_STATUS, RANK, likwid_status, ATTR, STR, 0, "", REQ, 1, MEM(sl_run, likwid_status))                       \
+    X(RANK_LIKWID_VERSION, RANK, likwid_version, ATTR, STR, 0, "", OPT, 2, SET(sl_run, likwid_version))                    \
     X(RANK_PARENT_PID, RANK, parent_pid, ATTR, I64, 0, "", OPT, 2, SET(sl_run, parent_pid))                                \
     X(RANK_CPU_MODEL, RANK, cpu_model, ATTR, STR, 0, "", OPT, 2, SET(sl_run, cpu_model))                                  \
     X(RANK_KERNEL_RELEASE, RANK, kernel_release, ATTR, STR, 0, "", OPT, 2, SET(sl_run, kernel_release))                    \

@@ -4,6 +4,7 @@
 #include "shim.h"
 #include "diag.h"
 #include "fileio.h"
+#include "likwid_version.h"
 #include "markerfile.h"
 #include "name_fit.h"
 #include "parse_int.h"
@@ -101,9 +102,12 @@ static void counters(const sl_state *g, const sl_real_api *r, const char *marker
         sl_text_add(status, "LIKWID not counting (%s); timing only",
                     g->not_counting ? g->not_counting : "LIKWID_FILEPATH not set");
     } else {
+        char *lib = sl_real_library(r);
         sl_sources_in in = {.markerfile = markerpath, .sources = g->cfg.sources,
-                            .collector = g->cfg.collector, .timeout_s = g->cfg.timeout_s};
+                            .collector = g->cfg.collector, .liblikwid = lib,
+                            .timeout_s = g->cfg.timeout_s};
         sl_sources_collect(&in, &snap, lw, status);
+        free(lib);
     }
     sl_likwid_free(&snap);
 }
@@ -243,6 +247,12 @@ static void close_run(void)
     const sl_state *g = &sl_g;
     int ng = g->ngroups > 0 ? g->ngroups : 1;
     int64_t group = atomic_load(&sl_next_group_calls) % ng;
+    /* LIKWID 5.5 keeps every thread's regions in group 0 whatever
+     * NextGroup switched to: its GetRegion answers from those */
+    char version[32];
+    sl_real_likwid_version(sl_cycle_api(), version, sizeof version);
+    if (sl_likwid_minor(version) >= 5)
+        group = 0;
     sl_likwid lw;
     sl_likwid_init(&lw);
     sl_text status = {0};
@@ -251,6 +261,8 @@ static void close_run(void)
     counters(g, sl_cycle_api(), secure_getenv("LIKWID_FILEPATH"), group, &lw, &status);
     sl_deliver_in in;
     sl_deliver_in_from(g, &in);
+    if (strcmp(version, "unknown") != 0)
+        in.likwid_version = version;
     int saved = sl_deliver(&in, &lw, status.s ? status.s : "") == 0;
     free(status.s);
     sl_likwid_free(&lw);
@@ -340,6 +352,22 @@ int sl_sources_collect(const sl_sources_in *in, sl_likwid *snap, sl_likwid *lw,
 
 /* ==== source collector ==== */
 
+/* The collector's "note:" lines on stderr (what it left out of a good
+ * answer, and why) go into the status. */
+static void collector_notes(const char *err, size_t len, sl_text *status)
+{
+    static const char tag[] = "scope-likwid-collect: note: ";
+    for (size_t pos = 0; err && pos < len;) {
+        const char *p = err + pos;
+        const char *nl = memchr(p, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - p) : len - pos;
+        pos += n + 1;
+        if (n > sizeof tag - 1 && memcmp(p, tag, sizeof tag - 1) == 0)
+            sl_text_add(status, "full_api: %.*s", (int)(n - (sizeof tag - 1)),
+                        p + sizeof tag - 1);
+    }
+}
+
 /* full_api: the collector helper reads the marker file with LIKWID's own
  * reader in a separate process (so LIKWID's perfmon never loads into the
  * application) and answers in the wire format. */
@@ -352,9 +380,11 @@ int sl_source_collector(const sl_sources_in *in, sl_likwid *lw, sl_text *status)
         free(missing);
         return 0;
     }
-    const char *argv[] = {collector, in->markerfile, NULL};
+    /* the collector reads with the LIKWID the application loaded */
+    const char *argv[] = {collector, in->markerfile, in->liblikwid, NULL};
     sl_spawn_result res;
-    sl_log_debug("running %s %s", collector, in->markerfile);
+    sl_log_debug("running %s %s %s", collector, in->markerfile,
+                 in->liblikwid ? in->liblikwid : "(no liblikwid found)");
     sl_helper_run(argv, in->timeout_s, &res);
     sl_log_debug("collector: outcome %d, status %d, signal %d, %zu bytes out, %zu bytes err",
                  (int)res.outcome, res.exit_code, res.signal, res.out_len, res.err_len);
@@ -376,6 +406,7 @@ int sl_source_collector(const sl_sources_in *in, sl_likwid *lw, sl_text *status)
         if (rc == 0) {
             lw->source = SL_SOURCE_FULL_API;
             sl_log_debug("full_api: %zu regions", lw->nregions);
+            collector_notes(res.err, res.err_len, status);
         } else {
             ok = 0;
             char *last = sl_last_line(res.err, res.err_len);
@@ -525,6 +556,9 @@ int sl_source_markerfile(const char *path, sl_likwid *lw, sl_text *status)
     }
     if (empty)
         sl_text_add(status, "marker_file: %zu regions without any value line left out", empty);
+    if (info.lost_lines)
+        sl_text_add(status, "marker_file: %zu value lines hold only -22 (LIKWID 5.5's -EINVAL: "
+                            "values it lost): those threads have no counters", info.lost_lines);
     lw->source = SL_SOURCE_MARKER_FILE;
     if (info.skipped_lines)
         sl_text_add(status, "used marker_file (%zu defective lines skipped; first: %s)",
@@ -610,6 +644,8 @@ void sl_run_record_fill(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
     run->mpi_rank = in->mpi ? in->rank : -1;
     run->pid = in->pid;
     run->parent_pid = in->parent_pid;
+    if (in->likwid_version)
+        sl_set_string(&run->likwid_version, in->likwid_version);
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) == 0)
         sl_set_string(&run->hostname, host);

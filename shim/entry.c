@@ -27,15 +27,30 @@
  * list). */
 #define SL_EXPORT __attribute__((visibility("default")))
 
-/* "return f();" is not C in a void function: the keyword by return type. */
-#define SL_RETURN_void
-#define SL_RETURN_int return
+/* The errno column of SL_MARKER_FNS: KEEP entry points give the caller
+ * back the errno it had (the shim's work at Init and Close, helpers and
+ * files, and LIKWID's own, must not show: the application's next perror
+ * would lie); HOT ones (Start, Stop) make no call that sets it and stay a
+ * plain tail call. */
+#define SL_ERRNO_SAVE_KEEP int saved_errno_ = errno;
+#define SL_ERRNO_SAVE_HOT
+#define SL_ERRNO_RESTORE_KEEP errno = saved_errno_;
+#define SL_ERRNO_RESTORE_HOT
 
-#define SL_C_ENTRY(cname, member, ret, params, args, fname, fshape) \
-    SL_EXPORT ret cname params;                                     \
-    ret cname params                                                \
-    {                                                               \
-        SL_RETURN_##ret sl_shim_##member args;                      \
+/* A void function has no result to hold: the keyword by return type. */
+#define SL_RESULT_void(call) call;
+#define SL_RESULT_int(call) int result_ = call;
+#define SL_RETURN_void
+#define SL_RETURN_int return result_;
+
+#define SL_C_ENTRY(cname, member, ret, params, args, fname, fshape, errno_) \
+    SL_EXPORT ret cname params;                                             \
+    ret cname params                                                        \
+    {                                                                       \
+        SL_ERRNO_SAVE_##errno_                                              \
+        SL_RESULT_##ret(sl_shim_##member args)                              \
+        SL_ERRNO_RESTORE_##errno_                                           \
+        SL_RETURN_##ret                                                     \
     }
 SL_MARKER_FNS(SL_C_ENTRY)
 
@@ -77,30 +92,37 @@ static const char *ctag(const char *tag, size_t len, char *buf, char **heap)
 /* The rows of SL_MARKER_FNS (marker_fns.h) by gfortran shape: NONE calls
  * the internal path as it is, TAG with the tag made a C string; OWN is
  * written below. */
-#define SL_F_ENTRY_NONE(fname, member) \
-    SL_EXPORT void fname(void);        \
-    void fname(void)                   \
-    {                                  \
-        sl_shim_##member();            \
+#define SL_F_ENTRY_NONE(fname, member, errno_) \
+    SL_EXPORT void fname(void);                \
+    void fname(void)                           \
+    {                                          \
+        SL_ERRNO_SAVE_##errno_                 \
+        sl_shim_##member();                    \
+        SL_ERRNO_RESTORE_##errno_              \
     }
-#define SL_F_ENTRY_TAG(fname, member)                \
-    SL_EXPORT void fname(const char *tag, size_t len); \
-    void fname(const char *tag, size_t len)          \
-    {                                                \
-        char buf[STACK_TAG], *heap;                  \
-        sl_shim_##member(ctag(tag, len, buf, &heap)); \
-        free(heap);                                  \
+#define SL_F_ENTRY_TAG(fname, member, errno_)            \
+    SL_EXPORT void fname(const char *tag, size_t len);   \
+    void fname(const char *tag, size_t len)              \
+    {                                                    \
+        SL_ERRNO_SAVE_##errno_                           \
+        char buf[STACK_TAG], *heap;                      \
+        sl_shim_##member(ctag(tag, len, buf, &heap));    \
+        free(heap);                                      \
+        SL_ERRNO_RESTORE_##errno_                        \
     }
-#define SL_F_ENTRY_OWN(fname, member)
-#define SL_F_ENTRY(cname, member, ret, params, args, fname, fshape) SL_F_ENTRY_##fshape(fname, member)
+#define SL_F_ENTRY_OWN(fname, member, errno_)
+#define SL_F_ENTRY(cname, member, ret, params, args, fname, fshape, errno_) \
+    SL_F_ENTRY_##fshape(fname, member, errno_)
 SL_MARKER_FNS(SL_F_ENTRY)
 
 void likwid_markergetregion_(const char *tag, int *nr_events, double *events, double *time,
                              int *count, size_t len)
 {
+    SL_ERRNO_SAVE_KEEP
     char buf[STACK_TAG], *heap;
     sl_shim_get(ctag(tag, len, buf, &heap), nr_events, events, time, count);
     free(heap);
+    SL_ERRNO_RESTORE_KEEP
 }
 
 /* ==== wrap exec ==== */

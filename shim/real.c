@@ -1,9 +1,12 @@
 #include "shim.h"
 
+#include "likwid_version.h"
+
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +14,7 @@
  * definition after ours in the global scope (dlsym(RTLD_NEXT)), or, when
  * LIKWID was loaded RTLD_LOCAL (a CPython extension like pylikwid, a plugin
  * a host dlopen()ed), the liblikwid.so* among the loaded objects. */
-#define SL_REAL_NAME(cname, member, ret, params, args, fname, fshape) #cname,
+#define SL_REAL_NAME(cname, member, ret, params, args, fname, fshape, errno_) #cname,
 static const char *const names[] = {SL_MARKER_FNS(SL_REAL_NAME)};
 #undef SL_REAL_NAME
 #define NNAMES (sizeof names / sizeof names[0])
@@ -32,7 +35,7 @@ static unsigned long long probed_adds = ~0ULL, probed_subs = ~0ULL;
 /* The slots of an sl_real_api in the order of names[]. */
 static void **slot(sl_real_api *a, size_t i)
 {
-#define SL_REAL_SLOT_ADDR(cname, member, ret, params, args, fname, fshape) (void **)&a->member,
+#define SL_REAL_SLOT_ADDR(cname, member, ret, params, args, fname, fshape, errno_) (void **)&a->member,
     void **s[NNAMES] = {SL_MARKER_FNS(SL_REAL_SLOT_ADDR)};
 #undef SL_REAL_SLOT_ADDR
     return s[i];
@@ -275,3 +278,23 @@ __attribute__((destructor)) static void bypass_note(void)
     dl_iterate_phdr(bypass_visit, &b);
 }
 #endif
+/* The file of the library that defines r's Init (the liblikwid the
+ * application loaded), on the heap; NULL when there is none. The collector
+ * opens the same file, so it reads with the application's LIKWID. */
+char *sl_real_library(const sl_real_api *r)
+    void *init;
+    memcpy(&init, &r->init, sizeof init);
+    if (!init || !dladdr(init, &at) || !at.dli_fname || !at.dli_fname[0])
+        return NULL;
+    return strdup(at.dli_fname);
+/* The version of the library that defines r's Init ("5.5.1", "5.2"), into
+ * out; "unknown" when there is none or it does not say. Loads nothing:
+ * RTLD_NOLOAD of a library already loaded. */
+void sl_real_likwid_version(const sl_real_api *r, char *out, size_t n)
+    snprintf(out, n, "unknown");
+    char *path = sl_real_library(r);
+    void *h = path ? dlopen(path, RTLD_NOLOAD | RTLD_LAZY) : NULL;
+    if (h) {
+        sl_likwid_version(h, out, n);
+        dlclose(h);
+    free(path);

@@ -178,7 +178,7 @@ int sl_other_copy_at(const void *addr, char *path, size_t len);
  * Fortran entry points are never used: they call the C ones through the PLT
  * and would come back into our wrappers. */
 /* One pointer per row of SL_MARKER_FNS, named by its member column. */
-#define SL_REAL_SLOT(cname, member, ret, params, args, fname, fshape) ret(*member) params;
+#define SL_REAL_SLOT(cname, member, ret, params, args, fname, fshape, errno_) ret(*member) params;
 typedef struct sl_real_api {
     SL_MARKER_FNS(SL_REAL_SLOT)
 } sl_real_api;
@@ -191,6 +191,11 @@ const sl_real_api *sl_real(void);
 /* The file of a second copy of the shim that the lookup skipped (it stays
  * out: shim.h), or NULL. */
 const char *sl_real_other_copy(void);
+
+/* The path of the library holding r's functions, malloc'd; NULL: none. */
+char *sl_real_library(const sl_real_api *r);
+/* Its LIKWID version ("5.5.1", "5.2"; "unknown"), into out (n bytes). */
+void sl_real_likwid_version(const sl_real_api *r, char *out, size_t n);
 
 /* ==== shim ==== */
 /* The shim's state and the one internal path
@@ -232,7 +237,7 @@ extern _Atomic int sl_next_group_calls;
 
 /* The internal path behind each entry point (marker.c): sl_shim_<member>
  * for every row of SL_MARKER_FNS. */
-#define SL_SHIM_DECL(cname, member, ret, params, args, fname, fshape) ret sl_shim_##member params;
+#define SL_SHIM_DECL(cname, member, ret, params, args, fname, fshape, errno_) ret sl_shim_##member params;
 SL_MARKER_FNS(SL_SHIM_DECL)
 #undef SL_SHIM_DECL
 
@@ -474,6 +479,7 @@ typedef struct sl_sources_in {
     const char *markerfile;     /* LIKWID_FILEPATH */
     unsigned sources;           /* SL_SRC_* bits allowed */
     const char *collector;      /* SCOPE_LIKWID_COLLECTOR, NULL: next to the shim */
+    const char *liblikwid;      /* the application's liblikwid, NULL: unknown */
     double timeout_s;           /* the collector's deadline */
 } sl_sources_in;
 
@@ -509,6 +515,7 @@ typedef struct sl_deliver_in {
     int64_t origin_unix_ns;     /* CLOCK_REALTIME - CLOCK_MONOTONIC at Init */
     const char *writer;         /* SCOPE_LIKWID_WRITER, NULL: next to the shim */
     double timeout_s;           /* the writer's base deadline */
+    const char *likwid_version; /* of the application's liblikwid (Close), NULL: unknown */
 } sl_deliver_in;
 
 /* close.c: fills run with the process's identity, its LIKWID_*

@@ -14,9 +14,14 @@ typedef struct sl_markerfile_info {
     long long header_groups;
     size_t skipped_lines;       /* lines ignored in salvage mode */
     size_t placeholder_lines;   /* cpu=-1 (5.2-5.4) and 5.5.0/5.5.1 placeholders dropped */
+    size_t lost_lines;          /* 5.5's lines of only -22 (-EINVAL): values it lost, dropped */
 } sl_markerfile_info;
 
 enum { SL_MF_STRICT = 1 };
+
+/* The value LIKWID 5.5 writes for every event of a thread whose values it
+ * lost (-EINVAL as a double): never a count. */
+#define SL_MF_LIKWID_EINVAL (-22.0)
 
 /* Parses buf (len bytes, need not be NUL-terminated) named `name` in messages.
  * Regions are appended to out (source SL_SOURCE_MARKER_FILE, has_names 0).

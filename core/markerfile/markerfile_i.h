@@ -18,11 +18,6 @@
 #define MF_REGION_FORM "'<id>:<tag>-<group>'"
 #define MF_VALUE_FORM "'<region> <group> <cpu> <count> <time> <nevents> <v1> ... <vN>'"
 
-typedef struct mf_slot {
-    int64_t cpu;
-    size_t row1;         /* row index in the region + 1; 0 = empty */
-} mf_slot;
-
 /* One value line kept; its nevents values are in the region's vals. */
 typedef struct mf_row {
     int64_t cpu, count;
@@ -40,14 +35,11 @@ typedef struct mf_region {
     int has_nevents;
     size_t nevents;
     size_t nevents_line; /* first line that set nevents */
-    int64_t maxcpu;      /* of its rows so far */
     /* its rows, in value-line order; vals is row-major (nrows x nevents) */
     mf_row *rows;
     size_t nrows, caprows;
     double *vals;
     size_t capvals;
-    struct mf_slot *set; /* cpu -> row, once its rows left cpu order */
-    size_t setcap, setn;
 } mf_region;
 
 typedef struct mf_ctx {
@@ -83,8 +75,6 @@ mf_region *sl_mf_add_slot(mf_ctx *c, size_t line);
  * whose nevents is set. 0 or -ENOMEM. */
 int sl_mf_add_row(mf_region *r, int64_t cpu, int64_t count, double time, size_t line,
                   const double *vals);
-/* The earlier row of region r on this cpu in *first, or SIZE_MAX. 0 or -ENOMEM. */
-int sl_mf_find_duplicate(mf_region *r, int64_t cpu, size_t *first);
 /* Frees r's rows (the region's tag stays: it points into the input). */
 void sl_mf_free_rows(mf_region *r);
 

@@ -108,10 +108,11 @@ static int parse_region(mf_ctx *c, const char *l, size_t n, size_t line)
     return 0;
 }
 
-static int all_zero(const double *v, size_t n)
+/* Whether each of the n values equals v. */
+static int all_equal(const double *vals, size_t n, double v)
 {
     for (size_t i = 0; i < n; i++)
-        if (v[i] != 0.0)
+        if (vals[i] != v)
             return 0;
     return 1;
 }
@@ -231,28 +232,26 @@ static int parse_value(mf_ctx *c, const char *l, size_t n, size_t line)
     }
     /* 5.2-5.4: cpu -1 for CPUs that never ran the region; 5.5.0/5.5.1: cpu 0
      * with nothing at all for threads without data. A real CPU-0 line counts. */
-    int placeholder = cpu == -1 || (cpu == 0 && ucount == 0 && time == 0.0 &&
-                                    (nevents == 0 || all_zero(c->vals, (size_t)nevents)));
-    if (!placeholder) {
-        size_t first;
-        if (sl_mf_find_duplicate(r, cpu, &first) < 0)
-            return -ENOMEM;
-        if (first != SIZE_MAX) {
-            return SKIP(c, line,
-                        "second value line for region %llu, cpu %lld (first on line %zu): "
-                        "expected one line per cpu",
-                        (unsigned long long)rid, (long long)cpu, r->rows[first].line);
-        }
-    }
+    /* 5.5: -EINVAL for every event of a thread whose values its Close lost
+     * (it numbers a region's threads past the count it keeps): no counts. */
+    int lost = nevents > 0 && all_equal(c->vals, (size_t)nevents, SL_MF_LIKWID_EINVAL);
+    int placeholder = !lost && (cpu == -1 || (cpu == 0 && ucount == 0 && time == 0.0 &&
+                                              (nevents == 0 ||
+                                               all_equal(c->vals, (size_t)nevents, 0.0))));
     if (!r->has_nevents) {
         r->has_nevents = 1;
         r->nevents = (size_t)nevents;
         r->nevents_line = line;
     }
-    if (placeholder) {
-        c->info->placeholder_lines++;
+    if (placeholder || lost) {
+        if (placeholder)
+            c->info->placeholder_lines++;
+        else
+            c->info->lost_lines++;
         return 0;
     }
+    /* 5.5 labels a line by the CPU its thread last ran on: two threads that
+     * shared a CPU give two lines with the same cpu, both kept. */
     return sl_mf_add_row(r, cpu, (int64_t)ucount, time, line, c->vals);
 }
 

@@ -261,7 +261,8 @@ int sl_wire_read_run(const char *buf, size_t len, const char *name, sl_run *run,
         sl_wc_named_str(&c, SL_H5N_executable, &run->executable) ||
         sl_wc_named_str(&c, SL_H5N_command_line, &run->command_line) ||
         sl_wc_named_str(&c, SL_H5N_likwid_status, &run->likwid_status) ||
-        (version >= 4 && (sl_wc_named_str(&c, SL_H5N_cpu_model, &run->cpu_model) ||
+        (version >= 4 && (sl_wc_named_str(&c, SL_H5N_likwid_version, &run->likwid_version) ||
+                          sl_wc_named_str(&c, SL_H5N_cpu_model, &run->cpu_model) ||
                           sl_wc_named_str(&c, SL_H5N_kernel_release, &run->kernel_release) ||
                           sl_wc_named_str(&c, SL_H5N_clock_source, &run->clock_source) ||
                           sl_wc_named_i64(&c, SL_H5N_tsc_hz, &run->tsc_hz))))

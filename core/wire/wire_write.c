@@ -290,6 +290,7 @@ int sl_wire_write_run(int fd, const sl_run *run)
     named_str(&w, SL_H5N_executable, run->executable);
     named_str(&w, SL_H5N_command_line, run->command_line);
     named_str(&w, SL_H5N_likwid_status, run->likwid_status);
+    named_str(&w, SL_H5N_likwid_version, run->likwid_version);
     named_str(&w, SL_H5N_cpu_model, run->cpu_model);
     named_str(&w, SL_H5N_kernel_release, run->kernel_release);
     named_str(&w, SL_H5N_clock_source, run->clock_source);

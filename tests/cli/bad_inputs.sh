@@ -116,9 +116,6 @@ bad_case nul_in_header 1 1
 mk cut_off "$HEAD$V0${V1}1 0 0 5 5.000000e-01 2 5.000000e+00 6.0000"
 bad_case cut_off 6 0
 
-mk duplicate_cpu "$HEAD$V0${V1}0 0 1 1 1.000000e-01 2 3.000000e+00 4.000000e+00 \n$V2"
-bad_case duplicate_cpu 6 0
-
 # a scope-likwid rescue file cut off: refused in both modes
 mk cut_rescue 'scope-likwid-wire 1\nkind run\nrank 0\nmpi_r'
 bad_case cut_rescue 4 1

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Inputs that look odd but are valid convert with --strict, values and tags
 # exact: nan/inf, CRLF and extra blanks, 2000 events on one line, a 10 kB
-# tag, a tag that is not UTF-8.
+# tag, LIKWID 5.5's same-cpu and -22 lines, a tag that is not UTF-8.
 . "$(dirname "$0")/lib.sh"
 
 # conv NAME: converts $TMP/NAME.txt strictly, CSV of the result in $TMP/NAME.csv
@@ -57,11 +57,24 @@ CHECKS=$((CHECKS + 1))
 n=$(grep -c '^0,likwid,0,,wide,0,0,event_' "$TMP/wide.csv" || true)
 [ "$n" = 2000 ] || fail "2000 events: $n event rows"
 
-# a 10 kB tag (LIKWID 5.3+ cuts at 100 characters, 5.2 does not)
+# a 10 kB tag (LIKWID writes whole tags; its own readers keep 99 or 139 bytes)
 tag=$(awk 'BEGIN { for (i = 0; i < 1000; i++) printf "seg%06d-", i }')
 printf '1 1 1\n0:%s-0\n0 0 0 7 1.000000e+00 1 4.200000e+01 \n' "$tag" >"$TMP/longtag.txt"
 conv longtag
 check_grep "$TMP/longtag.csv" "0,likwid,0,,$tag,0,0,event_0,42" "10 kB tag"
+
+# LIKWID 5.5: two threads that shared CPU 1 (two lines with cpu 1, both
+# threads), and a thread whose values LIKWID lost (-22 for every event: no
+# counts, no row)
+printf '3 1 1\n0:shared-0\n0 0 1 2 1.000000e+00 1 5.000000e+00 \n0 0 1 3 1.000000e+00 1 7.000000e+00 \n0 0 2 3 1.000000e+00 1 -2.200000e+01 \n' >"$TMP/v55.txt"
+conv v55
+check_grep "$TMP/v55.csv" '0,likwid,0,,shared,0,1,event_0,5' "5.5: first thread on cpu 1"
+check_grep "$TMP/v55.csv" '0,likwid,0,,shared,1,1,event_0,7' "5.5: second thread on cpu 1"
+CHECKS=$((CHECKS + 1))
+! grep -v likwid_status "$TMP/v55.csv" | grep -q -- '-22' ||
+    fail "5.5: a -22 (-EINVAL) line stored as counts: $(grep -- -22 "$TMP/v55.csv")"
+check_grep "$TMP/v55.csv" "1 value lines of only -22 (LIKWID 5.5's -EINVAL: values it lost) left out" \
+    "5.5: the status names the -22 line"
 
 # a tag that is not UTF-8 (Latin-1 e-acute): shown as \xE9, raw bytes kept
 printf '1 1 1\n0:caf\351 \377-0\n0 0 0 1 1.000000e+00 1 5.000000e+00 \n' >"$TMP/latin1.txt"

@@ -632,17 +632,19 @@ Test(markerfile, line_cut_off)
     strict_fails_at(t, 5);
 }
 
-Test(markerfile, duplicate_region_cpu)
+Test(markerfile, same_cpu_twice_in_a_region)
 {
+    /* LIKWID 5.5 labels two threads that shared a CPU with the same cpu:
+     * both lines are threads of their own */
     const char *t = HDR2 A0 A1 "0 0 1 5 5.0 2 1.0 2.0 \n" B0;
-    strict_fails_at(t, 6);
-    salvage_at(t, 6, 2, 1);
+    cr_assert_eq(parse(t, SL_MF_STRICT), 0);
     const sl_region *a = region("a", 0);
-    cr_assert_eq(a->nthreads, 2);
-    cr_assert_eq(a->call_counts[1], 2); /* the first line for cpu 1 wins */
-    /* same cpu in another region is fine */
-    cr_assert_eq(parse(HDR2 A0 "1 0 0 3 3.0 2 5.0 6.0 \n", SL_MF_STRICT), 0);
-    /* several cpu -1 lines and placeholders are not duplicates */
+    cr_assert_eq(a->nthreads, 3);
+    cr_assert_eq(a->cpus[1], 1);
+    cr_assert_eq(a->cpus[2], 1);
+    cr_assert_eq(a->call_counts[1], 2);
+    cr_assert_eq(a->call_counts[2], 5);
+    /* several cpu -1 lines and placeholders are no threads */
     const char *p = HDR2 "0 0 -1 0 0.0 2 0.0 0.0 \n0 0 -1 0 0.0 2 0.0 0.0 \n"
                          "0 0 0 0 0.0 2 0.0 0.0 \n0 0 0 4 1.0 2 1.0 2.0 \n"
                          "0 0 0 0 0.0 2 0.0 0.0 \n";
@@ -650,6 +652,27 @@ Test(markerfile, duplicate_region_cpu)
     cr_assert_eq(info.placeholder_lines, 4);
     cr_assert_eq(region("a", 0)->nthreads, 1);
     cr_assert_eq(region("a", 0)->call_counts[0], 4);
+}
+
+Test(markerfile, einval_lines_are_no_counts)
+{
+    /* LIKWID 5.5 writes -22 (-EINVAL) for every event of a thread whose
+     * values it lost, with the cpu it had or -1, and a real count */
+    const char *t = HDR2 "0 0 0 3 1.0 2 5.0 6.0 \n"
+                         "0 0 2 3 1.0 2 -2.200000e+01 -2.200000e+01 \n"
+                         "0 0 -1 1 1.0 2 -2.200000e+01 -2.200000e+01 \n" B0;
+    cr_assert_eq(parse(t, SL_MF_STRICT), 0);
+    cr_assert_eq(info.lost_lines, 2);
+    cr_assert_eq(info.placeholder_lines, 0);
+    const sl_region *a = region("a", 0);
+    cr_assert_eq(a->nthreads, 1);
+    cr_assert_eq(a->cpus[0], 0);
+    cr_assert_eq(a->events[0], 5.0);
+    /* one -22 among real values is a value */
+    cr_assert_eq(parse(HDR2 "0 0 0 3 1.0 2 -2.2e+01 6.0 \n" B0, SL_MF_STRICT), 0);
+    cr_assert_eq(info.lost_lines, 0);
+    cr_assert_eq(region("a", 0)->nthreads, 1);
+    cr_assert_eq(region("a", 0)->events[0], -22.0);
 }
 
 Test(markerfile, nevents_differs_within_region)
@@ -684,13 +707,14 @@ Test(markerfile, salvage_keeps_going_after_many_defects)
     cr_assert_eq(parse(t, 0), 0);
     print_diag();
     cr_assert_eq(lw.nregions, 2);
-    cr_assert_eq(region("a", 0)->nthreads, 1);
+    /* a's second cpu-0 line is a thread of its own (LIKWID 5.5) */
+    cr_assert_eq(region("a", 0)->nthreads, 2);
     cr_assert_eq(region("d", 0)->nthreads, 1);
     cr_assert_eq(region("d", 0)->cpus[0], 1);
-    /* 2 region lines, 3 lines of b and c, duplicate, bad value, unknown id */
-    cr_assert_eq(info.skipped_lines, 8);
+    /* 2 region lines, 3 lines of b and c, bad value, unknown id */
+    cr_assert_eq(info.skipped_lines, 7);
     /* b and c reported once each for their value lines */
-    cr_assert_eq(diag.count, 7);
+    cr_assert_eq(diag.count, 6);
 }
 
 /* ------------------------------------------------------------ tolerated */

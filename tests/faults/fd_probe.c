@@ -1,7 +1,8 @@
 /* Stands in for a helper (scope-likwid-collect or scope-likwid-write) to
  * check what the shim hands it: appends to $FAULT_PROBE_OUT one line per
  * start, "role fds=LIST preload=yes|no mapped=yes|no", then execs the real
- * helper ($FAULT_PROBE_COLLECT for one argument, $FAULT_PROBE_WRITE for two)
+ * helper ($FAULT_PROBE_COLLECT for the collector's arguments, a marker file
+ * and the application's liblikwid; else $FAULT_PROBE_WRITE)
  * so that the run still gets its answer. */
 #include <dirent.h>
 #include <fcntl.h>
@@ -38,7 +39,8 @@ int main(int argc, char **argv)
         closedir(d);
     }
     const char *pre = getenv("LD_PRELOAD");
-    const char *role = argc == 2 ? "collect" : "write";
+    int collect = argc == 2 || (argc == 3 && strstr(argv[2], "liblikwid"));
+    const char *role = collect ? "collect" : "write";
     const char *out = getenv("FAULT_PROBE_OUT");
     if (out) {
         int fd = open(out, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
@@ -49,7 +51,7 @@ int main(int argc, char **argv)
             close(fd);
         }
     }
-    const char *real = getenv(argc == 2 ? "FAULT_PROBE_COLLECT" : "FAULT_PROBE_WRITE");
+    const char *real = getenv(collect ? "FAULT_PROBE_COLLECT" : "FAULT_PROBE_WRITE");
     if (!real) {
         fprintf(stderr, "fd_probe: FAULT_PROBE_COLLECT/FAULT_PROBE_WRITE not set\n");
         return 1;

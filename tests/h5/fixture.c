@@ -81,6 +81,7 @@ void fixture_run(sl_run *run, int64_t rank)
     set(&run->executable, "/usr/bin/app");
     set(&run->command_line, "app --size 10 \"quoted arg\"");
     set(&run->likwid_status, "full_api failed: collector killed by signal 11; used marker_file");
+    set(&run->likwid_version, "5.5.1");
     set(&run->timing.clock, "CLOCK_MONOTONIC");
     run->timing.origin_unix_ns = 1700000000123456789LL;
     if (sl_run_add_env(run, "LIKWID_EVENTS", "MEM_DP") || sl_run_add_env(run, "LIKWID_THREADS", "0,1,2,3") ||

@@ -101,6 +101,7 @@ Test(roundtrip, root_and_rank_attributes)
         expect_str(g, "executable", runs[i].executable);
         expect_str(g, "command_line", runs[i].command_line);
         expect_str(g, "likwid_status", runs[i].likwid_status);
+        expect_str(g, "likwid_version", runs[i].likwid_version);
         cr_expect_eq(chk_i64_attr(g, "pid"), runs[i].pid);
         cr_expect_eq(chk_i64_attr(g, "mpi_rank"), runs[i].mpi_rank);
         H5Gclose(g);
@@ -325,6 +326,7 @@ Test(roundtrip, sl_h5_read_gives_the_input_back)
         cr_expect_str_eq(b->executable, a->executable);
         cr_expect_str_eq(b->command_line, a->command_line);
         cr_expect_str_eq(b->likwid_status, a->likwid_status);
+        cr_expect_str_eq(b->likwid_version, a->likwid_version);
         cr_assert_eq(b->nenv, a->nenv);
         for (size_t i = 0; i < a->nenv; i++) {
             cr_expect_str_eq(b->env[i].name, a->env[i].name);

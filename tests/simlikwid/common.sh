@@ -2,6 +2,9 @@
 # SIM_APP, CHECK_MARKER, CHECK_ANSWER, COLLECT, SAMPLES.
 set -u
 fails=0
+# the simulated LIKWID's version (meson: SIM_VERSION 52 or 55) and soname
+SIM_VERSION=${SIM_VERSION:-52}
+SIM_SONAME=liblikwid.so.${SIM_VERSION%?}.${SIM_VERSION#?}
 T=$(mktemp -d "${TMPDIR:-/tmp}/simlikwid-test.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 export SIM_MARKER_DIR="$T"

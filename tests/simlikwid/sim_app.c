@@ -5,6 +5,7 @@
  *              only: dropped from the file); prints "sim_app done"
  *   switch     as normal, with likwid_markerNextGroup() half way through
  *              solve-step (one tag in two groups)
+ *   worker-only as normal, plus a region "worker only" run by the worker alone
  *   get        prints what GetRegion reports for "solve-step" on main
  *   stop-unknown, reset-unknown, get-unknown, double-close
  *              LIKWID's crash hazards (the simulation raises SIGSEGV) */
@@ -23,7 +24,7 @@ static void work(int n)
     sink = s;
 }
 
-static int do_switch;
+static int do_switch, worker_only;
 static pthread_barrier_t barrier;
 
 static void solve_steps(void)
@@ -42,6 +43,11 @@ static void *worker(void *arg)
     (void)arg;
     LIKWID_MARKER_THREADINIT;
     solve_steps();
+    if (worker_only) {
+        LIKWID_MARKER_START("worker only");
+        work(1000);
+        LIKWID_MARKER_STOP("worker only");
+    }
     if (do_switch) {
         pthread_barrier_wait(&barrier);
         pthread_barrier_wait(&barrier);
@@ -84,6 +90,7 @@ int main(int argc, char **argv)
         LIKWID_MARKER_GET("not started", &n, NULL, &t, &c);
     }
     do_switch = strcmp(sc, "switch") == 0;
+    worker_only = strcmp(sc, "worker-only") == 0;
     solve();
     if (do_switch) {
         LIKWID_MARKER_START("residual");

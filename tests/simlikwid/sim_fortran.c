@@ -82,3 +82,19 @@ void likwid_markergetregion_(const char *tag, int *nr_events, double *events, do
     likwid_markerGetRegion(s, nr_events, events, time, count);
     free(s);
 }
+
+#if SIM_LIKWID_MINOR >= 5
+int likwid_markerWriteFile(const char *markerfile);
+void likwid_markerwritefile_(const char *path, size_t len);
+
+void likwid_markerwritefile_(const char *path, size_t len)
+{
+    char *p = strndup(path, len);
+    if (!p)
+        return;
+    for (size_t n = strlen(p); n > 0 && p[n - 1] == ' '; n--)
+        p[n - 1] = '\0';
+    likwid_markerWriteFile(p);
+    free(p);
+}
+#endif

@@ -3,7 +3,11 @@
  * counters that grow with elapsed time, and a real-format marker file at
  * Close (SIMLIKWID_STYLE=52|55|552). LIKWID's crashes the shim must keep
  * away from the application are emulated with raise(SIGSEGV) unless
- * SIMLIKWID_STRICT_HAZARDS=0. Written for tests, not speed: one lock. */
+ * SIMLIKWID_STRICT_HAZARDS=0. Written for tests, not speed: one lock.
+ * Built twice (tests/simlikwid/meson.build): as LIKWID 5.2 (soname
+ * liblikwid.so.5.2, SIM_LIKWID_MINOR 2) and as LIKWID 5.5 (5.5, 5), which
+ * adds the version getters and likwid_markerWriteFile, writes style 552 by
+ * default and keeps every region in group 0 across NextGroup, as 5.5 does. */
 #include <errno.h>
 #include <likwid.h>
 #include <pthread.h>
@@ -15,6 +19,18 @@
 #include <time.h>
 
 #include "sim_groups.h"
+
+#ifndef SIM_LIKWID_MINOR
+#define SIM_LIKWID_MINOR 2
+#endif
+/* The file style when SIMLIKWID_STYLE is unset: the version's own. */
+#define SIM_DEFAULT_STYLE (SIM_LIKWID_MINOR >= 5 ? 552 : 52)
+
+static int style(void)
+{
+    const char *st = getenv("SIMLIKWID_STYLE");
+    return st ? atoi(st) : SIM_DEFAULT_STYLE;
+}
 
 typedef struct slot {
     int started_ever;   /* this slot (thread/CPU) has started the region */
@@ -65,10 +81,14 @@ static void hazard(const char *what, const char *tag)
         raise(SIGSEGV);
 }
 
+/* 5.5 keys a thread's regions by (tag, the thread's group), and a thread's
+ * group stays 0 whatever NextGroup does: a region is found by its tag
+ * alone, and keeps the group it was created in. */
 static region *find(const char *tag, int group)
 {
     for (size_t i = 0; i < S.nregions; i++)
-        if (S.regions[i].group == group && strcmp(S.regions[i].tag, tag) == 0)
+        if ((SIM_LIKWID_MINOR >= 5 || S.regions[i].group == group) &&
+            strcmp(S.regions[i].tag, tag) == 0)
             return &S.regions[i];
     return NULL;
 }
@@ -237,6 +257,13 @@ int likwid_markerStartRegion(const char *tag)
     return 0;
 }
 
+/* The group a region was created in (the active one for 5.2). */
+static int r_group(const char *tag)
+{
+    region *r = find(tag, S.group);
+    return r ? r->group : S.group;
+}
+
 /* The calling thread's slot of a region it has started, or NULL (after the
  * hazard, when not strict). */
 static slot *started_slot(const char *tag, const char *what)
@@ -272,7 +299,11 @@ int likwid_markerStopRegion(const char *tag)
         ns = 1;
     s->time += ns * 1e-9;
     s->count++;
-    for (int k = 0; k < S.groups[S.group].nevents; k++)
+    /* 5.5 adds the active group's events into a region of another group */
+    int n = S.groups[S.group].nevents;
+    if (n > S.groups[r_group(tag)].nevents)
+        n = S.groups[r_group(tag)].nevents;
+    for (int k = 0; k < n; k++)
         s->ev[k] += (double)(k + 1) * ns;
     s->running = 0;
     pthread_mutex_unlock(&lock);
@@ -347,49 +378,96 @@ static void value_line(FILE *f, int id, const region *r, int cpu, const slot *s)
     fputc('\n', f);
 }
 
+/* Whether LIKWID writes the region: it has a count, and (5.5) it was
+ * created in group 0: 5.5's Close looks a region up by its own group in
+ * thread tables keyed by group 0, and finds nothing for the others. */
+static int written(const region *r)
+{
+    return region_count(r) && (SIM_LIKWID_MINOR < 5 || r->group == 0);
+}
+
+/* 5.5.2 and later (style 552), as LIKWID master's Close does it: a
+ * region's lines are its threads with a count, in thread order; a line
+ * takes its cpu from a list of the CPUs that ran the region from which
+ * each empty place was shifted out once (the places of the later lines
+ * shift), and its values from the region's k-th kept thread only where k
+ * is below the number of threads that ran it: past that, LIKWID writes
+ * -EINVAL (-22) for every event. */
+static void lines_552(FILE *f, int id, const region *r)
+{
+    int n = S.ncpus, ran = 0;
+    int *cl = malloc((size_t)n * sizeof *cl);
+    if (!cl)
+        abort();
+    for (int c = 0; c < n; c++) {
+        cl[c] = r->slots[c].count ? S.cpus[c] : -1;
+        ran += r->slots[c].count != 0;
+    }
+    for (int i = 0; i < n; i++)
+        if (cl[i] < 0) {
+            memmove(cl + i, cl + i + 1, (size_t)(n - 1 - i) * sizeof *cl);
+            cl[n - 1] = -1;
+        }
+    for (int c = 0; c < n; c++) {
+        const slot *s = &r->slots[c];
+        if (!s->count)
+            continue;
+        int ne = S.groups[r->group].nevents;
+        fprintf(f, "%d %d %d %u %e %d ", id, r->group, cl[c], (unsigned)s->count, s->time, ne);
+        for (int k = 0; k < ne; k++)
+            fprintf(f, "%e ", c < ran ? r->slots[c].ev[k] : -22.0);
+        fputc('\n', f);
+    }
+    free(cl);
+}
+
 /* The file as LIKWID writes it; style picks the version's value lines. */
-static void write_file(void)
+static int write_file(const char *path)
 {
     /* A LIKWID whose Close writes nothing (a fault: SIMLIKWID_WRITE_MARKER=0). */
     const char *write_it = getenv("SIMLIKWID_WRITE_MARKER");
     if (write_it && strcmp(write_it, "0") == 0)
-        return;
-    const char *st = getenv("SIMLIKWID_STYLE");
-    int style = st ? atoi(st) : 52;
+        return 0;
+    int st = style();
     int kept = 0;
     for (size_t i = 0; i < S.nregions; i++) {
-        if (region_count(&S.regions[i]))
+        if (written(&S.regions[i]))
             kept++;
         else
             fprintf(stderr, "WARN: Skipping region %s for evaluation.\n", S.regions[i].tag);
     }
-    FILE *f = fopen(S.path, "w");
+    FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "Cannot open file %s\n", S.path);
-        return;
+        fprintf(stderr, "Cannot open file %s\n", path);
+        return -EIO;
     }
     fprintf(f, "%d %d %d\n", S.ncpus, kept, S.ngroups);
     int id = 0;
     for (size_t i = 0; i < S.nregions; i++)
-        if (region_count(&S.regions[i]))
+        if (written(&S.regions[i]))
             fprintf(f, "%d:%s-%d\n", id++, S.regions[i].tag, S.regions[i].group);
     id = 0;
     for (size_t i = 0; i < S.nregions; i++) {
         const region *r = &S.regions[i];
-        if (!region_count(r))
+        if (!written(r))
             continue;
+        if (st == 552) {
+            lines_552(f, id++, r);
+            continue;
+        }
         for (int c = 0; c < S.ncpus; c++) {
             const slot *s = &r->slots[c];
             if (s->count)
                 value_line(f, id, r, S.cpus[c], s);
-            else if (style == 52)
+            else if (st == 52)
                 value_line(f, id, r, -1, NULL);
-            else if (style == 55)
+            else if (st == 55)
                 value_line(f, id, r, 0, NULL);
         }
         id++;
     }
     fclose(f);
+    return 0;
 }
 
 /* LIKWID 5.2 to 5.4 (SIMLIKWID_STYLE=52): Close frees its state and
@@ -399,8 +477,7 @@ static void write_file(void)
  * walks freed memory (the hazard). */
 static int resets_at_close(void)
 {
-    const char *st = getenv("SIMLIKWID_STYLE");
-    return !st || atoi(st) == 52;
+    return style() == 52;
 }
 
 static void forget_state(void)
@@ -435,7 +512,7 @@ void likwid_markerClose(void)
         pthread_mutex_unlock(&lock);
         return;
     }
-    write_file();
+    write_file(S.path);
     if (resets_at_close()) {
         forget_state();
     } else {
@@ -444,3 +521,45 @@ void likwid_markerClose(void)
     }
     pthread_mutex_unlock(&lock);
 }
+
+#if SIM_LIKWID_MINOR >= 5
+/* LIKWID 5.3 and later tell their version. */
+int likwid_getMajorVersion(void);
+int likwid_getMinorVersion(void);
+int likwid_getBugfixVersion(void);
+
+/* SIMLIKWID_MAJOR: a library that claims another major version. */
+int likwid_getMajorVersion(void)
+{
+    const char *m = getenv("SIMLIKWID_MAJOR");
+    return m ? atoi(m) : 5;
+}
+
+int likwid_getMinorVersion(void)
+{
+    return SIM_LIKWID_MINOR;
+}
+
+int likwid_getBugfixVersion(void)
+{
+    return 1;
+}
+
+/* 5.5: the results of the last Close, written to another file; before a
+ * Close there are none ("No threads or regions defined"). */
+int likwid_markerWriteFile(const char *markerfile);
+
+int likwid_markerWriteFile(const char *markerfile)
+{
+    if (!markerfile)
+        return -EFAULT;
+    pthread_mutex_lock(&lock);
+    int rc = -EFAULT;
+    if (S.closed)
+        rc = write_file(markerfile);
+    else
+        fprintf(stderr, "No threads or regions defined in hash table\n");
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+#endif

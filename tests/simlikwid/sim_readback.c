@@ -16,6 +16,13 @@
 
 #include "sim_groups.h"
 
+#ifndef SIM_LIKWID_MINOR
+#define SIM_LIKWID_MINOR 2
+#endif
+/* The bytes of a region line's tag field LIKWID's reader keeps: 99 in 5.2,
+ * 139 in 5.5 (its tag buffers are 100 and 140 bytes). */
+#define SIM_TAG_FIELD (SIM_LIKWID_MINOR >= 5 ? 139 : 99)
+
 typedef struct rb_region {
     char *tag;
     int group;
@@ -226,6 +233,10 @@ int perfmon_readMarkerFile(const char *filename)
             line[--n] = '\0';
         char *colon = strchr(line, ':');
         if (colon) {
+            /* LIKWID keeps a fixed number of bytes of the tag field (its
+             * "-<group>" included), then takes the last '-' of those */
+            if (strlen(colon + 1) > SIM_TAG_FIELD)
+                colon[1 + SIM_TAG_FIELD] = '\0';
             char *dash = strrchr(colon + 1, '-');
             long id = strtol(line, NULL, 10);
             if (!dash || id < 0 || id >= regions) {

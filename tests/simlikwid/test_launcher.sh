@@ -3,10 +3,14 @@
 # sim-perfctr swaps it in and sets likwid-perfctr's environment.
 . "$(dirname "$0")/common.sh"
 
-lib="$SIMLIKWID_DIR/liblikwid.so.5.2"
-objdump -p "$lib" | grep -q 'SONAME *liblikwid\.so\.5\.2$' && ok "soname" || fail "soname"
-objdump -p "$SIM_APP" | grep -q 'NEEDED *liblikwid\.so\.5\.2$' && ok "app needs liblikwid.so.5.2" \
+lib="$SIMLIKWID_DIR/$SIM_SONAME"
+objdump -p "$lib" | grep -q "SONAME *$SIM_SONAME\$" && ok "soname" || fail "soname"
+objdump -p "$SIM_APP" | grep -q "NEEDED *$SIM_SONAME\$" && ok "app needs $SIM_SONAME" \
     || fail "app NEEDED"
+# 5.5 only: the version getters and WriteFile
+v55_syms=
+[ "$SIM_VERSION" = 55 ] && v55_syms="likwid_getMajorVersion likwid_getMinorVersion
+    likwid_getBugfixVersion likwid_markerWriteFile likwid_markerwritefile_"
 syms=$(nm -D --defined-only "$lib")
 for s in likwid_markerInit likwid_markerThreadInit likwid_markerRegisterRegion \
          likwid_markerStartRegion likwid_markerStopRegion likwid_markerResetRegion \
@@ -20,14 +24,15 @@ for s in likwid_markerInit likwid_markerThreadInit likwid_markerRegisterRegion \
          perfmon_getCpulistOfRegion perfmon_getTimeOfRegion perfmon_getCountOfRegion \
          perfmon_getResultOfRegionThread perfmon_getNumberOfMetrics \
          perfmon_getMetricOfRegionThread perfmon_getEventName perfmon_getCounterName \
-         perfmon_getMetricName perfmon_getGroupName perfmon_getNumberOfEvents perfmon_finalize; do
+         perfmon_getMetricName perfmon_getGroupName perfmon_getNumberOfEvents perfmon_finalize \
+         $v55_syms; do
     echo "$syms" | grep -q " T $s\$" || fail "symbol $s not exported"
 done
 ok "symbols"
 
 out=$("$SIM_PERFCTR" -C 0,1 -g FLOPS_DP -m -- ldd "$SIM_APP" 2>/dev/null | grep 'liblikwid')
 case "$out" in
-    *"$SIMLIKWID_DIR/liblikwid.so.5.2"*) ok "ldd shows the simulation" ;;
+    *"$SIMLIKWID_DIR/$SIM_SONAME"*) ok "ldd shows the simulation" ;;
     *) fail "ldd: $out" ;;
 esac
 

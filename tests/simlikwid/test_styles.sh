@@ -13,6 +13,11 @@ region 'solve-step' group 0 events 6 cpus 0,1 counts 10,10 values positive
 region 'solve-step' group 1 events 7 cpus 0,1 counts 10,10 values positive
 region 'residual' group 1 events 7 cpus 0 counts 1 values positive
 region 'io phase' group 1 events 7 cpus 0 counts 2 values positive"
+# LIKWID 5.5 keeps every thread in group 0: solve-step's second phase adds
+# into its group-0 region, regions first started after the switch are lost
+[ "$SIM_VERSION" = 55 ] && want_switch="header 2 2 2
+region 'init' group 0 events 6 cpus 0 counts 1 values positive
+region 'solve-step' group 0 events 6 cpus 0,1 counts 20,20 values positive"
 
 for style in 52 55 552; do
     export SIMLIKWID_STYLE=$style
@@ -31,6 +36,13 @@ grep -q '^0 0 0 0 0.000000e+00 ' "$T/m55.txt" && ok "55 has placeholders" || fai
 if grep -q '^[0-9]* [0-9]* -\{0,1\}[0-9]* 0 ' "$T/m552.txt"; then fail "552 has count-0 lines"; else ok "552 only count>0"; fi
 expect_eq "52 lines" 10 "$(wc -l < "$T/m52.txt")"
 expect_eq "552 lines" 8 "$(wc -l < "$T/m552.txt")"
+# 552 (LIKWID master): a region run only by the second thread is written
+# with the cpu of the empty place shifted out (-1) and -22 for its values
+if [ "$SIM_VERSION" = 55 ]; then
+    SIM_KEEP_MARKER="$T/w.txt" "$SIM_PERFCTR" -C 0,1 -g FLOPS_DP -m -- "$SIM_APP" worker-only >/dev/null 2>&1
+    expect_grep "552: -22 for a thread past the region's count" \
+        '^[0-9]* 0 -1 [1-9][0-9]* [^ ]* 6 -2.200000e+01 -2.200000e+01 -2.200000e+01 -2.200000e+01 -2.200000e+01 -2.200000e+01 $' "$T/w.txt"
+fi
 # value lines end in a blank, like LIKWID's
 grep -q ' $' "$T/m52.txt" && ok "trailing blank" || fail "no trailing blank"
 

@@ -498,9 +498,10 @@ Test(wire, version_3_is_still_read)
     cr_expect_str_eq(r.meta.run_id, "");
     cr_expect_str_eq(r.cpu_model, "");
     cr_expect_eq(r.tsc_hz, 0);
+    cr_expect_str_eq(r.likwid_version, "");
     sl_run_free(&r);
     sl_diag_free(&d);
-    refused_as(SL_WIRE_MAGIC, body, "in:11: unknown keyword 'env': expected 'cpu_model'");
+    refused_as(SL_WIRE_MAGIC, body, "in:11: unknown keyword 'env': expected 'likwid_version'");
 }
 
 Test(wire, is_wire)

@@ -96,6 +96,7 @@ void build_rich_run(sl_run *run)
     cr_assert(sl_set_string(&run->executable, "/a b/\xc3\xa9x\xfe") == 0);
     cr_assert(sl_set_string(&run->command_line, "./x --tag='a b'\t\n\r=%=") == 0);
     cr_assert(sl_set_string(&run->likwid_status, "") == 0);
+    cr_assert(sl_set_string(&run->likwid_version, "5.5.1") == 0);
     cr_assert(sl_run_add_env(run, "LIKWID_EVENTS", "FLOPS_DP|MEM") == 0);
     cr_assert(sl_run_add_env(run, "LIKWID_EMPTY", "") == 0);
     cr_assert(sl_run_add_env(run, "", "=") == 0);
@@ -231,6 +232,7 @@ void expect_run_equal(const sl_run *a, const sl_run *b)
     same_str(a->executable, b->executable, "executable");
     same_str(a->command_line, b->command_line, "command_line");
     same_str(a->likwid_status, b->likwid_status, "likwid_status");
+    same_str(a->likwid_version, b->likwid_version, "likwid_version");
     cr_assert_eq(a->nenv, b->nenv);
     for (size_t i = 0; i < a->nenv; i++) {
         same_str(a->env[i].name, b->env[i].name, "env name");

@@ -206,10 +206,15 @@ static int fill_from_marker_file(sl_run *run, const char *buf, size_t len,
                      o->input);
     if (n > 0 && (size_t)n < sizeof status) {
         if (info.skipped_lines)
-            snprintf(status + n, sizeof status - (size_t)n, "; skipped %zu defective lines",
-                     info.skipped_lines);
+            n += snprintf(status + n, sizeof status - (size_t)n, "; skipped %zu defective lines",
+                          info.skipped_lines);
         else if (diag->count)
-            snprintf(status + n, sizeof status - (size_t)n, "; %zu defects reported", diag->count);
+            n += snprintf(status + n, sizeof status - (size_t)n, "; %zu defects reported",
+                          diag->count);
+        if (info.lost_lines && n > 0 && (size_t)n < sizeof status)
+            snprintf(status + n, sizeof status - (size_t)n,
+                     "; %zu value lines of only -22 (LIKWID 5.5's -EINVAL: values it lost) "
+                     "left out", info.lost_lines);
     }
     if (sl_set_string(&run->likwid_status, status) || sl_set_string(&run->timing.clock, "none"))
         return -ENOMEM;
