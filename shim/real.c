@@ -282,19 +282,26 @@ __attribute__((destructor)) static void bypass_note(void)
  * application loaded), on the heap; NULL when there is none. The collector
  * opens the same file, so it reads with the application's LIKWID. */
 char *sl_real_library(const sl_real_api *r)
+{
+    Dl_info at;
     void *init;
     memcpy(&init, &r->init, sizeof init);
     if (!init || !dladdr(init, &at) || !at.dli_fname || !at.dli_fname[0])
         return NULL;
     return strdup(at.dli_fname);
+}
+
 /* The version of the library that defines r's Init ("5.5.1", "5.2"), into
  * out; "unknown" when there is none or it does not say. Loads nothing:
  * RTLD_NOLOAD of a library already loaded. */
 void sl_real_likwid_version(const sl_real_api *r, char *out, size_t n)
+{
     snprintf(out, n, "unknown");
     char *path = sl_real_library(r);
     void *h = path ? dlopen(path, RTLD_NOLOAD | RTLD_LAZY) : NULL;
     if (h) {
         sl_likwid_version(h, out, n);
         dlclose(h);
+    }
     free(path);
+}
