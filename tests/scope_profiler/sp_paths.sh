@@ -130,14 +130,14 @@ fi
 
 # 5. merge of two non-MPI runs (both rank 0): rank0 and rank1
 if [ -n "${real:-}" ] && [ -n "${simf:-}" ]; then
-    run merge "$SL_CLI" merge -o "$T/out/m.h5" "$real" "$simf"
+    run merge "$SL_CLI" merge --allow-mixed -o "$T/out/m.h5" "$real" "$simf"
     [ "$(rc_of merge)" = 0 ] || { fail "merge exited $(rc_of merge)"; show_run merge; }
     sp merge-two "$T/out/m.h5" --ranks 2 --calls $((2 * CALLS)) --require-metadata --mpi-size 1
     groups=$(h5ls "$T/out/m.h5" | awk '{print $1}' | tr '\n' ' ')
     [ "$groups" = "metadata rank0 rank1 " ] || fail "merged groups '$groups': expected metadata rank0 rank1"
     # 6. a merge of merged files: four distinct ranks
     cp "$T/out/m.h5" "$T/out/m2.h5"
-    run merge2 "$SL_CLI" merge -o "$T/out/mm.h5" "$T/out/m.h5" "$T/out/m2.h5"
+    run merge2 "$SL_CLI" merge --allow-mixed -o "$T/out/mm.h5" "$T/out/m.h5" "$T/out/m2.h5"
     [ "$(rc_of merge2)" = 0 ] || { fail "merge of merged files exited $(rc_of merge2)"; show_run merge2; }
     sp merge-merged "$T/out/mm.h5" --ranks 4 --calls $((4 * CALLS)) --require-metadata
 fi

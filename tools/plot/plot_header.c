@@ -126,7 +126,7 @@ int sl_plot_meta_header(sl_plot_out *o, const sl_file_meta *m)
     int have_time = r->start_time_ns >= 0 && r->finalize_time_ns >= r->start_time_ns;
     if (!m->present || (!*m->timestamp && !*m->hostname && r->mpi_size < 0 && r->omp_num_threads < 0 &&
                         m->total_cores < 0 && r->start_time_ns < 0 && r->finalize_time_ns < 0 &&
-                        !*r->working_directory && !*r->user && !r->nvars))
+                        !*r->working_directory && !*r->user && !*r->run_id && !r->nvars))
         return 0;
     sl_plot_heading(o, 2, "Run (" SL_H5N_metadata ")");
     table_open(o);
@@ -140,6 +140,7 @@ int sl_plot_meta_header(sl_plot_out *o, const sl_file_meta *m)
     int_row(o, "total_time_ns", have_time ? r->finalize_time_ns - r->start_time_ns : -1, have_time);
     rc |= str_row(o, SL_H5N_working_directory, r->working_directory);
     rc |= str_row(o, SL_H5N_user, r->user);
+    rc |= str_row(o, SL_H5N_run_id, r->run_id);
     for (size_t i = 0; i < r->nvars; i++)
         rc |= str_row(o, r->vars[i].name, r->vars[i].value);
     table_close(o);

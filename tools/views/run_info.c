@@ -85,6 +85,7 @@ int sl_info_meta(const sl_file_meta *m, sl_infos *out)
                            have_time);
     rc = rc ? rc : add_str(out, SL_H5N_working_directory, r->working_directory);
     rc = rc ? rc : add_str(out, SL_H5N_user, r->user);
+    rc = rc ? rc : add_str(out, SL_H5N_run_id, r->run_id);
     for (size_t i = 0; !rc && i < r->nvars; i++)
         rc = add(out, r->vars[i].name, 1, 0, 0, r->vars[i].value);
     if (rc)
