@@ -380,18 +380,8 @@ static int ended(pid_t pid)
 {
     if (kill(pid, 0) != 0)
         return errno == ESRCH;
-    char path[40], buf[512];
-    snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    const char *paren = strrchr(buf, ')');
-    return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+    char state = sl_proc_state(pid);
+    return state == 'Z' || state == 'X';
 }
 
 /* scope-likwid-write MODE JOURNAL PID (--child, --orphan): the path it

@@ -173,6 +173,10 @@ int sl_journal_read(const char *path, const sl_jrn_clock *clk, sl_run *run, sl_j
 int sl_journal_read_mem(const void *p, size_t size, const char *name, const sl_jrn_clock *clk,
                         sl_run *run, sl_jrn_info *info, sl_diag *d);
 
+/* /proc/PID/stat's state letter ('T' stopped, 'Z' zombie, ...), 0 when it
+ * cannot be read. No allocation: the shim asks it too. */
+char sl_proc_state(int64_t pid);
+
 /* /proc/PID/stat's start time (clock ticks after boot), 0 when unknown. */
 uint64_t sl_jrn_start_ticks(int64_t pid);
 

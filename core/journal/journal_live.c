@@ -3,9 +3,11 @@
  * time and the boot tell. */
 #include "journal.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fileio.h"
 
@@ -55,4 +57,20 @@ int sl_jrn_writer_alive(const sl_jrn_info *info)
         return 0;       /* another boot (or unknown): that process is gone */
     uint64_t t = sl_jrn_start_ticks(info->pid);
     return t != 0 && t == info->start_ticks;
+}
+
+char sl_proc_state(int64_t pid)
+{
+    char path[48], buf[512];
+    snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')');     /* the name may hold anything */
+    return paren && paren[1] == ' ' ? paren[2] : 0;
 }

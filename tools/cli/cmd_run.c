@@ -1,6 +1,7 @@
 /* scope-likwid run: runs an application with the shim preloaded, under
  * `likwid-perfctr -m` when LIKWID can count on this host, and says where
  * the result went. */
+#include "journal.h"
 #include "cmds.h"
 #include "recover.h"
 #include "why.h"
@@ -82,23 +83,6 @@ static int status_code(int st)
  * child subreaper (PR_SET_CHILD_SUBREAPER): such orphans become run's own
  * children, which it can see, end and reap by pid. */
 
-/* The state letter of process pid ('T' stopped, 'Z' zombie, ...); 0 when
- * it cannot be read. */
-static char proc_state(pid_t pid)
-{
-    char p[64], buf[512];
-    snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    const char *paren = strrchr(buf, ')');     /* the name may hold anything */
-    return paren && paren[1] == ' ' ? paren[2] : 0;
-}
 
 /* Ends run's children (orphans adopted as subreaper, run's own leftover
  * probes): every one (all) or the stopped ones but `keep`, and reaps them
@@ -115,7 +99,7 @@ static int end_children(int all, int say, pid_t keep)
     int left = 0;
     long child;
     while (fscanf(f, "%ld", &child) == 1) {
-        char st = proc_state((pid_t)child);
+        char st = sl_proc_state((pid_t)child);
         if (child == keep)
             continue;
         if (st == 'Z') {
