@@ -117,7 +117,7 @@ static void counters(const sl_state *g, const sl_real_api *r, const char *marker
 /* Close and the exit path call into libc, the status text, the rescue
  * file and the helpers: tens of KiB of stack (no frame over 4 KiB, but
  * many). A crash handler on a small alternate signal stack (8 KiB is
- * common: SIGSTKSZ) that calls Close or exit() would overflow it into
+ * common: SIGSTKSZ) that calls Close or the exit function would overflow it into
  * whatever lies below. There the work runs on a stack of its own (1 MiB,
  * mapped for the call, only what is used is touched), with every signal
  * blocked while it does: on our stack the kernel would deliver a signal
@@ -1233,7 +1233,7 @@ void sl_close_at_exit(void)
 
 static void early_deliver(void);
 
-/* exit() may be called from a crash handler on a small alternate stack. */
+/* The exit function may be called from a crash handler on a small alternate stack. */
 static void early_hook(void)
 {
     with_room(early_deliver);

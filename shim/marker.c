@@ -191,7 +191,7 @@ static void do_init(void)
     int on_tsc = sl_rt_clock_init(!(tsc && strcmp(tsc, "0") == 0));
     sl_g.tsc = on_tsc;
     sl_fork_arm();
-    /* The exit path (LIKWID's Init may exit() the process, the application
+    /* The exit path (LIKWID's Init may end the process, the application
      * may never Close): close.c. */
     sl_exit_hook_arm();
     sl_g.cycle = 1;
@@ -431,7 +431,7 @@ void sl_shim_close(void)
     const sl_real_api *r = sl_cycle_api();
     int m = mode();
     if (m == SL_MODE_ACTIVE && getpid() != sl_g.pid) {
-        /* A child made without fork() (no atfork handler ran). */
+        /* A child made without the fork function (no atfork handler ran). */
         atomic_store(&sl_mode, SL_MODE_PASS);
         m = SL_MODE_PASS;
     }
