@@ -1169,7 +1169,7 @@ int sl_cycle_begin(void)
  * timing is delivered without counters (LIKWID is not asked: its own exit
  * work may already have run).
  *
- * Two hooks. The early one is an atexit handler registered at Init: exit()
+ * Two hooks. The early one is an atexit handler registered at Init: the exit function
  * runs it before the atexit handlers registered before Init and before the
  * destructors of C++ objects constructed before Init, so the result is
  * written (the writer waited for, as under srun it must be) while the
