@@ -232,7 +232,7 @@ typedef struct sl_state {
 
 extern sl_state sl_g;
 extern _Atomic int sl_mode;
-extern _Atomic int sl_in_real_init;     /* LIKWID's Init running (it may exit()) */
+extern _Atomic int sl_in_real_init;     /* LIKWID's Init running (it may end the process) */
 extern _Atomic int sl_next_group_calls;
 
 /* The internal path behind each entry point (marker.c): sl_shim_<member>
