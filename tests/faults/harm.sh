@@ -103,14 +103,22 @@ assert int(rgs[0]["call_counts"][()].sum()) == 1000 and len(rgs[0]["call_threads
 PY
     ;;
 churn)
+    # A sanitized build runs each thread start about 10 times slower and
+    # keeps freed memory in quarantine: 10 000 threads, calls checked, RSS
+    # not (the quarantine's growth is the sanitizer's, not the shim's).
     N=100000
+    [ "${SL_SANITIZE:-none}" = none ] || N=10000
     pair a real "$SL_HARM_APP" churn "$N"
     f=$(result_file a.shim) || { fail "no result file: $(shim_lines a.shim)"; finish; }
     grow=$(sed -n 's/^rss_growth_kib //p' "$T/a.shim/counts")
     jkib=$(sed -n 's/^journal_kib //p' "$T/a.shim/counts")
     base=$(sed -n 's/^rss_growth_kib //p' "$T/a.base/counts")
     say "RSS growth $grow KiB (without the shim $base KiB), journal $jkib KiB"
-    [ -n "$grow" ] && [ "$grow" -le 65536 ] || fail "RSS grew by $grow KiB over $N threads: expected at most 64 MiB"
+    if [ "${SL_SANITIZE:-none}" = none ]; then
+        [ -n "$grow" ] && [ "$grow" -le 65536 ] || fail "RSS grew by $grow KiB over $N threads: expected at most 64 MiB"
+    else
+        say "b_sanitize=$SL_SANITIZE: RSS growth not checked"
+    fi
     [ -n "$jkib" ] && [ "$jkib" -gt 0 ] && [ "$jkib" -le 65536 ] || fail "journal $jkib KiB: expected a journal of at most 64 MiB"
     check "$f" --timing-tags req --no-likwid >/dev/null
     calls_exact "$f" "req=$N" ;;
@@ -127,6 +135,9 @@ plugin)
     [ "$n" = 2 ] || fail "expected 2 result files (one per load), found $n: $(ls "$T/a.shim")"
     [ "$(shim_lines a.shim | grep -c '^scope-likwid: wrote ')" = 2 ] || fail "expected 2 wrote lines: $(shim_lines a.shim)" ;;
 deepbind)
+    if [ "${SL_SANITIZE:-none}" != none ]; then
+        skip "b_sanitize=$SL_SANITIZE: the sanitizer runtime refuses RTLD_DEEPBIND (google/sanitizers#611)"
+    fi
     pair a real "$SL_HARM_HOST" deepbind "$SL_HARM_PLUGIN"
     expect_line a.shim "libharm_plugin.so calls LIKWID's likwid_marker[A-Za-z]* directly, not through the shim .*RTLD_DEEPBIND" \
         "one line naming the plugin whose calls bypass the shim"
