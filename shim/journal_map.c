@@ -27,8 +27,10 @@
  * The file is mapped in pieces as it is used, never as a whole: a large
  * mapping is what mlockall(MCL_CURRENT | MCL_FUTURE) would populate and
  * lock (the process OOM-killed inside Init), and what RLIMIT_AS would
- * count. A piece is 1 MiB, or an eighth of what is used so far (at most
- * 64 MiB: few mappings for a large journal). Space is handed out from one
+ * count. The first piece is 64 KiB (what ulimit -v takes from the
+ * application at Init), each next one twice the last up to 1 MiB, then an
+ * eighth of what is used so far (at most 64 MiB: few mappings for a large
+ * journal). Space is handed out from one
  * bump pointer (records and sample chunks alike, never freed) and each
  * piece is allocated on disk (fallocate) before the hot path may touch it:
  * a page of a MAP_SHARED file that the file system cannot back (disk full,
@@ -41,6 +43,7 @@
  * file is reopened by its path for the one use. */
 #define DEFAULT_BYTES ((size_t)16 << 30)    /* sparse: only what is used takes room */
 #define MIN_BYTES ((size_t)4 << 20)
+#define PIECE_FIRST ((size_t)64 << 10)
 #define PIECE_MIN ((size_t)1 << 20)
 #define PIECE_MAX ((size_t)64 << 20)
 #define FD_FLOOR 64                         /* the kept descriptor, above the low numbers */
@@ -163,6 +166,8 @@ static void *take(size_t len, int kind)
     /* A new piece where the current one ends, starting with its record. */
     size_t pg = page_size(), end = piece_off + piece_len;
     size_t want = used / 8 < PIECE_MIN ? PIECE_MIN : used / 8 > PIECE_MAX ? PIECE_MAX : used / 8;
+    if (piece_len < PIECE_MIN / 2)
+        want = 2 * piece_len;       /* small at first: 64 KiB, 128 KiB, ... */
     size_t need = (len + sizeof(sl_jrn_rec) + SL_JRN_ALIGN + pg - 1) / pg * pg;
     if (want < need)
         want = need;
@@ -331,7 +336,7 @@ static int create_at(const char *path, size_t size)
         return -errno;
     struct stat st;
     void *m = MAP_FAILED;
-    size_t first = PIECE_MIN < size ? PIECE_MIN : size;
+    size_t first = PIECE_FIRST < size ? PIECE_FIRST : size;
     int rc = 0;
     /* Readable and writable by its owner whatever the umask (recover must
      * open it); the umask still decides for group and others. */

@@ -70,15 +70,18 @@ void sl_rt_unreserve(size_t bytes)
 
 /* ---- the pool: memory for the tables when there is no journal ---- */
 
-/* Bump allocation from anonymous mappings of 1 MiB (more for a larger
- * object), never freed (Close may be reading), zeroed: the tables, entries
+/* Bump allocation from anonymous mappings of 64 KiB, each next one twice
+ * the last up to 1 MiB (more for a larger object; small at first: ulimit -v
+ * counts them), never freed (Close may be reading), zeroed: the tables, entries
  * and sample chunks of every thread when there is no journal (or it is
  * full). Not malloc: the first malloc in a thread makes glibc reserve a
  * 64 MiB arena for it, which mlockall() counts as locked, and a leak
  * checker does not scan the journal that may point here. */
+#define POOL_FIRST ((size_t)64 << 10)
 #define POOL_PIECE ((size_t)1 << 20)
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *pool_next, *pool_end;
+static size_t pool_piece = POOL_FIRST;     /* the next piece's size */
 
 /* What threads that ended gave back (under pool_lock): their caches, and
  * the unused rests of their chunks (each a node where its samples would
@@ -107,7 +110,7 @@ void *sl_rt_pool_alloc(size_t bytes)
         pool_next += bytes;
     } else {
         size_t page = (size_t)sysconf(_SC_PAGESIZE);
-        size_t len = bytes > POOL_PIECE ? (bytes + page - 1) / page * page : POOL_PIECE;
+        size_t len = bytes > pool_piece ? (bytes + page - 1) / page * page : pool_piece;
         char *m = MAP_FAILED;
         if (sl_rt_reserve(len)) {
             m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -117,6 +120,8 @@ void *sl_rt_pool_alloc(size_t bytes)
         }
         if (m != MAP_FAILED) {
             p = m;
+            if (pool_piece < POOL_PIECE)
+                pool_piece *= 2;
             if (len - bytes > (size_t)(pool_end - pool_next)) {   /* keep the roomier piece */
                 pool_next = m + bytes;
                 pool_end = m + len;

@@ -253,6 +253,23 @@ vfull)
         [ "$FAILED" = 0 ] || { show_run "v$k.shim"; break; }
     done
     [ -n "$(wrote_path v256.shim)" ] || fail "v256.shim: 256 KiB left at Close: expected the result written" ;;
+vroom)
+    # ulimit -v near what the application needs: after Init and 3 timed
+    # calls the shim has taken less than 1 MiB of its address space (its
+    # library, the fork table, the journal's and the pool's first 64 KiB),
+    # where the journal's first piece alone used to take 1 MiB.
+    if [ "${SL_SANITIZE:-none}" != none ]; then
+        skip "b_sanitize=$SL_SANITIZE: a sanitizer's shadow memory does not fit under ulimit -v"
+    fi
+    run v.base sh -c 'ulimit -v 400000 && exec "$@"' sh "$SL_HARMPROC_APP" vroom
+    run v.shim sh -c 'ulimit -v 400000 && exec "$@"' sh env LD_PRELOAD="$SL_SHIM" "$SL_HARMPROC_APP" vroom
+    [ "$(rc_of v.base)" = 0 ] && [ "$(rc_of v.shim)" = 0 ] || fail "exit status $(rc_of v.base) without the shim, $(rc_of v.shim) with it: expected 0 both"
+    base=$(sed -n 's/^room //p' "$T/v.base.out")
+    with=$(sed -n 's/^room //p' "$T/v.shim.out")
+    say "address space left: $base KiB without the shim, $with KiB with it"
+    [ -n "$base" ] && [ -n "$with" ] && [ $((base - with)) -lt 1024 ] ||
+        fail "the shim took $((${base:-0} - ${with:-0})) KiB of address space: expected under 1024 KiB"
+    one_result v.shim && check "$R" --timing "work=1x3" --timing-tags work --no-likwid >/dev/null ;;
 *)
     fail "unknown case '${1:-}'" ;;
 esac

@@ -37,6 +37,9 @@
  *                            more and Closes
  *   harmproc_app vfull KIB       times "work" 3 times, takes all the address
  *                            space (ulimit -v) but KIB KiB, and Closes
+ *   harmproc_app vroom           times "work" 3 times, prints how much
+ *                            address space (ulimit -v) is left, in KiB
+ *                            ("room KIB"), and Closes
  *   harmproc_app bigenv          times "work" 3 times, sets a 200 KiB
  *                            environment variable, times "work" twice more,
  *                            Closes */
@@ -336,6 +339,34 @@ static int vfull_mode(long spare_kib)
     return 0;
 }
 
+/* The address space left: taken in ever smaller steps, counted, given back. */
+static size_t room_left(void)
+{
+    enum { MAX_TAKEN = 1 << 16 };
+    static void *taken[MAX_TAKEN];
+    static size_t sizes[MAX_TAKEN];
+    size_t n = 0, sum = 0;
+    for (size_t step = (size_t)1 << 30; step >= 4096; step /= 2)
+        while (n < MAX_TAKEN && (taken[n] = take(step)) != NULL) {
+            sizes[n++] = step;
+            sum += step;
+        }
+    while (n > 0) {
+        n--;
+        munmap(taken[n], sizes[n]);
+    }
+    return sum;
+}
+
+static int vroom_mode(void)
+{
+    likwid_markerInit();
+    work_region("work", 3);
+    printf("room %zu\n", room_left() >> 10);
+    likwid_markerClose();
+    return 0;
+}
+
 static int vfull_arg(const char *kib)
 {
     return vfull_mode(atol(kib));
@@ -383,6 +414,7 @@ static const struct {
     {"bigenv", bigenv_mode, NULL},
     {"drop", NULL, dropprivs_mode},
     {"vfull", NULL, vfull_arg},
+    {"vroom", vroom_mode, NULL},
 };
 
 int main(int argc, char **argv)
