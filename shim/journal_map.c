@@ -417,6 +417,10 @@ static void fill_header(const sl_journal_in *in)
     h->cycle = 1;
     h->first_piece = piece_len;
     snprintf(h->output, sizeof h->output, "%s", in->output);
+    if (in->prov)
+        h->prov = *in->prov;
+    if (in->run_id && strlen(in->run_id) < sizeof h->run_id)
+        memcpy(h->run_id, in->run_id, strlen(in->run_id) + 1);   /* whole, or not at all */
     gethostname(h->hostname, sizeof h->hostname - 1);
     char *exe = realpath("/proc/self/exe", NULL);
     if (exe)
@@ -472,7 +476,8 @@ void sl_survive_begin(const char *output, pid_t pid, pid_t parent_pid, int mpi, 
         return;
     sl_journal_in in = {.output = output, .pid = pid, .parent_pid = parent_pid, .mpi = mpi,
                         .rank = rank,
-                        .origin_unix_ns = origin_unix_ns, .tsc = tsc};
+                        .origin_unix_ns = origin_unix_ns, .tsc = tsc,
+                        .prov = &sl_g.prov, .run_id = sl_g.run_id};
     int rc = sl_journal_begin(&in);
     if (rc != 0) {
         sl_log_warn("no journal (%s): the timing survives only a normal end of the process",

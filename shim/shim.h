@@ -584,6 +584,8 @@ typedef struct sl_journal_in {
     int64_t origin_unix_ns;
     int tsc;                    /* the hot path stores TSC ticks */
     size_t bytes;               /* 0: the default size */
+    const sl_provenance *prov;  /* where it runs (NULL: unknown) */
+    const char *run_id;         /* NULL: unknown */
 } sl_journal_in;
 
 /* Creates and maps the journal; 0, or -errno (then nothing is journaled and

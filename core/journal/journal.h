@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "provenance.h"
 #include "run.h"
 
 #define SL_JRN_MAGIC "scope-likwid journal 2\n"    /* 23 bytes and a NUL */
@@ -78,6 +79,10 @@ typedef struct sl_jrn_header {
     int64_t outside_entries;    /* regions of threads in it whose entries are not (full) */
     char rescue[3072];          /* SL_JRN_DELIVERING: the rescue file the writer works on */
     int64_t parent_pid;         /* a forked child's parent (0: none; an older journal's 0) */
+    /* Where the process ran and which launch it belongs to, as the result
+     * file says (docs/FORMAT.md); all zero in an older journal (unknown). */
+    sl_provenance prov;
+    char run_id[168];           /* "" when unknown or too long to keep whole */
 } sl_jrn_header;
 _Static_assert(sizeof(sl_jrn_header) <= SL_JRN_HEADER_BYTES, "the journal header outgrew its room");
 

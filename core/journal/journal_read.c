@@ -319,6 +319,12 @@ static int read_mapped(jfile *j, const char *name, const sl_jrn_clock *clk, sl_r
     set_field(&run->hostname, h->hostname, sizeof h->hostname);
     set_field(&run->executable, h->executable, sizeof h->executable);
     set_field(&run->command_line, h->command_line, sizeof h->command_line);
+    sl_provenance prov = h->prov;       /* a damaged journal's strings end here */
+    prov.cpu_model[sizeof prov.cpu_model - 1] = '\0';
+    prov.kernel_release[sizeof prov.kernel_release - 1] = '\0';
+    prov.clock_source[sizeof prov.clock_source - 1] = '\0';
+    sl_provenance_set(run, &prov);
+    set_field(&run->meta.run_id, h->run_id, sizeof h->run_id);
     sl_set_string(&run->timing.clock, "CLOCK_MONOTONIC");
     run->timing.origin_unix_ns = h->origin_unix_ns;
     jread r = {0};

@@ -41,9 +41,39 @@ recover_ok() {  # recover_ok RUN STATUS-REGEX
     f=$(result_file "$1") || { fail "$1: no result file after recover: $(cat "$T/rec.err")"; return 1; }
     work_timing "$f" --timing-tags work inside --open "inside=1" --no-likwid \
         --status "partial: recovered from the journal" --status "$2" --status "1 region open: inside"
+    provenance_ok "$f"
     # Idempotent: nothing left to do, nothing written.
     "$SL_CLI" recover "$T/$1" >"$T/rec2.out" 2>"$T/rec2.err" || fail "a second recover failed: $(cat "$T/rec2.err")"
     [ "$(ls "$T/$1" | wc -l)" = 1 ] || fail "a second recover changed $T/$1: $(ls "$T/$1")"
+}
+
+# provenance_ok FILE: a result recovered from a journal says where and in
+# which launch the process ran, as a delivered one does: /metadata run_id
+# from the batch job the run was given (SLURM_JOB_ID 4242, step 3), and
+# rank0's cpu_model and kernel_release as this host names them.
+provenance_ok() {
+    "$PY" - "$1" "$(uname -r)" <<'PY' >"$T/prov.log" 2>&1 || fail "provenance of $1: $(cat "$T/prov.log")"
+import h5py, sys
+def text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+f = h5py.File(sys.argv[1], "r")
+cpu = ""
+for line in open("/proc/cpuinfo"):
+    if line.startswith("model name"):
+        cpu = line.split(":", 1)[1].strip()
+        break
+g = f[[k for k in f if k.startswith("rank")][0]]
+bad = []
+if text(f["metadata"].attrs.get("run_id", "")) != "slurm-4242.3":
+    bad.append("run_id %r, expected 'slurm-4242.3'" % text(f["metadata"].attrs.get("run_id", "")))
+if cpu and " ".join(text(g.attrs.get("cpu_model", "")).split()) != " ".join(cpu.split()):
+    bad.append("cpu_model %r, expected %r" % (text(g.attrs.get("cpu_model", "")), cpu))
+if text(g.attrs.get("kernel_release", "")) != sys.argv[2]:
+    bad.append("kernel_release %r, expected %r" % (text(g.attrs.get("kernel_release", "")), sys.argv[2]))
+if bad:
+    print("; ".join(bad))
+    sys.exit(1)
+PY
 }
 
 # at_signal RUN SIGNO: the handler wrote the result before the process died.
@@ -98,6 +128,8 @@ chain)
     grep -q 'library handler AGAIN' "$T/a.shim.out" && fail "the library's handler ran again: the shim's handler looped"
     at_signal a.shim 15 ;;
 kill|segv|abort)
+    SLURM_JOB_ID=4242 SLURM_STEP_ID=3
+    export SLURM_JOB_ID SLURM_STEP_ID
     pair a real "$SL_FAULT_APP" "$1-in-region"
     recover_ok a.shim "ended without likwid_markerClose" ;;
 run)
@@ -148,7 +180,8 @@ writer-hang)
     recover_hint a.shim ;;
 alive)
     mkdir -p "$T/w" "$T/sync"
-    (cd "$T/w" && FAULT_SYNC_DIR=$T/sync exec env LD_PRELOAD="$SL_SHIM" "$SL_FAULT_APP" wait-in-region) \
+    (cd "$T/w" && FAULT_SYNC_DIR=$T/sync SLURM_JOB_ID=4242 SLURM_STEP_ID=3 \
+        exec env LD_PRELOAD="$SL_SHIM" "$SL_FAULT_APP" wait-in-region) \
         >"$T/w.out" 2>"$T/w.err" &
     pid=$!
     for i in $(seq 100); do [ -e "$T/sync/ready" ] && break; sleep 0.1; done
