@@ -84,6 +84,17 @@ void sl_deliver_in_from(const sl_state *g, sl_deliver_in *in)
                           .timeout_s = g->cfg.timeout_s};
 }
 
+/* Why there are no counters, for the status text. */
+static void not_counting(const sl_state *g, const sl_real_api *r, sl_text *status)
+{
+    if (!r->close)
+        sl_text_add(status, "LIKWID not counting (the application is not linked with LIKWID); "
+                            "timing only");
+    else
+        sl_text_add(status, "LIKWID not counting (%s); timing only",
+                    g->not_counting ? g->not_counting : "LIKWID_FILEPATH not set");
+}
+
 /* What LIKWID yields, with the status text; g read only. */
 static void counters(const sl_state *g, const sl_real_api *r, const char *markerpath,
                      int64_t group, sl_likwid *lw, sl_text *status)
@@ -95,12 +106,8 @@ static void counters(const sl_state *g, const sl_real_api *r, const char *marker
         sl_snapshots_take(r, group, &snap);
     if (r->close)
         r->close();
-    if (!r->close) {
-        sl_text_add(status, "LIKWID not counting (the application is not linked with LIKWID); "
-                            "timing only");
-    } else if (!counting) {
-        sl_text_add(status, "LIKWID not counting (%s); timing only",
-                    g->not_counting ? g->not_counting : "LIKWID_FILEPATH not set");
+    if (!counting) {
+        not_counting(g, r, status);
     } else {
         char *lib = sl_real_library(r);
         sl_sources_in in = {.markerfile = markerpath, .sources = g->cfg.sources,
@@ -111,6 +118,15 @@ static void counters(const sl_state *g, const sl_real_api *r, const char *marker
     }
     sl_likwid_free(&snap);
 }
+
+/* Batches of cycles where LIKWID does not count (below, "cycle"):
+ * batch_defer, at Close of cycle g->cycle: 1 when it joins the pending
+ * batch and writes nothing; batch_status: the status's cycle part ("cycle
+ * N", or "cycles A to N" with a batch pending); batch_delivered: the
+ * pending batch went with the result just delivered. */
+static int batch_defer(const sl_state *g, int counting);
+static void batch_status(const sl_state *g, sl_text *status);
+static void batch_delivered(void);
 
 /* ---- a stack with room ---- */
 
@@ -255,10 +271,22 @@ static void close_run(void)
         group = 0;
     sl_likwid lw;
     sl_likwid_init(&lw);
+    const sl_real_api *r = sl_cycle_api();
+    const char *markerpath = secure_getenv("LIKWID_FILEPATH");
+    if (batch_defer(g, g->counting && r->close && markerpath)) {
+        /* Nothing to count, and this cycle's calls wait in the tables for
+         * the batch's delivery (below, "cycle"). LIKWID closes as without
+         * the shim. */
+        if (r->close)
+            r->close();
+        sl_fork_deliver_parent();
+        sl_cycle_close_done();
+        sl_close_delivering(0);
+        return;
+    }
     sl_text status = {0};
-    if (g->cycle > 1)
-        sl_text_add(&status, "Init..Close cycle %d of process %lld", g->cycle, (long long)g->pid);
-    counters(g, sl_cycle_api(), secure_getenv("LIKWID_FILEPATH"), group, &lw, &status);
+    batch_status(g, &status);
+    counters(g, r, markerpath, group, &lw, &status);
     sl_deliver_in in;
     sl_deliver_in_from(g, &in);
     if (strcmp(version, "unknown") != 0)
@@ -268,6 +296,7 @@ static void close_run(void)
     sl_likwid_free(&lw);
     if (saved)
         survive_end();      /* else the journal is the last copy: it stays */
+    batch_delivered();
     sl_fork_deliver_parent();
     sl_cycle_close_done();
     sl_close_delivering(0);
@@ -1106,9 +1135,96 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
  * so `scope-likwid show` says which it is. The region table is kept (its
  * entries and arenas are reused, nothing is freed) and its counters are
  * zeroed; the configuration of the first Init stays. Each cycle's marker
- * file is noted at its Init and read at its Close. */
+ * file is noted at its Init and read at its Close.
+ *
+ * Where LIKWID does not count (there are no counters to keep apart), the
+ * cycles after the first go in batches: a library that wraps every call
+ * of a routine in Init..Close costs a writer run per second, not per
+ * call. A batch begins with a cycle's Close; its Close and those of the
+ * next cycles (within 1 s of that one) write nothing, and each next Init
+ * goes on in the same tables. The batch is delivered, as one result named
+ * after its first cycle with the status "Init..Close cycles A to B of
+ * process PID", by the first Close 1 s or more after it began, or at the
+ * end of the process or an exec. */
 static pthread_mutex_t cycle_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int closes_done;     /* cycles whose Close (or exit hook) has finished */
+#define BATCH_NS 1000000000LL
+static int batch_first;             /* the pending batch's first cycle; 0: none (cycle_lock) */
+static int64_t batch_began_ns;      /* CLOCK_MONOTONIC at its first Close */
+
+static int64_t monotonic_ns(void)
+{
+    struct timespec m;
+    clock_gettime(CLOCK_MONOTONIC, &m);
+    return (int64_t)m.tv_sec * 1000000000 + m.tv_nsec;
+}
+
+static int batch_defer(const sl_state *g, int counting)
+{
+    if (g->cycle < 2 || counting)
+        return 0;
+    pthread_mutex_lock(&cycle_lock);
+    int64_t now = monotonic_ns();
+    if (!batch_first) {
+        batch_first = g->cycle;
+        batch_began_ns = now;
+    }
+    int defer = now - batch_began_ns < BATCH_NS;
+    pthread_mutex_unlock(&cycle_lock);
+    return defer;
+}
+
+/* The cycles a result holds: from the pending batch's first (0: none) to
+ * the current one. */
+static void cycles_text(int first, const sl_state *g, sl_text *status)
+{
+    if (first && first < g->cycle)
+        sl_text_add(status, "Init..Close cycles %d to %d of process %lld", first, g->cycle,
+                    (long long)g->pid);
+    else if (g->cycle > 1)
+        sl_text_add(status, "Init..Close cycle %d of process %lld", g->cycle, (long long)g->pid);
+}
+
+static void batch_status(const sl_state *g, sl_text *status)
+{
+    pthread_mutex_lock(&cycle_lock);
+    int first = batch_first;
+    pthread_mutex_unlock(&cycle_lock);
+    cycles_text(first, g, status);
+}
+
+static void batch_delivered(void)
+{
+    pthread_mutex_lock(&cycle_lock);
+    batch_first = 0;
+    pthread_mutex_unlock(&cycle_lock);
+}
+
+/* The batch left pending by the last Close (the process is between
+ * cycles), at the end of the process or an exec: delivered as at that
+ * Close. Waits for a Close that is still delivering; the lock keeps a
+ * next cycle from starting meanwhile. */
+static void deliver_batch(const char *why)
+{
+    sl_close_await();
+    pthread_mutex_lock(&cycle_lock);
+    if (batch_first && getpid() == sl_g.pid && atomic_load(&sl_mode) == SL_MODE_CLOSED) {
+        sl_deliver_in in;
+        sl_deliver_in_from(&sl_g, &in);
+        sl_likwid none;
+        sl_likwid_init(&none);
+        sl_text status = {0};
+        cycles_text(batch_first, &sl_g, &status);
+        not_counting(&sl_g, sl_cycle_api(), &status);
+        sl_text_add(&status, "%s", why);
+        batch_first = 0;
+        sl_signals_finishing(1);
+        sl_deliver(&in, &none, status.s ? status.s : "");
+        sl_signals_finishing(0);
+        free(status.s);
+    }
+    pthread_mutex_unlock(&cycle_lock);
+}
 
 void sl_cycle_close_done(void)
 {
@@ -1119,6 +1235,7 @@ void sl_cycle_fork_child(void)
 {
     pthread_mutex_init(&cycle_lock, NULL);
     atomic_store(&closes_done, 0);
+    batch_first = 0;        /* the parent's pending batch is the parent's to deliver */
 }
 
 /* Every cycle reaches LIKWID as without the shim. LIKWID 5.2 to 5.4 free
@@ -1137,7 +1254,14 @@ int sl_cycle_begin(void)
     int ok = 0;
     /* Only once the previous Close has finished (another thread may still
      * be writing it), and once per Init. */
-    if (atomic_load(&sl_mode) == SL_MODE_CLOSED && atomic_load(&closes_done) == sl_g.cycle) {
+    if (atomic_load(&sl_mode) == SL_MODE_CLOSED && atomic_load(&closes_done) == sl_g.cycle &&
+        batch_first) {
+        /* A batch is pending: the next cycle goes on in its tables. */
+        sl_markerfile_note_init();
+        sl_g.cycle++;
+        sl_close_rearm();
+        ok = 1;
+    } else if (atomic_load(&sl_mode) == SL_MODE_CLOSED && atomic_load(&closes_done) == sl_g.cycle) {
         char *out = sl_output_derived(sl_g.first_output, "cycle", sl_g.cycle + 1);
         if (!out) {
             sl_log_warn("out of memory at likwid_markerInit (cycle %d): not timed",
@@ -1197,9 +1321,7 @@ static int deliver_at_exit(sl_delivered *out, const char *why)
     sl_likwid none;
     sl_likwid_init(&none);
     sl_text status = {0};
-    if (sl_g.cycle > 1)
-        sl_text_add(&status, "Init..Close cycle %d of process %lld", sl_g.cycle,
-                    (long long)sl_g.pid);
+    batch_status(&sl_g, &status);
     if (why)
         sl_text_add(&status, "%s", why);
     else
@@ -1217,12 +1339,14 @@ static int deliver_at_exit(sl_delivered *out, const char *why)
     return saved;
 }
 
+#define BATCH_AT_EXIT "delivered at the end of the process"
+
 void sl_close_at_exit(void)
 {
     if (getpid() != sl_g.pid)
         return;
     if (atomic_load(&sl_mode) != SL_MODE_ACTIVE || !sl_close_claim()) {
-        sl_close_await();
+        deliver_batch(BATCH_AT_EXIT);
         return;
     }
     sl_close_delivering(1);
@@ -1244,7 +1368,8 @@ static void early_deliver(void)
     if (getpid() != sl_g.pid)
         return;
     if (atomic_load(&sl_mode) != SL_MODE_ACTIVE) {
-        sl_close_await();   /* main returned while another thread closes */
+        /* main returned while another thread closes, or between cycles */
+        deliver_batch(BATCH_AT_EXIT);
         return;
     }
     pthread_mutex_lock(&early_lock);
@@ -1288,8 +1413,12 @@ static int exec_pending;
 
 void sl_exec_begin(const char *what)
 {
-    if (atomic_load(&sl_mode) != SL_MODE_ACTIVE || getpid() != sl_g.pid)
+    if (getpid() != sl_g.pid)
         return;
+    if (atomic_load(&sl_mode) != SL_MODE_ACTIVE) {
+        deliver_batch("delivered at exec");
+        return;
+    }
     pthread_mutex_lock(&early_lock);
     if (!early_done && atomic_load(&sl_mode) == SL_MODE_ACTIVE) {
         sl_text why = {0};

@@ -143,12 +143,23 @@ three-cycles)
     # Three Init..Close cycles: LIKWID 5.2 resets at Close and starts afresh
     # at Init (the simulated one with SIMLIKWID_STYLE=52 does the same), so
     # every cycle reaches it as without the shim: GetRegion's answers are
-    # the same, and each cycle's file has that cycle's counters.
+    # the same, and each cycle's file has that cycle's counters. Not
+    # counting (real), cycles 2 and 3 are one batch: one file, both named.
     SIMLIKWID_STYLE=52
     pair a "$kind" "$SL_EDGE_APP" three-cycles
     if [ "$kind" = sim ]; then
         n=$(grep -c 'events, counted, time > 0' "$T/a.base.out")
         [ "$n" = 3 ] || fail "a.base: $n of 3 cycles with counts from GetRegion: $(cat "$T/a.base.out")"
+    else
+        set -- "$T/a.shim"/scope-likwid-*.h5
+        [ $# = 2 ] || fail "expected 2 result files (cycle 1, and cycles 2 and 3 as one batch), found: $*"
+        f=$(ls "$T/a.shim"/scope-likwid-*.h5 | grep -v '\.cycle[0-9]\.h5$')
+        [ -f "$f" ] && check "$f" --timing "cyc1=1x1" --timing-tags cyc1 --no-likwid --status "not counting"
+        f=$(ls "$T/a.shim"/scope-likwid-*.cycle2.h5 2>/dev/null)
+        [ -f "$f" ] && check "$f" --timing "cyc2=1x2" --timing "cyc3=1x3" --timing-tags cyc2 cyc3 --no-likwid \
+            --status "not counting" --status "Init..Close cycles 2 to 3 of process" ||
+            fail "no <output>.cycle2.h5 with cycles 2 and 3"
+        finish
     fi
     set -- "$T/a.shim"/scope-likwid-*.h5
     [ $# = 3 ] || fail "expected 3 result files (one per cycle), found: $*"

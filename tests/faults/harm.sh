@@ -18,6 +18,11 @@
 #                     SIGSEGV, both runs in their files (10 calls each)
 #   harm.sh deepbind  the plugin loaded with RTLD_DEEPBIND: its calls reach
 #                     LIKWID only; one line says so and names it
+#   harm.sh cycles    Init..Close around every call of a library routine:
+#                     100 cycles back to back, and 30 cycles 50 ms apart;
+#                     every call in exactly one result file (h5py), one
+#                     file for cycle 1 and one per batch of later cycles
+#                     (a batch: at least 1 s, or the rest at the end)
 # The real LIKWID (no-count mode).
 . "$(dirname "$0")/flib.sh"
 need SL_SHIM SL_HARM_APP SL_HARM_HOST SL_HARM_PLUGIN SL_CHECKER SL_CLI
@@ -134,6 +139,49 @@ plugin)
     done
     [ "$n" = 2 ] || fail "expected 2 result files (one per load), found $n: $(ls "$T/a.shim")"
     [ "$(shim_lines a.shim | grep -c '^scope-likwid: wrote ')" = 2 ] || fail "expected 2 wrote lines: $(shim_lines a.shim)" ;;
+cycles)
+    for spec in "100 0" "30 50"; do
+        set -- $spec
+        n=$1 gap=$2
+        pair "c$n" real "$SL_HARM_APP" cycles "$n" "$gap"
+        ms=$(sed -n 's/^wall_ms //p' "$T/c$n.shim/counts")
+        base_ms=$(sed -n 's/^wall_ms //p' "$T/c$n.base/counts")
+        say "$n cycles, $gap ms apart: $ms ms (without the shim $base_ms ms), files: $(ls "$T/c$n.shim" | grep -c '\.h5$')"
+        # Every call once, in the file of cycle 1 or of its batch; at most
+        # one batch per second begun, and one for the rest at the end.
+        "$PY" - "$T/c$n.shim" "$n" "$ms" <<'PY' >"$T/cyc.log" 2>&1 || fail "$n cycles: $(cat "$T/cyc.log")"
+import glob, h5py, os, re, sys
+d, n, ms = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+files = sorted(glob.glob(os.path.join(d, "scope-likwid-*.h5")))
+total, bad, covered = 0, [], []
+for p in files:
+    f = h5py.File(p, "r")
+    g = f[[k for k in f if k.startswith("rank")][0]]
+    st = g.attrs["likwid_status"]
+    st = st.decode() if isinstance(st, bytes) else str(st)
+    calls = sum(int(r["call_counts"][()].sum()) for r in g["timing/regions"].values())
+    total += calls
+    m = re.match(r"Init\.\.Close cycles? (\d+)(?: to (\d+))? of process", st)
+    if m:
+        a = int(m.group(1)); b = int(m.group(2) or a)
+    elif ".cycle" in os.path.basename(p):
+        bad.append("%s: status does not name its cycles: %s" % (p, st)); continue
+    else:
+        a = b = 1
+    if calls != b - a + 1:
+        bad.append("%s: %d calls for cycles %d to %d" % (p, calls, a, b))
+    covered += list(range(a, b + 1))
+if total != n:
+    bad.append("%d calls in %d files, expected %d" % (total, len(files), n))
+if sorted(covered) != list(range(1, n + 1)):
+    bad.append("cycles covered: %s" % sorted(covered))
+if len(files) > 2 + ms // 1000 + 1:
+    bad.append("%d files for %d ms of cycles: expected one for cycle 1 and one per batch" % (len(files), ms))
+if bad:
+    print("; ".join(bad)); sys.exit(1)
+PY
+        [ "$(ls "$T/c$n.shim" | grep -c 'journal\|rescue')" = 0 ] || fail "c$n.shim: left behind: $(ls "$T/c$n.shim")"
+    done ;;
 deepbind)
     if [ "${SL_SANITIZE:-none}" != none ]; then
         skip "b_sanitize=$SL_SANITIZE: the sanitizer runtime refuses RTLD_DEEPBIND (google/sanitizers#611)"
@@ -144,7 +192,7 @@ deepbind)
     [ "$(shim_lines a.shim | wc -l)" = 1 ] || fail "expected exactly one scope-likwid: line: $(shim_lines a.shim)"
     ls "$T"/a.shim/scope-likwid-* >/dev/null 2>&1 && fail "a result file without any timed call: $(ls "$T/a.shim")" ;;
 *)
-    echo "usage: harm.sh sigalrm|fsize|longtag|churn|plugin|deepbind" >&2
+    echo "usage: harm.sh sigalrm|fsize|longtag|churn|plugin|deepbind|cycles" >&2
     exit 2 ;;
 esac
 finish

@@ -12,14 +12,17 @@
  *                 tags "step-I" (one call each), "loop" around each and 100
  *                 calls of "inner" inside each; ./counts gets "tick CALLS"
  *   fsize N       after Init, RLIMIT_FSIZE lowered to 1.5 MiB (the journal's
- *                 first piece fits, its later ones not); N calls of "req"
+ *                 first pieces fit, its later ones not); N calls of "req"
  *                 kept (SCOPE_LIKWID_MAX_CALLS set by the test); the limit
  *                 raised again before Close
  *   longtag N     N pairs of one 1 MiB tag; ./counts gets the loop's CPU
  *                 time in ms
  *   churn N       N short-lived threads one after another, each timing
  *                 "req" once; ./counts gets the peak RSS growth and the
- *                 journal's disk space before Close, in KiB */
+ *                 journal's disk space before Close, in KiB
+ *   cycles N MS   a library routine wrapped in Init..Close: N cycles of
+ *                 Init, "lib" timed once, Close, MS ms apart; ./counts gets
+ *                 the wall time of the N cycles in ms */
 #include <likwid-marker.h>
 #include <pthread.h>
 #include <signal.h>
@@ -207,6 +210,23 @@ static int longtag(long n)
     return counts("cpu_ms", (long)((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000));
 }
 
+static int cycles(long n, long ms)
+{
+    struct timespec a, b, gap = {ms / 1000, (ms % 1000) * 1000000};
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (long i = 0; i < n; i++) {
+        LIKWID_MARKER_INIT;
+        LIKWID_MARKER_START("lib");
+        LIKWID_MARKER_STOP("lib");
+        LIKWID_MARKER_CLOSE;
+        if (ms > 0)
+            nanosleep(&gap, NULL);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    printf("cycles: %ld\n", n);
+    return counts("wall_ms", (long)((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000));
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -219,6 +239,8 @@ int main(int argc, char **argv)
         return longtag(atol(arg));
     if (strcmp(mode, "churn") == 0)
         return churn(atol(arg));
-    fprintf(stderr, "usage: harm_app sigalrm N | fsize N | longtag N | churn N\n");
+    if (strcmp(mode, "cycles") == 0)
+        return cycles(atol(arg), argc > 3 ? atol(argv[3]) : 0);
+    fprintf(stderr, "usage: harm_app sigalrm N | fsize N | longtag N | churn N | cycles N MS\n");
     return 2;
 }
