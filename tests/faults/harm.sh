@@ -22,7 +22,11 @@
 #                     100 cycles back to back, and 30 cycles 50 ms apart;
 #                     every call in exactly one result file (h5py), one
 #                     file for cycle 1 and one per batch of later cycles
-#                     (a batch: at least 1 s, or the rest at the end)
+#                     (a batch: at least 1 s, or the rest at the end);
+#                     10 cycles, then exec: the batch is written at exec;
+#                     10 cycles, then a forked child times its own
+#                     Init..Close: the parent's batch once, the child's call
+#                     in the child's file only
 # The real LIKWID (no-count mode).
 . "$(dirname "$0")/flib.sh"
 need SL_SHIM SL_HARM_APP SL_HARM_HOST SL_HARM_PLUGIN SL_CHECKER SL_CLI
@@ -140,10 +144,16 @@ plugin)
     [ "$n" = 2 ] || fail "expected 2 result files (one per load), found $n: $(ls "$T/a.shim")"
     [ "$(shim_lines a.shim | grep -c '^scope-likwid: wrote ')" = 2 ] || fail "expected 2 wrote lines: $(shim_lines a.shim)" ;;
 cycles)
-    for spec in "100 0" "30 50"; do
+    for spec in "100 0" "30 50" "10 0 exec" "12 0 fork"; do
         set -- $spec
-        n=$1 gap=$2
-        pair "c$n" real "$SL_HARM_APP" cycles "$n" "$gap"
+        n=$1 gap=$2 then=${3:-}
+        pair "c$n" real "$SL_HARM_APP" cycles "$n" "$gap" $then
+        if [ "$then" = fork ]; then
+            child=$(ls "$T/c$n.shim"/scope-likwid-*.pid*.h5 2>/dev/null)
+            [ -f "$child" ] && check "$child" --timing "child=1x1" --timing-tags child --no-likwid >/dev/null ||
+                fail "c$n.shim: no result of the forked child with its one call: $(ls "$T/c$n.shim")"
+            [ -f "$child" ] && mv "$child" "$T/c$n.child.h5"
+        fi
         ms=$(sed -n 's/^wall_ms //p' "$T/c$n.shim/counts")
         base_ms=$(sed -n 's/^wall_ms //p' "$T/c$n.base/counts")
         say "$n cycles, $gap ms apart: $ms ms (without the shim $base_ms ms), files: $(ls "$T/c$n.shim" | grep -c '\.h5$')"
@@ -181,6 +191,12 @@ if bad:
     print("; ".join(bad)); sys.exit(1)
 PY
         [ "$(ls "$T/c$n.shim" | grep -c 'journal\|rescue')" = 0 ] || fail "c$n.shim: left behind: $(ls "$T/c$n.shim")"
+        if [ "$then" = exec ]; then
+            f=$(ls "$T/c$n.shim"/scope-likwid-*.cycle2.h5 2>/dev/null)
+            [ -f "$f" ] && check "$f" --timing "lib=1x$((n - 1))" --no-likwid \
+                --status "Init..Close cycles 2 to $n of process" --status "delivered at exec" >/dev/null ||
+                fail "c$n.shim: no batch of cycles 2 to $n written at exec: $(ls "$T/c$n.shim")"
+        fi
     done ;;
 deepbind)
     if [ "${SL_SANITIZE:-none}" != none ]; then

@@ -20,9 +20,12 @@
  *   churn N       N short-lived threads one after another, each timing
  *                 "req" once; ./counts gets the peak RSS growth and the
  *                 journal's disk space before Close, in KiB
- *   cycles N MS   a library routine wrapped in Init..Close: N cycles of
- *                 Init, "lib" timed once, Close, MS ms apart; ./counts gets
- *                 the wall time of the N cycles in ms */
+ *   cycles N MS [exec]  a library routine wrapped in Init..Close: N
+ *                 cycles of Init, "lib" timed once, Close, MS ms apart;
+ *                 ./counts gets the wall time of the N cycles in ms; with
+ *                 "exec", the program then execs /bin/true; with "fork",
+ *                 it forks a child that times "child" in its own
+ *                 Init..Close and exits, waits for it, and returns */
 #include <likwid-marker.h>
 #include <pthread.h>
 #include <signal.h>
@@ -32,6 +35,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -210,7 +214,7 @@ static int longtag(long n)
     return counts("cpu_ms", (long)((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000));
 }
 
-static int cycles(long n, long ms)
+static int cycles(long n, long ms, const char *then)
 {
     struct timespec a, b, gap = {ms / 1000, (ms % 1000) * 1000000};
     clock_gettime(CLOCK_MONOTONIC, &a);
@@ -224,7 +228,26 @@ static int cycles(long n, long ms)
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
     printf("cycles: %ld\n", n);
-    return counts("wall_ms", (long)((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000));
+    int rc = counts("wall_ms", (long)((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000));
+    fflush(stdout);
+    if (strcmp(then, "exec") == 0) {
+        execl("/bin/true", "true", (char *)NULL);
+        return 3;
+    }
+    if (strcmp(then, "fork") == 0) {
+        pid_t child = fork();
+        if (child == 0) {
+            LIKWID_MARKER_INIT;
+            LIKWID_MARKER_START("child");
+            LIKWID_MARKER_STOP("child");
+            LIKWID_MARKER_CLOSE;
+            exit(0);
+        }
+        int st = 0;
+        if (child < 0 || waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            return 4;
+    }
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -240,7 +263,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "churn") == 0)
         return churn(atol(arg));
     if (strcmp(mode, "cycles") == 0)
-        return cycles(atol(arg), argc > 3 ? atol(argv[3]) : 0);
-    fprintf(stderr, "usage: harm_app sigalrm N | fsize N | longtag N | churn N | cycles N MS\n");
+        return cycles(atol(arg), argc > 3 ? atol(argv[3]) : 0, argc > 4 ? argv[4] : "");
+    fprintf(stderr, "usage: harm_app sigalrm N | fsize N | longtag N | churn N | cycles N MS [exec|fork]\n");
     return 2;
 }
