@@ -62,6 +62,18 @@ case $tsc in
 "<absent>") ;;  # CPUID 0x15 says nothing (most virtual machines)
 *[!0-9]* | 0) fail "tsc_hz '$tsc': expected a positive count or no attribute" ;;
 esac
+# show and show --json say it too: the title's cpu and LIKWID version, the
+# JSON's keys, the same values as the attributes (h5py)
+"$SL" show "$f" >"$TMP/show.out" 2>&1 || fail "show $f failed: $(cat "$TMP/show.out")"
+cpu=$(attr "$f" rank0 cpu_model)
+lv=$(attr "$f" rank0 likwid_version)
+check_eq "$(grep '^Rank 0 (' "$TMP/show.out" | grep -cF ", cpu $cpu, LIKWID $lv, ")" 1 \
+    "show: the rank title naming cpu '$cpu' and LIKWID '$lv' ($(grep '^Rank 0' "$TMP/show.out"))"
+"$SL" show --json "$f" >"$TMP/show.json" 2>&1 || fail "show --json $f failed"
+check_eq "$("$PY" -c 'import json, sys
+r = json.load(open(sys.argv[1]))["ranks"][0]
+print(r["cpu_model"], r["likwid_version"], r["kernel_release"], r["clock_source"], sep="|")' "$TMP/show.json")" \
+    "$cpu|$lv|$(attr "$f" rank0 kernel_release)|$(attr "$f" rank0 clock_source)" "show --json: provenance keys"
 # scope-likwid run in a job: its default name carries the job id too
 mkdir "$TMP/runjob"
 (cd "$TMP/runjob" && SLURM_JOB_ID=4242 SCOPE_LIKWID_PERFCTR=none "$SL" run -- "$APP") \

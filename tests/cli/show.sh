@@ -124,9 +124,12 @@ for rank, section, gid, gname, tag, thread, cpu, row, value in rows[1:]:
             assert int(value) == r[row], (row, value)
         elif row in ("executable", "command_line", "likwid_status"):
             assert value == r[row], (row, value)
-        elif row in ("rank_group", "hostname", "merged_from", "merged_from_group"):
+        elif row in ("rank_group", "hostname", "merged_from", "merged_from_group", "cpu_model",
+                     "likwid_version", "kernel_release", "clock_source"):
             # the origin: unknown (never merged, no host) is "" in CSV, null in JSON
             assert value == (r[row] or ""), (row, value, r[row])
+        elif row == "tsc_hz":
+            assert (value == "" and r[row] is None) or int(value) == r[row], (row, value, r[row])
         elif row.startswith("metadata "):
             m = doc["metadata"][row[9:]]
             assert m is not None and value == str(m), (row, value, m)

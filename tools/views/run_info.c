@@ -58,6 +58,17 @@ int sl_info_origin(const sl_run *run, sl_infos *out)
         rc = add_int(out, SL_H5N_pid, run->pid, 1);
     if (!rc)
         rc = add_str(out, SL_H5N_hostname, run->hostname);
+    /* where it ran (FORMAT.md's provenance attrs), "" / 0 when unknown */
+    if (!rc)
+        rc = add_str(out, SL_H5N_cpu_model, run->cpu_model);
+    if (!rc)
+        rc = add_str(out, SL_H5N_likwid_version, run->likwid_version);
+    if (!rc)
+        rc = add_str(out, SL_H5N_kernel_release, run->kernel_release);
+    if (!rc)
+        rc = add_str(out, SL_H5N_clock_source, run->clock_source);
+    if (!rc)
+        rc = add_int(out, SL_H5N_tsc_hz, run->tsc_hz, run->tsc_hz > 0);
     if (!rc)
         rc = add_str(out, SL_H5N_merged_from, run->merged_from);
     if (!rc)
@@ -130,6 +141,8 @@ char *sl_info_rank_title(const sl_run *run, const char *extra)
         return NULL;
     }
     const sl_info *g = sl_info_get(&in, "rank_group"), *h = sl_info_get(&in, SL_H5N_hostname);
+    const sl_info *cpu = sl_info_get(&in, SL_H5N_cpu_model);
+    const sl_info *lv = sl_info_get(&in, SL_H5N_likwid_version);
     const sl_info *mf = sl_info_get(&in, SL_H5N_merged_from);
     const sl_info *mg = sl_info_get(&in, SL_H5N_merged_from_group);
     fprintf(f, "Rank %lld (", (long long)run->rank);
@@ -138,6 +151,10 @@ char *sl_info_rank_title(const sl_run *run, const char *extra)
     fprintf(f, "mpi_rank %lld, pid %lld", (long long)run->mpi_rank, (long long)run->pid);
     if (h)
         fprintf(f, ", host %s", h->s);
+    if (cpu)
+        fprintf(f, ", cpu %s", cpu->s);
+    if (lv)
+        fprintf(f, ", LIKWID %s", lv->s);
     if (mf || mg)
         fprintf(f, ", from %s:%s", mf ? mf->s : "", mg ? mg->s : "");
     if (extra && *extra)

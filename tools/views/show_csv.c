@@ -45,8 +45,9 @@ int sl_show_run_csv(FILE *f, const sl_run *run, const sl_show_filter *flt, const
     sl_infos origin;
     if (sl_info_origin(run, &origin))
         return -ENOMEM;
-    for (size_t i = 0; i < origin.n; i++)
-        csv_line(f, rank, "run", "", "", "", "", "", origin.v[i].name, origin.v[i].s);
+    for (size_t i = 0; i < origin.n; i++)      /* an unknown number: no value */
+        csv_line(f, rank, "run", "", "", "", "", "", origin.v[i].name,
+                 origin.v[i].known || !origin.v[i].is_int ? origin.v[i].s : "");
     sl_infos_free(&origin);
     csv_run_attr(f, run, SL_H5N_executable, run->executable);
     csv_run_attr(f, run, SL_H5N_command_line, run->command_line);
