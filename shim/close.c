@@ -121,12 +121,13 @@ static void counters(const sl_state *g, const sl_real_api *r, const char *marker
 
 /* Batches of cycles where LIKWID does not count (below, "cycle"):
  * batch_defer, at Close of cycle g->cycle: 1 when it joins the pending
- * batch and writes nothing; batch_status: the status's cycle part ("cycle
- * N", or "cycles A to N" with a batch pending); batch_delivered: the
- * pending batch went with the result just delivered. */
+ * batch and writes only the batch file; batch_status: the status's cycle
+ * part ("cycle N", or "cycles A to N" with a batch pending);
+ * batch_delivered: the pending batch went with the result just delivered
+ * (saved: 0 when nothing could be saved, and the batch file stays). */
 static int batch_defer(const sl_state *g, int counting);
 static void batch_status(const sl_state *g, sl_text *status);
-static void batch_delivered(void);
+static void batch_delivered(int saved);
 
 /* ---- a stack with room ---- */
 
@@ -275,8 +276,8 @@ static void close_run(void)
     const char *markerpath = secure_getenv("LIKWID_FILEPATH");
     if (batch_defer(g, g->counting && r->close && markerpath)) {
         /* Nothing to count, and this cycle's calls wait in the tables for
-         * the batch's delivery (below, "cycle"). LIKWID closes as without
-         * the shim. */
+         * the batch's delivery (below, "cycle"), and on disk in the batch
+         * file meanwhile. LIKWID closes as without the shim. */
         if (r->close)
             r->close();
         sl_fork_deliver_parent();
@@ -296,7 +297,7 @@ static void close_run(void)
     sl_likwid_free(&lw);
     if (saved)
         survive_end();      /* else the journal is the last copy: it stays */
-    batch_delivered();
+    batch_delivered(saved);
     sl_fork_deliver_parent();
     sl_cycle_close_done();
     sl_close_delivering(0);
@@ -1159,6 +1160,63 @@ static int64_t monotonic_ns(void)
     return (int64_t)m.tv_sec * 1000000000 + m.tv_nsec;
 }
 
+/* The pending batch's calls on disk, "<output>.batch.rescue" (a rescue
+ * file: `scope-likwid convert` makes the result of it), rewritten whole
+ * at each deferred Close (a new file renamed over the old one), removed
+ * once the batch is delivered. A kill between cycles leaves it. */
+static char *batch_file;            /* its path; NULL: none (cycle_lock) */
+
+static void batch_file_drop(void)
+{
+    if (batch_file)
+        unlink(batch_file);
+    free(batch_file);
+    batch_file = NULL;
+}
+
+static void cycles_text(int first, const sl_state *g, sl_text *status);
+static void not_counting(const sl_state *g, const sl_real_api *r, sl_text *status);
+
+/* Writes the tables as they are (the batch so far, first..g->cycle);
+ * 0, or -errno. Under cycle_lock. */
+static int batch_file_write(const sl_state *g, int first)
+{
+    sl_run run;
+    if (sl_run_init(&run) != 0)
+        return -ENOMEM;
+    sl_text status = {0};
+    cycles_text(first, g, &status);
+    not_counting(g, sl_cycle_api(), &status);
+    sl_text_add(&status, "written between cycles: the batch's Close had not come");
+    sl_deliver_in in;
+    sl_deliver_in_from(g, &in);
+    sl_likwid none;
+    sl_likwid_init(&none);
+    sl_run_record_fill(&run, &in, &none, status.s ? status.s : "");
+    free(status.s);
+    char *tmp = sl_name_fit(g->output, "", ".batch.tmp");
+    char *path = batch_file ? batch_file : sl_name_fit(g->output, "", ".batch.rescue");
+    int rc = tmp && path ? 0 : -ENOMEM;
+    if (rc == 0) {
+        unlink(tmp);    /* one a kill left mid-write */
+        xfsz_guard xg;
+        xfsz_hold(&xg);
+        rc = write_rescue_at(tmp, &run);
+        xfsz_release(&xg);
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = -errno;
+        unlink(tmp);
+    }
+    sl_run_free(&run);
+    free(tmp);
+    if (rc == 0)
+        batch_file = path;
+    else if (path != batch_file)
+        free(path);
+    return rc;
+}
+
 static int batch_defer(const sl_state *g, int counting)
 {
     if (g->cycle < 2 || counting)
@@ -1169,7 +1227,8 @@ static int batch_defer(const sl_state *g, int counting)
         batch_first = g->cycle;
         batch_began_ns = now;
     }
-    int defer = now - batch_began_ns < BATCH_NS;
+    /* Deferred only when the batch is safe on disk; else written now. */
+    int defer = now - batch_began_ns < BATCH_NS && batch_file_write(g, batch_first) == 0;
     pthread_mutex_unlock(&cycle_lock);
     return defer;
 }
@@ -1193,10 +1252,15 @@ static void batch_status(const sl_state *g, sl_text *status)
     cycles_text(first, g, status);
 }
 
-static void batch_delivered(void)
+static void batch_delivered(int saved)
 {
     pthread_mutex_lock(&cycle_lock);
     batch_first = 0;
+    if (saved)
+        batch_file_drop();
+    else
+        free(batch_file);   /* nothing else holds the batch: its file stays */
+    batch_file = NULL;
     pthread_mutex_unlock(&cycle_lock);
 }
 
@@ -1219,7 +1283,10 @@ static void deliver_batch(const char *why)
         sl_text_add(&status, "%s", why);
         batch_first = 0;
         sl_signals_finishing(1);
-        sl_deliver(&in, &none, status.s ? status.s : "");
+        if (sl_deliver(&in, &none, status.s ? status.s : "") == 0)
+            batch_file_drop();      /* the result or a rescue file holds it now */
+        free(batch_file);           /* else the batch file stays: nothing else holds it */
+        batch_file = NULL;
         sl_signals_finishing(0);
         free(status.s);
     }
@@ -1236,6 +1303,7 @@ void sl_cycle_fork_child(void)
     pthread_mutex_init(&cycle_lock, NULL);
     atomic_store(&closes_done, 0);
     batch_first = 0;        /* the parent's pending batch is the parent's to deliver */
+    batch_file = NULL;      /* and its file (the parent's copy of the name stays its own) */
 }
 
 /* Every cycle reaches LIKWID as without the shim. LIKWID 5.2 to 5.4 free

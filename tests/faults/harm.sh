@@ -26,7 +26,9 @@
 #                     10 cycles, then exec: the batch is written at exec;
 #                     10 cycles, then a forked child times its own
 #                     Init..Close: the parent's batch once, the child's call
-#                     in the child's file only
+#                     in the child's file only; 10 cycles, then SIGKILL
+#                     between cycles: the batch's file is left and converts
+#                     to cycles 2 to 10
 # The real LIKWID (no-count mode).
 . "$(dirname "$0")/flib.sh"
 need SL_SHIM SL_HARM_APP SL_HARM_HOST SL_HARM_PLUGIN SL_CHECKER SL_CLI
@@ -144,10 +146,22 @@ plugin)
     [ "$n" = 2 ] || fail "expected 2 result files (one per load), found $n: $(ls "$T/a.shim")"
     [ "$(shim_lines a.shim | grep -c '^scope-likwid: wrote ')" = 2 ] || fail "expected 2 wrote lines: $(shim_lines a.shim)" ;;
 cycles)
-    for spec in "100 0" "30 50" "10 0 exec" "12 0 fork"; do
+    for spec in "100 0" "30 50" "10 0 exec" "12 0 fork" "11 0 kill"; do
         set -- $spec
         n=$1 gap=$2 then=${3:-}
         pair "c$n" real "$SL_HARM_APP" cycles "$n" "$gap" $then
+        if [ "$then" = kill ]; then
+            b=$(ls "$T/c$n.shim"/scope-likwid-*.cycle2.h5.batch.rescue 2>/dev/null)
+            if [ -f "$b" ]; then
+                out=${b%.batch.rescue}
+                "$SL_CLI" convert "$b" -o "$out" >"$T/conv.log" 2>&1 || fail "convert $b: $(cat "$T/conv.log")"
+                rm -f "$b"
+                [ -f "$out" ] && check "$out" --timing "lib=1x$((n - 1))" --no-likwid \
+                    --status "Init..Close cycles 2 to $n of process" >/dev/null
+            else
+                fail "c$n.shim: killed between cycles: no batch file: $(ls "$T/c$n.shim")"
+            fi
+        fi
         if [ "$then" = fork ]; then
             child=$(ls "$T/c$n.shim"/scope-likwid-*.pid*.h5 2>/dev/null)
             [ -f "$child" ] && check "$child" --timing "child=1x1" --timing-tags child --no-likwid >/dev/null ||

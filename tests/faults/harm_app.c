@@ -25,7 +25,8 @@
  *                 ./counts gets the wall time of the N cycles in ms; with
  *                 "exec", the program then execs /bin/true; with "fork",
  *                 it forks a child that times "child" in its own
- *                 Init..Close and exits, waits for it, and returns */
+ *                 Init..Close and exits, waits for it, and returns; with
+ *                 "kill", it then ends by SIGKILL */
 #include <likwid-marker.h>
 #include <pthread.h>
 #include <signal.h>
@@ -234,6 +235,8 @@ static int cycles(long n, long ms, const char *then)
         execl("/bin/true", "true", (char *)NULL);
         return 3;
     }
+    if (strcmp(then, "kill") == 0)
+        raise(SIGKILL);
     if (strcmp(then, "fork") == 0) {
         pid_t child = fork();
         if (child == 0) {
@@ -264,6 +267,6 @@ int main(int argc, char **argv)
         return churn(atol(arg));
     if (strcmp(mode, "cycles") == 0)
         return cycles(atol(arg), argc > 3 ? atol(argv[3]) : 0, argc > 4 ? argv[4] : "");
-    fprintf(stderr, "usage: harm_app sigalrm N | fsize N | longtag N | churn N | cycles N MS [exec|fork]\n");
+    fprintf(stderr, "usage: harm_app sigalrm N | fsize N | longtag N | churn N | cycles N MS [exec|fork|kill]\n");
     return 2;
 }
