@@ -124,10 +124,13 @@ static void counters(const sl_state *g, const sl_real_api *r, const char *marker
  * batch and writes only the batch file; batch_status: the status's cycle
  * part ("cycle N", or "cycles A to N" with a batch pending);
  * batch_delivered: the pending batch went with the result just delivered
- * (saved: 0 when nothing could be saved, and the batch file stays). */
+ * (saved: 0 when nothing could be saved, and the batch file stays);
+ * batch_file_saved: a result of the running cycle, written at the end of
+ * the process or an exec, holds the batch too: its file goes. */
 static int batch_defer(const sl_state *g, int counting);
 static void batch_status(const sl_state *g, sl_text *status);
 static void batch_delivered(int saved);
+static void batch_file_saved(void);
 
 /* ---- a stack with room ---- */
 
@@ -1142,11 +1145,11 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
  * cycles after the first go in batches: a library that wraps every call
  * of a routine in Init..Close costs a writer run per second, not per
  * call. A batch begins with a cycle's Close; its Close and those of the
- * next cycles (within 1 s of that one) write nothing, and each next Init
- * goes on in the same tables. The batch is delivered, as one result named
- * after its first cycle with the status "Init..Close cycles A to B of
- * process PID", by the first Close 1 s or more after it began, or at the
- * end of the process or an exec. */
+ * next cycles (within 1 s of that one) run no writer, only rewrite the
+ * batch file (below), and each next Init goes on in the same tables. The
+ * batch is delivered, as one result named after its first cycle with the
+ * status "Init..Close cycles A to B of process PID", by the first Close
+ * 1 s or more after it began, or at the end of the process or an exec. */
 static pthread_mutex_t cycle_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int closes_done;     /* cycles whose Close (or exit hook) has finished */
 #define BATCH_NS 1000000000LL
@@ -1261,6 +1264,13 @@ static void batch_delivered(int saved)
     else
         free(batch_file);   /* nothing else holds the batch: its file stays */
     batch_file = NULL;
+    pthread_mutex_unlock(&cycle_lock);
+}
+
+static void batch_file_saved(void)
+{
+    pthread_mutex_lock(&cycle_lock);
+    batch_file_drop();
     pthread_mutex_unlock(&cycle_lock);
 }
 
@@ -1401,8 +1411,10 @@ static int deliver_at_exit(sl_delivered *out, const char *why)
     int saved = (out ? sl_deliver_keep(&in, &none, status.s ? status.s : "", out)
                      : sl_deliver(&in, &none, status.s ? status.s : "")) == 0;
     free(status.s);
-    if (saved)
+    if (saved) {
         survive_end();      /* else the journal is the last copy: it stays */
+        batch_file_saved();
+    }
     sl_fork_deliver_parent();
     return saved;
 }

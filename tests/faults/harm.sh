@@ -28,7 +28,9 @@
 #                     Init..Close: the parent's batch once, the child's call
 #                     in the child's file only; 10 cycles, then SIGKILL
 #                     between cycles: the batch's file is left and converts
-#                     to cycles 2 to 10
+#                     to cycles 2 to 10; 8 cycles, then a ninth without
+#                     Close: the exit's result holds cycles 2 to 9, no
+#                     batch file is left
 # The real LIKWID (no-count mode).
 . "$(dirname "$0")/flib.sh"
 need SL_SHIM SL_HARM_APP SL_HARM_HOST SL_HARM_PLUGIN SL_CHECKER SL_CLI
@@ -146,10 +148,12 @@ plugin)
     [ "$n" = 2 ] || fail "expected 2 result files (one per load), found $n: $(ls "$T/a.shim")"
     [ "$(shim_lines a.shim | grep -c '^scope-likwid: wrote ')" = 2 ] || fail "expected 2 wrote lines: $(shim_lines a.shim)" ;;
 cycles)
-    for spec in "100 0" "30 50" "10 0 exec" "12 0 fork" "11 0 kill"; do
+    for spec in "100 0" "30 50" "10 0 exec" "12 0 fork" "11 0 kill" "8 0 open"; do
         set -- $spec
         n=$1 gap=$2 then=${3:-}
         pair "c$n" real "$SL_HARM_APP" cycles "$n" "$gap" $then
+        calls=$n
+        [ "$then" = open ] && calls=$((n + 1))     # and the cycle without Close
         if [ "$then" = kill ]; then
             b=$(ls "$T/c$n.shim"/scope-likwid-*.cycle2.h5.batch.rescue 2>/dev/null)
             if [ -f "$b" ]; then
@@ -173,7 +177,7 @@ cycles)
         say "$n cycles, $gap ms apart: $ms ms (without the shim $base_ms ms), files: $(ls "$T/c$n.shim" | grep -c '\.h5$')"
         # Every call once, in the file of cycle 1 or of its batch; at most
         # one batch per second begun, and one for the rest at the end.
-        "$PY" - "$T/c$n.shim" "$n" "$ms" <<'PY' >"$T/cyc.log" 2>&1 || fail "$n cycles: $(cat "$T/cyc.log")"
+        "$PY" - "$T/c$n.shim" "$calls" "$ms" <<'PY' >"$T/cyc.log" 2>&1 || fail "$n cycles: $(cat "$T/cyc.log")"
 import glob, h5py, os, re, sys
 d, n, ms = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 files = sorted(glob.glob(os.path.join(d, "scope-likwid-*.h5")))

@@ -26,7 +26,9 @@
  *                 "exec", the program then execs /bin/true; with "fork",
  *                 it forks a child that times "child" in its own
  *                 Init..Close and exits, waits for it, and returns; with
- *                 "kill", it then ends by SIGKILL */
+ *                 "kill", it then ends by SIGKILL; with "open", it then
+ *                 calls Init and times "lib" once more, and returns
+ *                 without Close */
 #include <likwid-marker.h>
 #include <pthread.h>
 #include <signal.h>
@@ -237,6 +239,11 @@ static int cycles(long n, long ms, const char *then)
     }
     if (strcmp(then, "kill") == 0)
         raise(SIGKILL);
+    if (strcmp(then, "open") == 0) {
+        LIKWID_MARKER_INIT;
+        LIKWID_MARKER_START("lib");
+        LIKWID_MARKER_STOP("lib");
+    }
     if (strcmp(then, "fork") == 0) {
         pid_t child = fork();
         if (child == 0) {
@@ -267,6 +274,6 @@ int main(int argc, char **argv)
         return churn(atol(arg));
     if (strcmp(mode, "cycles") == 0)
         return cycles(atol(arg), argc > 3 ? atol(argv[3]) : 0, argc > 4 ? argv[4] : "");
-    fprintf(stderr, "usage: harm_app sigalrm N | fsize N | longtag N | churn N | cycles N MS [exec|fork|kill]\n");
+    fprintf(stderr, "usage: harm_app sigalrm N | fsize N | longtag N | churn N | cycles N MS [exec|fork|kill|open]\n");
     return 2;
 }
