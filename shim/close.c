@@ -1313,7 +1313,8 @@ void sl_cycle_fork_child(void)
     pthread_mutex_init(&cycle_lock, NULL);
     atomic_store(&closes_done, 0);
     batch_first = 0;        /* the parent's pending batch is the parent's to deliver */
-    batch_file = NULL;      /* and its file (the parent's copy of the name stays its own) */
+    free(batch_file);       /* and its file: the child's copy of the name goes, the file stays */
+    batch_file = NULL;
 }
 
 /* Every cycle reaches LIKWID as without the shim. LIKWID 5.2 to 5.4 free
