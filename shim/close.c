@@ -1178,7 +1178,25 @@ static void batch_file_drop(void)
 }
 
 static void cycles_text(int first, const sl_state *g, sl_text *status);
-static void not_counting(const sl_state *g, const sl_real_api *r, sl_text *status);
+
+/* A batch's status: its cycles, why nothing was counted, and `tail`. */
+static void batch_text(int first, const sl_state *g, const char *tail, sl_text *status)
+{
+    cycles_text(first, g, status);
+    not_counting(g, sl_cycle_api(), status);
+    sl_text_add(status, "%s", tail);
+}
+
+/* The batch is over (under cycle_lock): its file goes when what it holds
+ * was saved (saved), else it stays, the one copy of its calls. */
+static void batch_end(int saved)
+{
+    batch_first = 0;
+    if (saved)
+        batch_file_drop();
+    free(batch_file);
+    batch_file = NULL;
+}
 
 /* Writes the tables as they are (the batch so far, first..g->cycle);
  * 0, or -errno. Under cycle_lock. */
@@ -1188,9 +1206,7 @@ static int batch_file_write(const sl_state *g, int first)
     if (sl_run_init(&run) != 0)
         return -ENOMEM;
     sl_text status = {0};
-    cycles_text(first, g, &status);
-    not_counting(g, sl_cycle_api(), &status);
-    sl_text_add(&status, "written between cycles: the batch's Close had not come");
+    batch_text(first, g, "written between cycles: the batch's Close had not come", &status);
     sl_deliver_in in;
     sl_deliver_in_from(g, &in);
     sl_likwid none;
@@ -1258,12 +1274,7 @@ static void batch_status(const sl_state *g, sl_text *status)
 static void batch_delivered(int saved)
 {
     pthread_mutex_lock(&cycle_lock);
-    batch_first = 0;
-    if (saved)
-        batch_file_drop();
-    else
-        free(batch_file);   /* nothing else holds the batch: its file stays */
-    batch_file = NULL;
+    batch_end(saved);
     pthread_mutex_unlock(&cycle_lock);
 }
 
@@ -1288,15 +1299,9 @@ static void deliver_batch(const char *why)
         sl_likwid none;
         sl_likwid_init(&none);
         sl_text status = {0};
-        cycles_text(batch_first, &sl_g, &status);
-        not_counting(&sl_g, sl_cycle_api(), &status);
-        sl_text_add(&status, "%s", why);
-        batch_first = 0;
+        batch_text(batch_first, &sl_g, why, &status);
         sl_signals_finishing(1);
-        if (sl_deliver(&in, &none, status.s ? status.s : "") == 0)
-            batch_file_drop();      /* the result or a rescue file holds it now */
-        free(batch_file);           /* else the batch file stays: nothing else holds it */
-        batch_file = NULL;
+        batch_end(sl_deliver(&in, &none, status.s ? status.s : "") == 0);
         sl_signals_finishing(0);
         free(status.s);
     }
@@ -1312,9 +1317,7 @@ void sl_cycle_fork_child(void)
 {
     pthread_mutex_init(&cycle_lock, NULL);
     atomic_store(&closes_done, 0);
-    batch_first = 0;        /* the parent's pending batch is the parent's to deliver */
-    free(batch_file);       /* and its file: the child's copy of the name goes, the file stays */
-    batch_file = NULL;
+    batch_end(0);       /* the parent's pending batch and its file are the parent's */
 }
 
 /* Every cycle reaches LIKWID as without the shim. LIKWID 5.2 to 5.4 free
@@ -1333,14 +1336,14 @@ int sl_cycle_begin(void)
     int ok = 0;
     /* Only once the previous Close has finished (another thread may still
      * be writing it), and once per Init. */
-    if (atomic_load(&sl_mode) == SL_MODE_CLOSED && atomic_load(&closes_done) == sl_g.cycle &&
-        batch_first) {
+    int ready = atomic_load(&sl_mode) == SL_MODE_CLOSED && atomic_load(&closes_done) == sl_g.cycle;
+    if (ready && batch_first) {
         /* A batch is pending: the next cycle goes on in its tables. */
         sl_markerfile_note_init();
         sl_g.cycle++;
         sl_close_rearm();
         ok = 1;
-    } else if (atomic_load(&sl_mode) == SL_MODE_CLOSED && atomic_load(&closes_done) == sl_g.cycle) {
+    } else if (ready) {
         char *out = sl_output_derived(sl_g.first_output, "cycle", sl_g.cycle + 1);
         if (!out) {
             sl_log_warn("out of memory at likwid_markerInit (cycle %d): not timed",
@@ -1414,7 +1417,7 @@ static int deliver_at_exit(sl_delivered *out, const char *why)
     free(status.s);
     if (saved) {
         survive_end();      /* else the journal is the last copy: it stays */
-        batch_file_saved();
+        batch_file_saved();     /* the result holds the pending batch too */
     }
     sl_fork_deliver_parent();
     return saved;
