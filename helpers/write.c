@@ -2,7 +2,7 @@
  * wire-encoded run, docs/WIRE.md) into the HDF5 result file. It runs as a
  * separate process so HDF5 never enters the application. It holds a lock
  * (flock) on the rescue file while it works and removes the file once the
- * result is in place and named on stdout: a writer left running by a shim
+ * result is in place, then names it on stdout: a writer left running by a shim
  * killed meanwhile still delivers, and `scope-likwid recover` (which waits
  * for the lock) finds no rescue file and makes no second result.
  *
@@ -134,6 +134,9 @@ int main(int argc, char **argv)
     /* Past a file-size limit, fail with EFBIG and remove the temporary file
      * instead of dying of SIGXFSZ and leaving it behind. */
     signal(SIGXFSZ, SIG_IGN);
+    /* The shim that reads our stdout may be gone (killed during Close):
+     * the line is lost, the result stays (EPIPE, not death). */
+    signal(SIGPIPE, SIG_IGN);
     sl_diag diag;
     sl_diag_init(&diag);
     if (argc == 3 && strcmp(argv[1], "--journal") == 0)
@@ -183,10 +186,12 @@ int main(int argc, char **argv)
         sl_diag_free(&diag);
         return r;
     }
+    /* Delivered: the rescue file has done its work, whether or not the
+     * name reaches the shim (a shim killed meanwhile reads nothing; one
+     * that reads no name says where to look). */
+    unlink(in);
     /* the name actually used ("out.1.h5" when "out.h5" existed) */
     rc = report(&diag, written ? written : out);
-    if (rc == 0)
-        unlink(in);     /* delivered: the rescue file has done its work */
     free(written);
     return rc;
 }
