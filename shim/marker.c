@@ -199,6 +199,7 @@ static void do_init(void)
     sl_survive_begin(sl_g.output, sl_g.pid, 0, sl_g.mpi, sl_g.rank, sl_g.origin_unix_ns, on_tsc,
                      sl_g.cfg.writer, sl_g.cfg.timeout_s);
     sl_run_report_take();
+    sl_host_take();
     sl_run_report("init", sl_g.output);
     sl_run_report("journal", sl_journal_path());
     atomic_store_explicit(&real_start, no_likwid_start, RELAXED);

@@ -320,14 +320,17 @@ void sl_child_unmap(void *map);
 typedef struct sl_child {
     void *map;
     pid_t keeper;               /* -1 once waited for */
+    int host;                   /* the connection to run's helper host, or -1 */
 } sl_child;
 /* Starts path with argv and envp: stdin /dev/null, stdout out_fd and
  * stderr err_fd (-1: /dev/null), no other descriptor, every signal at its
- * default and none blocked. 0, or -errno (also when its execve failed);
- * -SL_ESANDBOX, without trying, when the process entered a seccomp
- * sandbox since Init (sl_sandbox_since_init). */
+ * default and none blocked; by `scope-likwid run`'s helper host when
+ * there is one and it accepts (timeout_s: its deadline should the
+ * application be gone), else through the keeper. 0, or -errno (also when
+ * its execve failed); -SL_ESANDBOX, without trying, when the process
+ * entered a seccomp sandbox since Init (sl_sandbox_since_init). */
 int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
-                   char *const envp[], int out_fd, int err_fd);
+                   char *const envp[], int out_fd, int err_fd, double timeout_s);
 /* 1 when the helper has ended (*status: its wait status), 0 while it runs
  * (block: wait until it ends), -errno. */
 int sl_child_poll(sl_child *c, int *status, int block);
@@ -336,6 +339,22 @@ int sl_child_poll(sl_child *c, int *status, int block);
 void sl_child_kill(sl_child *c);
 /* A pidfd of the keeper (readable once it ended), or -1. */
 int sl_child_pidfd(const sl_child *c);
+
+/* spawn_host.c: the helper started by `scope-likwid run`'s helper host
+ * (core/helper_host.h), async-signal-safe. sl_host_take (at Init) notes
+ * SCOPE_LIKWID_RUN_HOST. sl_host_child_start: 1 started by the host
+ * (c->host is the connection), 0 no host or it refused (start it here),
+ * -ETIMEDOUT the host took the request and did not answer. The others as
+ * sl_child_poll and sl_child_kill; _ended: the host's answer (or its end)
+ * is there to read. */
+void sl_host_take(void);
+int sl_host_child_start(sl_child *c, const char *path, char *const argv[], char *const envp[],
+                        int out_fd, int err_fd, double timeout_s);
+int sl_host_child_poll(sl_child *c, int *status, int block);
+void sl_host_child_kill(sl_child *c);
+int sl_host_child_ended(const sl_child *c);
+/* The process's umask from /proc/self/status, -1 unknown (spawn.c). */
+long sl_proc_umask(void);
 
 /* Reading a helper's pipes until it ends, not until EOF: a process the
  * application forks meanwhile holds the write ends (spawn.c). In the poll

@@ -424,7 +424,8 @@ void sl_sigwrite_run(int sig)
     if (sl_spawn_pipe(err) != 0)
         err[0] = err[1] = -1;
     sl_child c;
-    int rc = sl_child_start(&c, prep.map, prep.argv[0], prep.argv, prep.envp, out[1], err[1]);
+    int rc = sl_child_start(&c, prep.map, prep.argv[0], prep.argv, prep.envp, out[1], err[1],
+                            prep.timeout_s);
     for (int i = 0; i < 2; i++) {
         int *p = i ? err : out;
         if (p[1] >= 0)

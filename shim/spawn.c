@@ -254,7 +254,8 @@ int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
         close(err[1]);
     }
     if (rc == 0) {
-        rc = sl_child_start(&child, map, argv[0], (char *const *)argv, envp, out[1], err[1]);
+        rc = sl_child_start(&child, map, argv[0], (char *const *)argv, envp, out[1], err[1],
+                            timeout_s);
         close(out[1]);
         close(err[1]);
         if (rc != 0) {
@@ -773,15 +774,13 @@ static pid_t wait_keeper(pid_t keeper, int *st, int options)
 
 /* ---- what the process may do ---- */
 
-/* The seccomp mode and filter count, from /proc/self/status (filters -1:
- * the kernel does not say, before 5.9), else PR_GET_SECCOMP. Scanned line
- * by line through a small buffer: async-signal-safe, and a long line
- * (Mems_allowed on a large machine) is skipped, not cut. */
 typedef struct seccomp_state {
     long mode, filters;
 } seccomp_state;
 
-static long field_value(const char *line, size_t n, const char *name)
+/* The value of a "Name:\tvalue" line of /proc/self/status (base 10, or 8
+ * for Umask), -1 when the line is another. */
+static long field_value(const char *line, size_t n, const char *name, int base)
 {
     size_t k = strlen(name);
     if (n <= k || memcmp(line, name, k) != 0)
@@ -789,8 +788,8 @@ static long field_value(const char *line, size_t n, const char *name)
     long v = 0;
     int digits = 0;
     for (size_t i = k; i < n; i++) {
-        if (line[i] >= '0' && line[i] <= '9') {
-            v = v * 10 + (line[i] - '0');
+        if (line[i] >= '0' && line[i] < '0' + base) {
+            v = v * base + (line[i] - '0');
             digits++;
         } else if (digits) {
             break;
@@ -799,37 +798,63 @@ static long field_value(const char *line, size_t n, const char *name)
     return digits ? v : -1;
 }
 
+/* Fields of /proc/self/status (values[i] -1: not there, or no /proc).
+ * Scanned line by line through a small buffer: async-signal-safe, and a
+ * long line (Mems_allowed on a large machine) is skipped, not cut. */
+static void status_fields(const char *const *names, const int *bases, long *values, int n)
+{
+    for (int i = 0; i < n; i++)
+        values[i] = -1;
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char chunk[256], head[32];
+    size_t col = 0;
+    ssize_t r;
+    while ((r = read(fd, chunk, sizeof chunk)) > 0 || (r < 0 && errno == EINTR))
+        for (ssize_t i = 0; i < r; i++) {
+            if (chunk[i] != '\n') {
+                if (col < sizeof head)
+                    head[col] = chunk[i];
+                col++;
+                continue;
+            }
+            size_t len = col < sizeof head ? col : sizeof head;
+            for (int f = 0; f < n; f++) {
+                long v = field_value(head, len, names[f], bases[f]);
+                if (v >= 0)
+                    values[f] = v;
+            }
+            col = 0;
+        }
+    close(fd);
+}
+
+/* The seccomp mode and filter count (filters -1: the kernel does not say,
+ * before 5.9), else PR_GET_SECCOMP. */
 static seccomp_state seccomp_now(void)
 {
-    seccomp_state s = {-1, -1};
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        char chunk[256], head[32];
-        size_t col = 0;
-        ssize_t r;
-        while ((r = read(fd, chunk, sizeof chunk)) > 0 || (r < 0 && errno == EINTR))
-            for (ssize_t i = 0; i < r; i++) {
-                if (chunk[i] != '\n') {
-                    if (col < sizeof head)
-                        head[col] = chunk[i];
-                    col++;
-                    continue;
-                }
-                size_t n = col < sizeof head ? col : sizeof head;
-                long v;
-                if ((v = field_value(head, n, "Seccomp:")) >= 0)
-                    s.mode = v;
-                else if ((v = field_value(head, n, "Seccomp_filters:")) >= 0)
-                    s.filters = v;
-                col = 0;
-            }
-        close(fd);
-    }
+    static const char *const names[] = {"Seccomp:", "Seccomp_filters:"};
+    static const int bases[] = {10, 10};
+    long v[2];
+    status_fields(names, bases, v, 2);
+    seccomp_state s = {v[0], v[1]};
     if (s.mode < 0) {   /* no /proc (a chroot, a container without it) */
         int m = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
         s.mode = m > 0 ? m : 0;
     }
     return s;
+}
+
+long sl_proc_umask(void)
+{
+    static const char *const names[] = {"Umask:"};
+    static const int bases[] = {8};
+    long v;
+    int saved = errno;
+    status_fields(names, bases, &v, 1);
+    errno = saved;
+    return v;
 }
 
 static seccomp_state at_init = {-1, -1};
@@ -855,12 +880,17 @@ int sl_sandbox_since_init(void)
 }
 
 int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
-                   char *const envp[], int out_fd, int err_fd)
+                   char *const envp[], int out_fd, int err_fd, double timeout_s)
 {
     c->map = map;
     c->keeper = -1;
+    c->host = -1;
     if (sl_sandbox_since_init())
         return -SL_ESANDBOX;
+    /* Under `scope-likwid run`, run starts it (spawn_host.c). */
+    int by_host = sl_host_child_start(c, path, argv, envp, out_fd, err_fd, timeout_s);
+    if (by_host != 0)
+        return by_host < 0 ? by_host : 0;
     int saved = errno;
     child_job *j = map;
     *j = (child_job){.path = path, .argv = argv, .envp = envp, .out_fd = out_fd,
@@ -905,6 +935,8 @@ int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
 
 int sl_child_poll(sl_child *c, int *status, int block)
 {
+    if (c->host >= 0)
+        return sl_host_child_poll(c, status, block);
     if (c->keeper <= 0)
         return -ECHILD;
     int st;
@@ -923,6 +955,10 @@ int sl_child_poll(sl_child *c, int *status, int block)
 
 void sl_child_kill(sl_child *c)
 {
+    if (c->host >= 0) {
+        sl_host_child_kill(c);
+        return;
+    }
     child_job *j = c->map;
     pid_t h = atomic_load(&j->helper);
     if (c->keeper <= 0 || h <= 0)
@@ -935,6 +971,13 @@ void sl_child_kill(sl_child *c)
 
 int sl_child_pidfd(const sl_child *c)
 {
+    /* the host's connection: readable once it says the helper ended */
+    if (c->host >= 0) {
+        int saved = errno;
+        int fd = fcntl(c->host, F_DUPFD_CLOEXEC, 3);
+        errno = saved;
+        return fd;
+    }
     /* Not under valgrind, which does not know pidfd_open and says so on
      * the application's stderr. */
     if (c->keeper <= 0 || keeper_is_copy)
@@ -980,6 +1023,8 @@ int sl_child_watch_over(sl_child_watch *w, const struct pollfd *pf, unsigned lon
         return !got;        /* the pipes hold nothing more */
     if (w->pidfd >= 0)
         w->ended = pf[n].revents != 0;
+    else if (w->c->host >= 0)
+        w->ended = sl_host_child_ended(w->c);
     else
         w->ended = atomic_load(&((child_job *)w->c->map)->keeper_done);
     return 0;

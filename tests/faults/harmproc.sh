@@ -270,6 +270,129 @@ vroom)
     [ -n "$base" ] && [ -n "$with" ] && [ $((base - with)) -lt 1024 ] ||
         fail "the shim took $((${base:-0} - ${with:-0})) KiB of address space: expected under 1024 KiB"
     one_result v.shim && check "$R" --timing "work=1x3" --timing-tags work --no-likwid >/dev/null ;;
+rusage)
+    # The application's getrusage(RUSAGE_CHILDREN) after Close: it started
+    # no process, so every field is 0 without the shim. Under `scope-likwid
+    # run` the shim's helpers are run's children, never the application's:
+    # the same zeros, for the writer alone (the real LIKWID, not counting)
+    # and for the collector and the writer (the simulated LIKWID counting,
+    # run under the simulated likwid-perfctr).
+    need SL_SIM_DIR SL_SIM_PERFCTR
+    SCOPE_LIKWID_PERFCTR=none
+    export SCOPE_LIKWID_PERFCTR
+    run a.base "$SL_HARMPROC_APP" rusage
+    run a.shim "$SL_CLI" run -- "$SL_HARMPROC_APP" rusage
+    same_behaviour a.base a.shim
+    grep -q '^children: utime 0.000000 stime 0.000000 maxrss 0 minflt 0 ' "$T/a.base.out" ||
+        fail "a.base: the application's children are not all zero: $(cat "$T/a.base.out")"
+    R=$(ls "$T/a.shim"/scope-likwid-run-*.h5 2>/dev/null)
+    [ -f "$R" ] && check "$R" --timing "work=1x5" --timing-tags work --no-likwid >/dev/null ||
+        fail "a.shim: expected one result, found: $(ls "$T/a.shim")"
+    sim c.base "$SL_HARMPROC_APP" rusage
+    sim c.shim "$SL_CLI" run -- "$SL_HARMPROC_APP" rusage
+    same_behaviour c.base c.shim
+    R=$(ls "$T/c.shim"/scope-likwid-run-*.h5 2>/dev/null)
+    [ -f "$R" ] && check "$R" --timing "work=1x5" --timing-tags work --source full_api >/dev/null ||
+        fail "c.shim: expected one result with counters, found: $(ls "$T/c.shim")"
+    [ "$FAILED" = 0 ] || { show_run c.base; show_run c.shim; } ;;
+subreaper)
+    # A supervisor (PR_SET_CHILD_SUBREAPER) runs the application, which is
+    # killed (SIGKILL) while its Close waits for a slow writer; 3 runs. The
+    # writer goes on and delivers, as without a supervisor. Under
+    # `scope-likwid run` the writer is run's, not the application's: the
+    # supervisor reaps only the process it started, and run waits for the
+    # writer, so there is one result with every call and no journal left.
+    SCOPE_LIKWID_PERFCTR=none
+    export SCOPE_LIKWID_PERFCTR
+    printf '#!/bin/sh\nsleep 1\nexec "%s" "$@"\n' "$SL_WRITE" >"$T/slow-writer"
+    chmod +x "$T/slow-writer"
+    for i in 1 2 3; do
+        run "r$i.base" "$SL_HARMPROC_APP" supervise "$SL_HARMPROC_APP" killclose
+        run "r$i.shim" env SCOPE_LIKWID_WRITER="$T/slow-writer" \
+            "$SL_HARMPROC_APP" supervise "$SL_CLI" run -- "$SL_HARMPROC_APP" killclose
+        same_behaviour "r$i.base" "r$i.shim"
+        grep -q 'the command ended with 137' "$T/r$i.base.out" ||
+            fail "r$i.base: the application was not killed: $(cat "$T/r$i.base.out")"
+        R=$(ls "$T/r$i.shim"/scope-likwid-run-*.h5 2>/dev/null)
+        [ -f "$R" ] && check "$R" --timing "work=1x5" --timing-tags work --no-likwid >/dev/null ||
+            fail "r$i.shim: expected one result, found: $(ls "$T/r$i.shim")"
+        left=$(ls "$T/r$i.shim" | grep -v '^scope-likwid-run-[0-9]*\.h5$')
+        [ -z "$left" ] || fail "r$i.shim: left behind: $left"
+        [ "$FAILED" = 0 ] || { show_run "r$i.base"; show_run "r$i.shim"; break; }
+    done ;;
+host-fallback)
+    # SCOPE_LIKWID_RUN_HOST names a host that is not there, one that hangs
+    # up, one that refuses, and one that answers garbage: the shim starts
+    # its helpers itself (one result, no line but 'wrote'). One that takes
+    # the request and never answers: Close ends within seconds, the timing
+    # saved in the rescue file, and the line says why.
+    cat >"$T/host.py" <<'PYEOF'
+import os, socket, struct, sys, time
+name, how = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind("\0" + name)
+s.listen(8)
+open(sys.argv[3], "w").close()
+while True:
+    c, _ = s.accept()
+    if how == "hangup":
+        c.close()
+    elif how == "refuse":
+        c.recv(65536)
+        c.sendall(struct.pack("ii", 2, 1))
+        c.close()
+    elif how == "garbage":
+        c.recv(65536)
+        c.sendall(b"\x07" * 8)
+        c.close()
+    else:
+        c.recv(65536)
+        time.sleep(30)
+PYEOF
+    SCOPE_LIKWID_TIMEOUT=10
+    export SCOPE_LIKWID_TIMEOUT
+    run a.base "$SL_HARMPROC_APP" plain
+    for how in absent hangup refuse garbage silent; do
+        name=scope-likwid-test-$$-$how
+        pid=
+        if [ "$how" != absent ]; then
+            "$PY" "$T/host.py" "$name" "$how" "$T/$how.ready" &
+            pid=$!
+            n=0
+            while [ ! -f "$T/$how.ready" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+        fi
+        t0=$(date +%s)
+        run "$how.shim" env SCOPE_LIKWID_RUN_HOST="@$name" LD_PRELOAD="$SL_SHIM" "$SL_HARMPROC_APP" plain
+        took=$(($(date +%s) - t0))
+        [ -n "$pid" ] && kill "$pid" 2>/dev/null
+        same_behaviour a.base "$how.shim"
+        if [ "$how" = silent ]; then
+            [ "$took" -lt 9 ] || fail "$how.shim: took $took s: expected Close within the 5 s start deadline"
+            expect_line "$how.shim" "could not write .*writer could not be started" "why the writer did not run"
+            check_rescue "$how.shim" --timing "work=1x3" --timing-tags work --no-likwid >/dev/null
+        else
+            [ "$(shim_lines "$how.shim" | grep -vc '^scope-likwid: wrote ')" = 0 ] ||
+                fail "$how.shim: a line besides 'wrote': $(shim_lines "$how.shim")"
+            one_result "$how.shim" && check "$R" --timing "work=1x3" --timing-tags work --no-likwid >/dev/null
+        fi
+        [ "$FAILED" = 0 ] || { show_run "$how.shim"; break; }
+    done ;;
+run-drop-nobody)
+    # drop-nobody under `scope-likwid run`: run's helper host refuses a
+    # process that is no longer its user (a helper started by run would
+    # write as root where the application cannot), so the shim starts its
+    # writer itself, as nobody: the output directory (mode 0700) is out of
+    # its reach and the timing is saved in TMPDIR, as without run.
+    [ "$(id -u)" = 0 ] || skip "needs root (setuid to 65534 after Init)"
+    mkdir -m 1777 "$T/tmpdir"
+    TMPDIR=$T/tmpdir
+    SCOPE_LIKWID_PERFCTR=none
+    export TMPDIR SCOPE_LIKWID_PERFCTR
+    run a.base "$SL_HARMPROC_APP" drop nobody
+    run a.shim "$SL_CLI" run -- "$SL_HARMPROC_APP" drop nobody
+    same_behaviour a.base a.shim
+    ls "$T/a.shim"/*.h5 >/dev/null 2>&1 && fail "a.shim: a result was written as root: $(ls "$T/a.shim")"
+    check_rescue a.shim --timing "work=1x5" --timing-tags work --no-likwid --status "not counting" ;;
 *)
     fail "unknown case '${1:-}'" ;;
 esac

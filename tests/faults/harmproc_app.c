@@ -42,7 +42,17 @@
  *                            ("room KIB"), and Closes
  *   harmproc_app bigenv          times "work" 3 times, sets a 200 KiB
  *                            environment variable, times "work" twice more,
- *                            Closes */
+ *                            Closes
+ *   harmproc_app plain           times "work" 3 times and Closes
+ *   harmproc_app rusage          times "work" 5 times, Closes, prints its
+ *                            children's resource usage (it has none)
+ *   harmproc_app killclose       times "work" 5 times; a thread SIGKILLs the
+ *                            process 300 ms into main's Close
+ *   harmproc_app supervise CMD...
+ *                            a supervisor: a child subreaper that runs CMD,
+ *                            reaps every process that ends below it, names
+ *                            each one it never started, and prints how CMD
+ *                            ended (its exit status, or 128 + signal) */
 
 #include <errno.h>
 #include <likwid-marker.h>
@@ -59,6 +69,7 @@
 #include <grp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -392,6 +403,75 @@ static int bigenv_mode(void)
     return 0;
 }
 
+/* ---- what the application's children cost, and a supervisor ---- */
+
+static int plain_mode(void)
+{
+    likwid_markerInit();
+    work_region("work", 3);
+    likwid_markerClose();
+    return 0;
+}
+
+static int rusage_mode(void)
+{
+    likwid_markerInit();
+    work_region("work", 5);
+    likwid_markerClose();
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    printf("children: utime %ld.%06ld stime %ld.%06ld maxrss %ld minflt %ld majflt %ld "
+           "nvcsw %ld nivcsw %ld inblock %ld oublock %ld\n",
+           (long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec, (long)ru.ru_stime.tv_sec,
+           (long)ru.ru_stime.tv_usec, ru.ru_maxrss, ru.ru_minflt, ru.ru_majflt, ru.ru_nvcsw,
+           ru.ru_nivcsw, ru.ru_inblock, ru.ru_oublock);
+    return 0;
+}
+
+static void *kill_soon(void *arg)
+{
+    (void)arg;
+    nap_ms(300);
+    kill(getpid(), SIGKILL);
+    return NULL;
+}
+
+static int killclose_mode(void)
+{
+    likwid_markerInit();
+    work_region("work", 5);
+    pthread_t t;
+    pthread_create(&t, NULL, kill_soon, NULL);
+    likwid_markerClose();
+    pthread_join(t, NULL);
+    return 0;
+}
+
+static int supervise(char **cmd)
+{
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    pid_t child = fork();
+    if (child == 0) {
+        execvp(cmd[0], cmd);
+        _exit(127);
+    }
+    int code = -1;
+    for (;;) {
+        int st;
+        pid_t w = wait(&st);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            break;
+        if (w == child)
+            code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        else
+            printf("supervisor: reaped process %ld, which it never started\n", (long)w);
+    }
+    printf("supervisor: the command ended with %d\n", code);
+    return 0;
+}
+
 static int altstack_exit_mode(void)
 {
     crash_exits = 1;
@@ -415,12 +495,17 @@ static const struct {
     {"drop", NULL, dropprivs_mode},
     {"vfull", NULL, vfull_arg},
     {"vroom", vroom_mode, NULL},
+    {"plain", plain_mode, NULL},
+    {"rusage", rusage_mode, NULL},
+    {"killclose", killclose_mode, NULL},
 };
 
 int main(int argc, char **argv)
 {
     const char *m = argc > 1 ? argv[1] : "";
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (!strcmp(m, "supervise") && argc > 2)
+        return supervise(argv + 2);
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         if (strcmp(m, modes[i].name) != 0)
             continue;

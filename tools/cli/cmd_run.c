@@ -7,6 +7,8 @@
 #include "why.h"
 #include "fileio.h"
 #include "provenance.h"
+#include "helper_host.h"
+#include "run_host.h"
 #include "vec.h"
 
 #include <errno.h>
@@ -47,7 +49,9 @@ static const char usage[] =
     "./scope-likwid-run-<PID>.h5 (in a batch job scope-likwid-run-<JOB>-<PID>.h5),\n"
     "PID being the process of APP that calls\n"
     "likwid_markerInit (scope-likwid-run-<PID>.1.h5 if that name is taken).\n"
-    "After APP exits, one line names each file its processes wrote.\n"
+    "After APP exits, one line names each file its processes wrote. The\n"
+    "shim's helper processes (collector, writer) run as run's children, not\n"
+    "APP's.\n"
     "\n"
     "Environment:\n"
     "  SCOPE_LIKWID_PERFCTR   likwid-perfctr program to use (default\n"
@@ -670,6 +674,17 @@ int sl_cmd_run(int argc, char **argv)
     posix_spawnattr_setsigdefault(&attr, &def);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
 
+    /* the helpers of APP's shim become run's children, not APP's */
+    char host_name[108];
+    int host_control = -1;
+    pid_t host = sl_run_host_start(&host_control, host_name, sizeof host_name);
+    if (host > 0 && setenv(SL_HOST_ENV, host_name, 1) != 0) {
+        sl_run_host_end(host, host_control);
+        host = -1;
+    }
+    if (host <= 0)
+        unsetenv(SL_HOST_ENV);  /* an outer run's host is not ours */
+
     pid_t pid;
     int rc = posix_spawnp(&pid, cmd[0], NULL, &attr, cmd, environ);
     posix_spawnattr_destroy(&attr);
@@ -688,6 +703,10 @@ int sl_cmd_run(int argc, char **argv)
                 st = any;
                 break;
             }
+            if (w > 0 && w == host) {   /* the host died: the shim starts its own */
+                close(host_control);
+                host = -1;
+            }
             if (w < 0 && errno != EINTR)
                 break;
         }
@@ -695,11 +714,15 @@ int sl_cmd_run(int argc, char **argv)
         /* an application likwid-perfctr stopped and left (it failed after
          * forking it) would wait forever; a child that still runs is the
          * application's own business */
-        if (use_perfctr && end_children(0, 1, 0) > 0) {
+        if (use_perfctr && end_children(0, 1, host) > 0) {
             /* likwid-perfctr's SIGSTOP may still be on its way */
             nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
-            end_children(0, 1, 0);
+            end_children(0, 1, host);
         }
+        /* a writer that outlived APP (killed during Close) delivers first */
+        if (host > 0)
+            sl_run_host_end(host, host_control);
+        host = -1;
         /* what APP's processes wrote; a journal of one killed or crashed
          * becomes its result */
         if (report && !report_results(report, st)) {
@@ -712,6 +735,8 @@ int sl_cmd_run(int argc, char **argv)
                          argv[app]);
         }
     }
+    if (host > 0)
+        sl_run_host_end(host, host_control);
     if (report)
         unlink(report);
     free(report);

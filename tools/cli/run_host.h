@@ -1,0 +1,16 @@
+/* run's helper host (run_host.c, core/helper_host.h). */
+#ifndef SL_RUN_HOST_H
+#define SL_RUN_HOST_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Starts the host: its pid, its control descriptor in *control and its
+ * address ("@NAME", for SCOPE_LIKWID_RUN_HOST) in name; -1 when it
+ * cannot be started (the shim then starts its helpers itself). */
+pid_t sl_run_host_start(int *control, char *name, size_t cap);
+/* No new helper after this; waits until the running ones have ended
+ * (each within its deadline). */
+void sl_run_host_end(pid_t host, int control);
+
+#endif
