@@ -1229,6 +1229,8 @@ static int batch_file_write(const sl_state *g, int first)
     }
     sl_run_free(&run);
     free(tmp);
+    if (rc == 0 && path != batch_file)
+        sl_run_report("batch", path);   /* run delivers it should the process die */
     if (rc == 0)
         batch_file = path;
     else if (path != batch_file)

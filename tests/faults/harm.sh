@@ -31,6 +31,9 @@
 #                     to cycles 2 to 10; 8 cycles, then a ninth without
 #                     Close: the exit's result holds cycles 2 to 9, no
 #                     batch file is left
+#   harm.sh cycles-run  11 cycles, then SIGKILL between cycles, under
+#                     scope-likwid run: run turns the batch file into its
+#                     result (cycles 2 to 11), nothing left
 # The real LIKWID (no-count mode).
 . "$(dirname "$0")/flib.sh"
 need SL_SHIM SL_HARM_APP SL_HARM_HOST SL_HARM_PLUGIN SL_CHECKER SL_CLI
@@ -147,6 +150,28 @@ plugin)
     done
     [ "$n" = 2 ] || fail "expected 2 result files (one per load), found $n: $(ls "$T/a.shim")"
     [ "$(shim_lines a.shim | grep -c '^scope-likwid: wrote ')" = 2 ] || fail "expected 2 wrote lines: $(shim_lines a.shim)" ;;
+cycles-run)
+    # 11 cycles, then SIGKILL between cycles, under scope-likwid run: the
+    # shim named the batch file in run's report, and run turns it into the
+    # result it is named after once the process has ended.
+    SCOPE_LIKWID_PERFCTR=none
+    export SCOPE_LIKWID_PERFCTR
+    run c.base "$SL_HARM_APP" cycles 11 0 kill
+    run c.shim "$SL_CLI" run -- "$SL_HARM_APP" cycles 11 0 kill
+    same_behaviour c.base c.shim
+    left=$(ls "$T/c.shim" | grep -v '^scope-likwid-run-[0-9]*\(\.cycle2\)\?\.h5$' | grep -v '^counts$')
+    [ -z "$left" ] || fail "c.shim: left behind: $left"
+    first=$(ls "$T/c.shim"/scope-likwid-run-*.h5 2>/dev/null | grep -v cycle2)
+    batch=$(ls "$T/c.shim"/scope-likwid-run-*.cycle2.h5 2>/dev/null)
+    if [ -f "$first" ] && [ -f "$batch" ]; then
+        check "$first" --timing "lib=1x1" --no-likwid >/dev/null
+        check "$batch" --timing "lib=1x10" --no-likwid --status "Init..Close cycles 2 to 11 of process" >/dev/null
+        calls_exact "$batch" "lib=10"
+        expect_line c.shim "^scope-likwid: run: result in $batch \(Init\.\.Close cycles of process [0-9]+, from the batch file it left" "run naming the batch's result"
+    else
+        fail "c.shim: expected the first cycle's result and the batch's (.cycle2.h5): $(ls "$T/c.shim")"
+    fi
+    [ "$FAILED" = 0 ] || show_run c.shim ;;
 cycles)
     for spec in "100 0" "30 50" "10 0 exec" "12 0 fork" "11 0 kill" "8 0 open"; do
         set -- $spec

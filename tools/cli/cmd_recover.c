@@ -60,6 +60,30 @@ static int already_delivered(const char *path)
     return 0;
 }
 
+int sl_rescue_to_result(const char *rescue, const char *output, char **written)
+{
+    *written = NULL;
+    sl_diag d;
+    sl_diag_init(&d);
+    char *buf = NULL;
+    size_t len = 0;
+    sl_run run;
+    int rc = sl_run_init(&run);
+    if (rc == 0 && (rc = sl_read_file(rescue, (size_t)4 << 30, &buf, &len)) == 0)
+        rc = sl_wire_read_run(buf, len, rescue, &run, &d);
+    free(buf);
+    if (rc == 0)
+        rc = sl_h5_write(output, &run, 1, written, &d);
+    sl_run_free(&run);
+    print_diag(&d);
+    sl_diag_free(&d);
+    if (rc != 0) {
+        free(*written);
+        *written = NULL;
+    }
+    return rc;
+}
+
 /* A process that died while its writer ran (SL_JRN_DELIVERING): the writer
  * removes the rescue file once the result is in place, so a rescue file
  * that is gone means delivered; one that stays (the writer failed or was
@@ -93,23 +117,9 @@ static int from_rescue(const char *path, const sl_jrn_info *info)
         return already_delivered(path);    /* removed while we waited */
     }
     close(fd);
-    sl_diag d;
-    sl_diag_init(&d);
-    char *buf = NULL;
-    size_t len = 0;
-    sl_run run;
-    int rc = sl_run_init(&run);
-    if (rc == 0 && (rc = sl_read_file(rescue, (size_t)4 << 30, &buf, &len)) == 0)
-        rc = sl_wire_read_run(buf, len, rescue, &run, &d);
-    free(buf);
     char *written = NULL;
-    if (rc == 0)
-        rc = sl_h5_write(info->output, &run, 1, &written, &d);
-    sl_run_free(&run);
-    print_diag(&d);
-    sl_diag_free(&d);
+    int rc = sl_rescue_to_result(rescue, info->output, &written);
     if (rc != 0) {
-        free(written);
         sl_error("recover", "%s: the rescue file %s could not be turned into the result (%s): "
                  "reading the journal instead", path, rescue, strerror(-rc));
         return -1;

@@ -468,14 +468,46 @@ static started_proc *open_proc(started_proc *v, size_t n, long pid)
  * per result file ("result in"), per rescue file; the journal of a process
  * that wrote neither (killed, crashed) is recovered, and one without a
  * journal is named. Returns how many processes started timing. */
+/* A batch of Init..Close cycles whose process ended before the batch's
+ * Close (killed, or between cycles) left its batch file (SHIM.md,
+ * "Several Init..Close cycles"): it becomes the result it names. A process
+ * that still runs (a daemon) delivers its batch itself. */
+static void batch_left(long pid, const char *path)
+{
+    static const char suffix[] = ".batch.rescue";
+    size_t len = strlen(path);
+    if (access(path, F_OK) != 0 || len <= sizeof suffix - 1 ||
+        strcmp(path + len - (sizeof suffix - 1), suffix) != 0)
+        return;     /* delivered (or not a batch file's name) */
+    if (kill((pid_t)pid, 0) == 0 || errno == EPERM) {
+        sl_error("run", "process %ld still runs: its Init..Close cycles since its last result "
+                 "are in %s until it delivers them", pid, path);
+        return;
+    }
+    char *output = strndup(path, len - (sizeof suffix - 1));
+    char *written = NULL;
+    int rc = output ? sl_rescue_to_result(path, output, &written) : -ENOMEM;
+    if (rc == 0) {
+        unlink(path);
+        sl_error("run", "result in %s (Init..Close cycles of process %ld, from the batch file it "
+                 "left: it ended before the batch's Close)", written ? written : output, pid);
+    } else {
+        sl_error("run", "%s: the batch file of process %ld could not be turned into a result "
+                 "(%s): convert it with 'scope-likwid convert %s -o %s'", path, pid,
+                 strerror(-rc), path, output ? output : "OUTPUT.h5");
+    }
+    free(written);
+    free(output);
+}
+
 static size_t report_results(const char *report, int wait_status)
 {
     char *text = NULL;
     size_t len = 0;
     if (sl_read_file(report, (size_t)1 << 24, &text, &len) != 0)
         return 0;
-    started_proc *procs = NULL;
-    size_t n = 0, cap = 0;
+    started_proc *procs = NULL, *batches = NULL;
+    size_t n = 0, cap = 0, nbatch = 0, batch_cap = 0;
     for (char *l = text, *e; l && *l; l = e ? e + 1 : NULL) {
         e = strchr(l, '\n');
         if (e)
@@ -485,6 +517,11 @@ static size_t report_results(const char *report, int wait_status)
         if (!report_line(l, &kind, &pid, &path))
             continue;
         started_proc *p = open_proc(procs, n, pid);
+        if (!strcmp(kind, "batch")) {
+            if (SL_VEC_RESERVE(batches, batch_cap, nbatch, 1) == 0)
+                batches[nbatch++] = (started_proc){pid, path, NULL, 0};
+            continue;
+        }
         if (!strcmp(kind, "init")) {
             if (SL_VEC_RESERVE(procs, cap, n, 1) == 0)
                 procs[n++] = (started_proc){pid, path, NULL, 0};
@@ -519,6 +556,9 @@ static size_t report_results(const char *report, int wait_status)
             sl_error("run", "process %ld ended without writing %s and left no journal", procs[i].pid,
                      procs[i].output);
     }
+    for (size_t i = 0; i < nbatch; i++)
+        batch_left(batches[i].pid, batches[i].output);
+    free(batches);
     free(procs);
     free(text);
     return n;

@@ -11,4 +11,9 @@
  * 0: recovered or nothing to do; 1: failed (the journal is kept). */
 int sl_recover_journal(const char *path, const char *why);
 
+/* Turns a rescue file into the result file output (or the name next to it
+ * that is free: *written, to free); 0 or -errno, messages of the rescue
+ * file's problems on stderr. The rescue file is left to the caller. */
+int sl_rescue_to_result(const char *rescue, const char *output, char **written);
+
 #endif
