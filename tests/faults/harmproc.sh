@@ -393,6 +393,24 @@ run-drop-nobody)
     same_behaviour a.base a.shim
     ls "$T/a.shim"/*.h5 >/dev/null 2>&1 && fail "a.shim: a result was written as root: $(ls "$T/a.shim")"
     check_rescue a.shim --timing "work=1x5" --timing-tags work --no-likwid --status "not counting" ;;
+run-other-mntns)
+    # scope-likwid run -- unshare -m APP: the application lives in a mount
+    # namespace of its own, where its paths need not mean what they mean to
+    # run. The host refuses it (a writer run started would resolve the
+    # output path in run's namespace); the shim starts its helpers itself,
+    # which its children's resource usage shows, and the result is written.
+    [ "$(id -u)" = 0 ] || skip "needs root (unshare -m)"
+    unshare -m true 2>/dev/null || skip "unshare -m fails here"
+    SCOPE_LIKWID_PERFCTR=none
+    export SCOPE_LIKWID_PERFCTR
+    run a.shim "$SL_CLI" run -- unshare -m "$SL_HARMPROC_APP" rusage
+    [ "$(rc_of a.shim)" = 0 ] || fail "a.shim: exit status $(rc_of a.shim): expected 0"
+    grep -q '^children: utime 0.000000 stime 0.000000 maxrss 0 ' "$T/a.shim.out" &&
+        fail "a.shim: the application's children are all zero: the host started a helper for another mount namespace"
+    R=$(ls "$T/a.shim"/scope-likwid-run-*.h5 2>/dev/null)
+    [ -f "$R" ] && check "$R" --timing "work=1x5" --timing-tags work --no-likwid >/dev/null ||
+        fail "a.shim: expected one result, found: $(ls "$T/a.shim")"
+    [ "$FAILED" = 0 ] || show_run a.shim ;;
 *)
     fail "unknown case '${1:-}'" ;;
 esac

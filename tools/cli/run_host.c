@@ -310,7 +310,8 @@ pid_t sl_run_host_start(int *control, char *name, size_t cap)
         return -1;
     memcpy(a.sun_path + 1, name + 1, (size_t)n - 1);
     socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n);
-    int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    /* nonblocking: a connection gone before accept() never blocks the host */
+    int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     int ctl[2] = {-1, -1};
     if (listener < 0 || bind(listener, (struct sockaddr *)&a, len) != 0 ||
         listen(listener, 64) != 0 || pipe2(ctl, O_CLOEXEC) != 0) {
