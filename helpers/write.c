@@ -122,6 +122,7 @@ static int from_journal(const char *path, long long orphan_of, int by_parent, sl
         return fail(d, what);
     }
     sl_jrn_set_state(path, SL_JRN_RECOVERED);
+    sl_jrn_drop_batch_file(&info);
     unlink(path);
     rc = report(d, written ? written : info.output);
     free(written);

@@ -1248,8 +1248,15 @@ static int batch_defer(const sl_state *g, int counting)
         batch_first = g->cycle;
         batch_began_ns = now;
     }
-    /* Deferred only when the batch is safe on disk; else written now. */
-    int defer = now - batch_began_ns < BATCH_NS && batch_file_write(g, batch_first) == 0;
+    /* Deferred only when the batch is safe on disk: in the journal of its
+     * first cycle, which goes on through the batch (a kill leaves it to
+     * recover, whose result names the batch's cycles), else in the batch
+     * file; else written now. */
+    int journaled = sl_journal_path()[0] != '\0';
+    int defer = now - batch_began_ns < BATCH_NS &&
+                (journaled || batch_file_write(g, batch_first) == 0);
+    if (defer && journaled)
+        sl_journal_note_cycles(batch_first, g->cycle);
     pthread_mutex_unlock(&cycle_lock);
     return defer;
 }
@@ -1303,7 +1310,10 @@ static void deliver_batch(const char *why)
         sl_text status = {0};
         batch_text(batch_first, &sl_g, why, &status);
         sl_signals_finishing(1);
-        batch_end(sl_deliver(&in, &none, status.s ? status.s : "") == 0);
+        int saved = sl_deliver(&in, &none, status.s ? status.s : "") == 0;
+        batch_end(saved);
+        if (saved)
+            survive_end();
         sl_signals_finishing(0);
         free(status.s);
     }
@@ -1340,9 +1350,11 @@ int sl_cycle_begin(void)
      * be writing it), and once per Init. */
     int ready = atomic_load(&sl_mode) == SL_MODE_CLOSED && atomic_load(&closes_done) == sl_g.cycle;
     if (ready && batch_first) {
-        /* A batch is pending: the next cycle goes on in its tables. */
+        /* A batch is pending: the next cycle goes on in its tables (and
+         * its journal, when the batch's first cycle had one). */
         sl_markerfile_note_init();
         sl_g.cycle++;
+        sl_journal_note_cycles(batch_first, sl_g.cycle);
         sl_close_rearm();
         ok = 1;
     } else if (ready) {
@@ -1365,6 +1377,11 @@ int sl_cycle_begin(void)
             sl_close_rearm();
             ok = 1;
             sl_log_debug("cycle %d: output %s", sl_g.cycle, sl_g.output);
+            /* A kill during this cycle loses nothing either: its journal. */
+            sl_survive_renew(sl_g.output, sl_g.pid, sl_g.cycle, sl_g.origin_unix_ns,
+                             sl_g.cfg.writer, sl_g.cfg.timeout_s);
+            sl_run_report("init", sl_g.output);
+            sl_run_report("journal", sl_journal_path());
         }
     }
     pthread_mutex_unlock(&cycle_lock);

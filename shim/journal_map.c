@@ -60,6 +60,22 @@ static pthread_mutex_t jlock = PTHREAD_MUTEX_INITIALIZER;
  * they are mapped. */
 static size_t piece_off, piece_len;
 static char *piece_at;
+/* Every piece mapped so far (under jlock): what a later cycle's journal
+ * copies and maps again at the same addresses (sl_journal_renew). */
+#define MAX_PIECES 1024
+static struct mapped_piece {
+    char *at;
+    size_t off, len;
+} pieces[MAX_PIECES];
+static size_t npieces;              /* MAX_PIECES + 1: too many to renew */
+
+static void piece_note(char *at, size_t off, size_t len)
+{
+    if (npieces < MAX_PIECES)
+        pieces[npieces] = (struct mapped_piece){at, off, len};
+    if (npieces <= MAX_PIECES)
+        npieces++;
+}
 
 const char *sl_journal_path(void)
 {
@@ -196,6 +212,7 @@ static void *take(size_t len, int kind)
     piece_off = end;
     piece_len = want;
     piece_at = m;
+    piece_note(m, end, want);
     return m + head;
 }
 
@@ -321,6 +338,7 @@ void sl_journal_fork_forget(void)
     atomic_store(&jclosed, 0);
     piece_off = piece_len = 0;
     piece_at = NULL;
+    npieces = 0;
 }
 
 static void register_atfork(void)
@@ -375,6 +393,8 @@ static int create_at(const char *path, size_t size)
     piece_off = 0;
     piece_len = first;
     piece_at = m;
+    npieces = 0;
+    piece_note(m, 0, first);
     snprintf(jpath, sizeof jpath, "%s", path);
     return 0;
 }
@@ -415,6 +435,7 @@ static void fill_header(const sl_journal_in *in)
     h->tsc = in->tsc;
     sl_rt_clock_pairs(&h->tick0, &h->ns0, &h->tick1, &h->ns1);
     h->cycle = 1;
+    h->batch_first = 0;
     h->first_piece = piece_len;
     snprintf(h->output, sizeof h->output, "%s", in->output);
     if (in->prov)
@@ -460,6 +481,142 @@ int sl_journal_begin(const sl_journal_in *in)
     return 0;
 }
 
+/* ---- a later cycle's journal ---- */
+
+/* The file of a later cycle's journal: created as at Init (beside its
+ * result, else $TMPDIR or /tmp), sized, not mapped; its descriptor. */
+static int renew_file(const char *output, pid_t pid, char **path_out)
+{
+    const char *base = strrchr(output, '/');
+    base = base ? base + 1 : output;
+    const char *tmpdir = secure_getenv("TMPDIR");
+    char suffix[64];
+    snprintf(suffix, sizeof suffix, ".%lld.journal", (long long)pid);
+    const char *dirs[] = {NULL, tmpdir && tmpdir[0] == '/' ? tmpdir : NULL, "/tmp"};
+    int rc = -ENOENT;
+    for (int i = 0; i < 3 && rc < 0; i++) {
+        if (i > 0 && !dirs[i])
+            continue;
+        char *path = i == 0 ? sl_name_fit(output, "", ".journal")
+                            : sl_name_fit_in(dirs[i], "", base, suffix);
+        if (!path || strlen(path) >= sizeof jpath) {
+            free(path);
+            rc = -ENAMETOOLONG;
+            continue;
+        }
+        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        struct stat st;
+        if (fd < 0) {
+            rc = -errno;
+        } else if (fstat(fd, &st) != 0 || fchmod(fd, (st.st_mode & 07777) | S_IRUSR | S_IWUSR) != 0 ||
+                   ftruncate(fd, (off_t)jsize) != 0) {
+            rc = -errno;
+            close(fd);
+            unlink(path);
+        } else {
+            *path_out = path;   /* on the heap: Close may run on a small stack */
+            path = NULL;
+            rc = fd;
+        }
+        free(path);
+    }
+    return rc;
+}
+
+/* Each piece into the new file at its offset, then mapped from there at
+ * the address it had: a copy mapped elsewhere first, moved over the old
+ * mapping in one step (mremap), so that no address is ever unmapped. 0 or
+ * -errno; on failure the pieces already moved hold the same bytes. */
+static int renew_pieces(int fd)
+{
+    for (size_t i = 0; i < npieces; i++) {
+        struct mapped_piece *p = &pieces[i];
+        int rc = back(fd, p->off, p->len);
+        if (rc != 0)
+            return rc;
+        void *copy = mmap(NULL, p->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)p->off);
+        if (copy == MAP_FAILED)
+            return -errno;
+        memcpy(copy, p->at, p->len);
+        if (mremap(copy, p->len, p->len, MREMAP_MAYMOVE | MREMAP_FIXED, p->at) == MAP_FAILED) {
+            rc = -errno;
+            munmap(copy, p->len);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int sl_journal_renew(const sl_journal_in *in, int64_t cycle, int64_t outside_tables,
+                     int64_t outside_entries)
+{
+    if (!jh || !jclosed || getpid() != (pid_t)jh->pid)
+        return -ENOENT;     /* none before (or not ours): none now, as at Init */
+    if (npieces > MAX_PIECES)
+        return -E2BIG;
+    pthread_mutex_lock(&jlock);
+    char *path = NULL;
+    int fd = renew_file(in->output, in->pid, &path);
+    int rc = fd < 0 ? fd : renew_pieces(fd);
+    struct stat st;
+    if (rc == 0 && fstat(fd, &st) != 0)
+        rc = -errno;
+    if (rc != 0) {
+        if (fd >= 0) {
+            close(fd);
+            unlink(path);
+        }
+        free(path);
+        pthread_mutex_unlock(&jlock);
+        return rc;
+    }
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, FD_FLOOR);
+    if (high >= 0) {
+        close(fd);
+        fd = high;
+    }
+    jfd = fd;
+    jdev = st.st_dev;
+    jino = st.st_ino;
+    snprintf(jpath, sizeof jpath, "%s", path);
+    free(path);
+    /* The header names this cycle; the tables it holds are this cycle's
+     * (zeroed at its Init). */
+    sl_jrn_header *h = jh;
+    snprintf(h->output, sizeof h->output, "%s", in->output);
+    h->origin_unix_ns = in->origin_unix_ns;
+    sl_rt_clock_pairs(&h->tick0, &h->ns0, &h->tick1, &h->ns1);
+    h->cycle = cycle;
+    h->batch_first = 0;
+    h->signo = 0;
+    h->rescue[0] = '\0';
+    h->outside_tables += outside_tables;
+    h->outside_entries += outside_entries;
+    atomic_store(&jclosed, 0);
+    __atomic_store_n(&h->state, SL_JRN_RUNNING, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&jlock);
+    return 0;
+}
+
+void sl_journal_note_cycles(int64_t batch_first, int64_t cycle)
+{
+    sl_jrn_header *h = jh;
+    if (!h || jclosed || getpid() != (pid_t)h->pid)
+        return;
+    __atomic_store_n(&h->cycle, cycle, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->batch_first, batch_first, __ATOMIC_RELEASE);
+}
+
+int sl_journal_holds(const void *p)
+{
+    const char *c = p;
+    size_t n = npieces < MAX_PIECES ? npieces : MAX_PIECES;
+    for (size_t i = 0; i < n; i++)
+        if (c >= pieces[i].at && c < pieces[i].at + pieces[i].len)
+            return 1;
+    return 0;
+}
+
 /* ==== survive ==== */
 
 /* The journal and the signal handlers, begun at Init (see shim.h). */
@@ -485,6 +642,25 @@ void sl_survive_begin(const char *output, pid_t pid, pid_t parent_pid, int mpi, 
         return;
     }
     sl_log_debug("journal %s", sl_journal_path());
+    sl_sigwrite_prepare(sl_journal_path(), writer, timeout_s);
+    sl_signals_install(pid, timeout_s);
+}
+
+void sl_survive_renew(const char *output, pid_t pid, int64_t cycle, int64_t origin_unix_ns,
+                      const char *writer, double timeout_s)
+{
+    int64_t tables = 0, entries = 0;
+    sl_rt_count_outside(sl_journal_holds, &tables, &entries);
+    sl_journal_in in = {.output = output, .pid = pid, .origin_unix_ns = origin_unix_ns};
+    int rc = sl_journal_renew(&in, cycle, tables, entries);
+    if (rc == -ENOENT)
+        return;
+    if (rc != 0) {
+        sl_log_warn("no journal for Init..Close cycle %lld (%s): its timing survives only a "
+                    "normal end of the process", (long long)cycle, strerror(-rc));
+        return;
+    }
+    sl_log_debug("journal %s (cycle %lld)", sl_journal_path(), (long long)cycle);
     sl_sigwrite_prepare(sl_journal_path(), writer, timeout_s);
     sl_signals_install(pid, timeout_s);
 }

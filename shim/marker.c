@@ -978,10 +978,17 @@ void sl_run_report(const char *kind, const char *path)
      * application; one writev of a line is one append */
     int fd = open(run_report, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
     if (fd >= 0) {
+        /* "\tPID\t", without stdio: the signal handler reports too */
         char pid[24];
-        int n = snprintf(pid, sizeof pid, "\t%lld\t", (long long)getpid());
+        size_t n = sizeof pid;
+        pid[--n] = '\t';
+        unsigned long long v = (unsigned long long)getpid();
+        do
+            pid[--n] = (char)('0' + v % 10);
+        while ((v /= 10) && n > 1);
+        pid[--n] = '\t';
         struct iovec iov[] = {{(void *)kind, strlen(kind)},
-                              {pid, (size_t)n},
+                              {pid + n, sizeof pid - n},
                               {(void *)path, strlen(path)},
                               {"\n", 1}};
         ssize_t w = writev(fd, iov, 4);

@@ -151,12 +151,13 @@ char *sl_output_derived(const char *output, const char *what, long long n);
 /* `scope-likwid run` sets SCOPE_LIKWID_RUN_REPORT to a file it created and
  * reads after the application: each process appends "KIND\tPID\tPATH\n"
  * for its result's name and its journal at Init ("init", "journal"), the
- * result it wrote ("wrote") or the rescue file it left ("rescue"), so run
- * names exactly these files. */
+ * result it wrote ("wrote"), the rescue file it left ("rescue") and the
+ * file of a batch of Init..Close cycles ("batch"), so run names exactly
+ * these files. */
 /* Takes the variable (at Init; read with secure_getenv). */
 void sl_run_report_take(void);
 /* Appends one line when the variable named a file at Init; never creates
- * it; errno kept; async-signal-safe apart from snprintf of a number. */
+ * it; errno kept; async-signal-safe (the signal handler reports its result). */
 void sl_run_report(const char *kind, const char *path);
 
 /* ==== one copy ==== */
@@ -610,6 +611,21 @@ typedef struct sl_journal_in {
 /* Creates and maps the journal; 0, or -errno (then nothing is journaled and
  * everything works as before; the caller warns). */
 int sl_journal_begin(const sl_journal_in *in);
+/* A later Init..Close cycle's journal (its Init, no thread timing): the
+ * pieces of the journal the last Close ended (removed, still mapped: the
+ * tables live in them) are copied into a new file for in->output and
+ * mapped from it at the same addresses, and the header names the cycle;
+ * the threads and regions found outside its pieces are counted as outside
+ * it. 0; -ENOENT when the process had no journal (none now either), or
+ * -errno. */
+int sl_journal_renew(const sl_journal_in *in, int64_t cycle, int64_t outside_tables,
+                     int64_t outside_entries);
+/* Whether p lies in one of the journal's pieces. */
+int sl_journal_holds(const void *p);
+/* The journal goes on through a batch of cycles (batch_first..cycle): its
+ * header says so, for the status of its result and for the batch file
+ * that result replaces. */
+void sl_journal_note_cycles(int64_t batch_first, int64_t cycle);
 /* The journal's path ("" when there is none, or after sl_journal_end). */
 const char *sl_journal_path(void);
 
@@ -659,6 +675,11 @@ void sl_survive_begin(const char *output, pid_t pid, pid_t parent_pid, int mpi, 
 
 /* After the result was delivered (Close, the exit hook): the journal goes. */
 void sl_survive_end(void);
+/* At the Init of a later cycle with a result of its own: its journal
+ * (sl_journal_renew) and the signal handlers again; one warning when it
+ * cannot be had. */
+void sl_survive_renew(const char *output, pid_t pid, int64_t cycle, int64_t origin_unix_ns,
+                      const char *writer, double timeout_s);
 
 /* signals.c: the signals handled (SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR2)
  * where the application has not set a handler or SIG_IGN, in process pid;
@@ -772,5 +793,8 @@ void sl_rt_fork_child(void);
 /* Zeroes every counter of every thread and empties every arena, for a new
  * Init..Close cycle; only while no region is being timed. */
 void sl_rt_forget(void);
+/* Threads whose table, and regions of the others whose entry, `held`
+ * does not hold (the journal's pieces), added to *tables and *entries. */
+void sl_rt_count_outside(int (*held)(const void *p), int64_t *tables, int64_t *entries);
 
 #endif

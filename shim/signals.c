@@ -489,6 +489,7 @@ void sl_sigwrite_run(int sig)
     } else if (*path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
         put(&t, "scope-likwid: wrote ");
         put(&t, path);
+        sl_run_report("wrote", path);   /* run names it, as after a Close */
     } else {
         const char *l = last_err_line();
         say_not_written(sig, "the writer named no written file", -1, *l ? ": " : "", l);

@@ -499,6 +499,21 @@ int sl_rt_collect(sl_timing *out)
     return rc;
 }
 
+void sl_rt_count_outside(int (*held)(const void *p), int64_t *tables, int64_t *entries)
+{
+    for (sl_rt_thread *t = atomic_load_explicit(&sl_rt_all_threads, memory_order_acquire); t;
+         t = t->next) {
+        if (!t->in_journal || !held(t)) {
+            (*tables)++;
+            continue;
+        }
+        for (sl_rt_entry *e = atomic_load_explicit(&t->first, memory_order_acquire); e;
+             e = atomic_load_explicit(&e->next, memory_order_acquire))
+            if (!held(e))
+                (*entries)++;
+    }
+}
+
 /* A new Init..Close cycle: every counter back to "never started", every
  * arena empty. Only while no thread runs regions (the mode is CLOSED):
  * entries and arenas are kept for reuse, nothing is freed. */

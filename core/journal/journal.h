@@ -69,7 +69,7 @@ typedef struct sl_jrn_header {
     int64_t tick1, ns1;         /* the latest such pair (updated on cold paths) */
     int32_t state;              /* sl_jrn_state */
     int32_t signo;              /* SL_JRN_SIGNALED: which */
-    int64_t cycle;
+    int64_t cycle;              /* the Init..Close cycle (a later one's journal: its own) */
     char output[4096];          /* the result file the process would have written */
     char hostname[256];
     char executable[4096];
@@ -83,6 +83,11 @@ typedef struct sl_jrn_header {
      * file says (docs/FORMAT.md); all zero in an older journal (unknown). */
     sl_provenance prov;
     char run_id[168];           /* "" when unknown or too long to keep whole */
+    /* A batch of Init..Close cycles (docs/SHIM.md) journaled from cycle
+     * batch_first to cycle: its batch file (output + ".batch.rescue")
+     * holds a part of these calls, so the journal's result replaces it.
+     * 0: none (or an older journal). */
+    int64_t batch_first;
 } sl_jrn_header;
 _Static_assert(sizeof(sl_jrn_header) <= SL_JRN_HEADER_BYTES, "the journal header outgrew its room");
 
@@ -154,6 +159,8 @@ typedef struct sl_jrn_info {
     int64_t outside_calls;      /* calls whose samples were not in the journal */
     int64_t outside_tables;     /* threads not in the journal at all */
     int64_t outside_entries;    /* regions of threads in it not in it */
+    int64_t cycle;              /* the Init..Close cycle it journals (1: the first) */
+    int64_t batch_first;        /* a batch's first cycle (header), else 0 */
 } sl_jrn_info;
 
 /* A (TSC, CLOCK_MONOTONIC) pair taken by the reader, for the conversion of

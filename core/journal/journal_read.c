@@ -42,6 +42,9 @@ static void fill_info(const jfile *j, sl_jrn_info *info)
     info->outside_tables = j->h->outside_tables > 0 ? j->h->outside_tables : 0;
     info->outside_entries = j->h->outside_entries > 0 ? j->h->outside_entries : 0;
     info->signo = j->h->signo;
+    info->cycle = j->h->cycle > 1 ? j->h->cycle : 1;
+    info->batch_first = j->h->batch_first > 0 && j->h->batch_first <= info->cycle
+                            ? j->h->batch_first : 0;
     copy_str(info->output, sizeof info->output, j->h->output, sizeof j->h->output);
     copy_str(info->rescue, sizeof info->rescue, j->h->rescue, sizeof j->h->rescue);
 }

@@ -1,8 +1,10 @@
 /* What recover and the writer's journal mode share (see journal_recover.h). */
 #include "journal_recover.h"
+#include "name_fit.h"
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +20,19 @@ void sl_jrn_set_state(const char *path, int32_t state)
     if (pwrite(fd, &state, sizeof state, offsetof(sl_jrn_header, state)) != sizeof state)
         state = 0;
     close(fd);
+}
+
+void sl_jrn_drop_batch_file(const sl_jrn_info *info)
+{
+    if (info->batch_first <= 0)
+        return;
+    const char *suffix[] = {".batch.rescue", ".batch.tmp"};
+    for (int i = 0; i < 2; i++) {
+        char *p = sl_name_fit(info->output, "", suffix[i]);   /* as the shim names it */
+        if (p)
+            unlink(p);
+        free(p);
+    }
 }
 
 sl_jrn_clock sl_jrn_reader_clock(char *boot, size_t cap)
@@ -69,9 +84,17 @@ char *sl_jrn_partial_status(const sl_jrn_info *info, const char *by, const char 
                  "threads in it %s not (%s calls are missing)", (long long)info->outside_entries,
                  info->outside_entries == 1 ? "" : "s", info->outside_entries == 1 ? "is" : "are",
                  info->outside_entries == 1 ? "its" : "their");
+    /* A later cycle's journal: named as that cycle's result would be. */
+    char cycle[128] = "";
+    if (info->batch_first > 0 && info->batch_first < info->cycle)
+        snprintf(cycle, sizeof cycle, "Init..Close cycles %lld to %lld of process %lld; ",
+                 (long long)info->batch_first, (long long)info->cycle, (long long)info->pid);
+    else if (info->cycle > 1)
+        snprintf(cycle, sizeof cycle, "Init..Close cycle %lld of process %lld; ",
+                 (long long)info->cycle, (long long)info->pid);
     char *s = NULL;
-    if (asprintf(&s, "partial: recovered from the journal by %s: %s; "
-                 "in flight: %zu region%s open%s%s%s; no counter data", by, end,
+    if (asprintf(&s, "%spartial: recovered from the journal by %s: %s; "
+                 "in flight: %zu region%s open%s%s%s; no counter data", cycle, by, end,
                  info->open_regions, info->open_regions == 1 ? "" : "s",
                  info->open_regions ? ": " : "", info->open_tags, outside) < 0)
         return NULL;

@@ -22,4 +22,8 @@ char *sl_jrn_partial_status(const sl_jrn_info *info, const char *by, const char 
 /* Sets the header's state field in the file itself (best effort). */
 void sl_jrn_set_state(const char *path, int32_t state);
 
+/* Once a batch's journal was turned into its result (or found delivered):
+ * the batch file it replaces goes (and a half-written one). */
+void sl_jrn_drop_batch_file(const sl_jrn_info *info);
+
 #endif

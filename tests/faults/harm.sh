@@ -27,13 +27,19 @@
 #                     10 cycles, then a forked child times its own
 #                     Init..Close: the parent's batch once, the child's call
 #                     in the child's file only; 10 cycles, then SIGKILL
-#                     between cycles: the batch's file is left and converts
-#                     to cycles 2 to 10; 8 cycles, then a ninth without
+#                     between cycles: the batch's journal is left and
+#                     recovers to cycles 2 to 10; 8 cycles, then a ninth without
 #                     Close: the exit's result holds cycles 2 to 9, no
 #                     batch file is left
 #   harm.sh cycles-run  11 cycles, then SIGKILL between cycles, under
-#                     scope-likwid run: run turns the batch file into its
+#                     scope-likwid run: run recovers the batch's journal,
+#                     or without a journal turns the batch file into its
 #                     result (cycles 2 to 11), nothing left
+#   harm.sh cycles-killed  5 cycles, then SIGTERM or SIGKILL inside a sixth
+#                     (the real LIKWID: one batch of cycles 2 to 6; the
+#                     simulated one counting: a result per cycle): the last
+#                     cycle's calls in the signal handler's or recover's
+#                     result, nothing left
 # The real LIKWID (no-count mode).
 . "$(dirname "$0")/flib.sh"
 need SL_SHIM SL_HARM_APP SL_HARM_HOST SL_HARM_PLUGIN SL_CHECKER SL_CLI
@@ -151,27 +157,74 @@ plugin)
     [ "$n" = 2 ] || fail "expected 2 result files (one per load), found $n: $(ls "$T/a.shim")"
     [ "$(shim_lines a.shim | grep -c '^scope-likwid: wrote ')" = 2 ] || fail "expected 2 wrote lines: $(shim_lines a.shim)" ;;
 cycles-run)
-    # 11 cycles, then SIGKILL between cycles, under scope-likwid run: the
-    # shim named the batch file in run's report, and run turns it into the
-    # result it is named after once the process has ended.
+    # 11 cycles, then SIGKILL between cycles, under scope-likwid run: run
+    # recovers the journal that went on through the batch; without a
+    # journal (SCOPE_LIKWID_JOURNAL=0) the shim named the batch file in
+    # run's report, and run turns it into the result it is named after.
     SCOPE_LIKWID_PERFCTR=none
     export SCOPE_LIKWID_PERFCTR
     run c.base "$SL_HARM_APP" cycles 11 0 kill
-    run c.shim "$SL_CLI" run -- "$SL_HARM_APP" cycles 11 0 kill
-    same_behaviour c.base c.shim
-    left=$(ls "$T/c.shim" | grep -v '^scope-likwid-run-[0-9]*\(\.cycle2\)\?\.h5$' | grep -v '^counts$')
-    [ -z "$left" ] || fail "c.shim: left behind: $left"
-    first=$(ls "$T/c.shim"/scope-likwid-run-*.h5 2>/dev/null | grep -v cycle2)
-    batch=$(ls "$T/c.shim"/scope-likwid-run-*.cycle2.h5 2>/dev/null)
-    if [ -f "$first" ] && [ -f "$batch" ]; then
-        check "$first" --timing "lib=1x1" --no-likwid >/dev/null
-        check "$batch" --timing "lib=1x10" --no-likwid --status "Init..Close cycles 2 to 11 of process" >/dev/null
-        calls_exact "$batch" "lib=10"
-        expect_line c.shim "^scope-likwid: run: result in $batch \(Init\.\.Close cycles of process [0-9]+, from the batch file it left" "run naming the batch's result"
-    else
-        fail "c.shim: expected the first cycle's result and the batch's (.cycle2.h5): $(ls "$T/c.shim")"
-    fi
-    [ "$FAILED" = 0 ] || show_run c.shim ;;
+    for how in journal nojournal; do
+        if [ "$how" = journal ]; then
+            run "$how.shim" "$SL_CLI" run -- "$SL_HARM_APP" cycles 11 0 kill
+        else
+            run "$how.shim" env SCOPE_LIKWID_JOURNAL=0 "$SL_CLI" run -- "$SL_HARM_APP" cycles 11 0 kill
+        fi
+        same_behaviour c.base "$how.shim"
+        left=$(ls "$T/$how.shim" | grep -v '^scope-likwid-run-[0-9]*\(\.cycle2\)\?\.h5$' | grep -v '^counts$')
+        [ -z "$left" ] || fail "$how.shim: left behind: $left"
+        first=$(ls "$T/$how.shim"/scope-likwid-run-*.h5 2>/dev/null | grep -v cycle2)
+        batch=$(ls "$T/$how.shim"/scope-likwid-run-*.cycle2.h5 2>/dev/null)
+        if [ -f "$first" ] && [ -f "$batch" ]; then
+            check "$first" --timing "lib=1x1" --no-likwid >/dev/null
+            check "$batch" --timing "lib=1x10" --no-likwid --status "Init..Close cycles 2 to 11 of process" >/dev/null
+            calls_exact "$batch" "lib=10"
+            if [ "$how" = journal ]; then
+                expect_line "$how.shim" "^scope-likwid: recover: recovered .*\.cycle2\.h5\.journal: wrote $batch\$" "run recovering the batch's journal"
+            else
+                expect_line "$how.shim" "^scope-likwid: run: result in $batch \(Init\.\.Close cycles of process [0-9]+, from the batch file it left" "run naming the batch's result"
+            fi
+        else
+            fail "$how.shim: expected the first cycle's result and the batch's (.cycle2.h5): $(ls "$T/$how.shim")"
+        fi
+        [ "$FAILED" = 0 ] || { show_run "$how.shim"; break; }
+    done ;;
+cycles-killed)
+    # Killed inside a later cycle: 5 cycles, then a sixth with 4 calls of
+    # "inside" ended by SIGTERM (the signal handler writes its journal) or
+    # SIGKILL (recover does). Where LIKWID does not count, cycles 2 to 6
+    # are one batch, journaled from cycle 2 on; where it counts (the
+    # simulated LIKWID), cycle 6 has a result and a journal of its own.
+    # Every call in exactly one file, nothing left.
+    need SL_SIM_DIR SL_SIM_PERFCTR
+    for kind in real sim; do
+        for then in termin killin; do
+            n=$kind-$then
+            pair "$n" "$kind" "$SL_HARM_APP" cycles 5 0 "$then"
+            if [ "$then" = killin ]; then
+                "$SL_CLI" recover "$T/$n.shim" >"$T/rec.log" 2>&1 || fail "$n: recover: $(cat "$T/rec.log")"
+            else
+                expect_line "$n.shim" "^scope-likwid: wrote .*\.cycle[26]\.h5\$" "the signal handler's result of the last cycle"
+            fi
+            left=$(ls "$T/$n.shim" | grep -v '^scope-likwid-[0-9]*\(\.cycle[0-9]\)\?\.h5$' | grep -v '^counts$')
+            [ -z "$left" ] || fail "$n.shim: left behind: $left"
+            sig=$([ "$then" = termin ] && echo "signal 15" || echo "without likwid_markerClose")
+            if [ "$kind" = real ]; then
+                last=$(ls "$T/$n.shim"/scope-likwid-*.cycle2.h5 2>/dev/null)
+                [ -f "$last" ] && check "$last" --timing "lib=1x4" --timing "inside=1x4" --no-likwid \
+                    --status "Init..Close cycles 2 to 6 of process" --status "$sig" >/dev/null ||
+                    fail "$n.shim: no result of cycles 2 to 6: $(ls "$T/$n.shim")"
+                [ "$(ls "$T/$n.shim" | grep -c '\.h5$')" = 2 ] || fail "$n.shim: expected 2 results: $(ls "$T/$n.shim")"
+            else
+                last=$(ls "$T/$n.shim"/scope-likwid-*.cycle6.h5 2>/dev/null)
+                [ -f "$last" ] && check "$last" --timing "inside=1x4" --timing-tags inside \
+                    --status "Init..Close cycle 6 of process" --status "$sig" >/dev/null ||
+                    fail "$n.shim: no result of cycle 6: $(ls "$T/$n.shim")"
+                [ "$(ls "$T/$n.shim" | grep -c '\.h5$')" = 6 ] || fail "$n.shim: expected 6 results: $(ls "$T/$n.shim")"
+            fi
+            [ "$FAILED" = 0 ] || { show_run "$n.shim"; break 2; }
+        done
+    done ;;
 cycles)
     for spec in "100 0" "30 50" "10 0 exec" "12 0 fork" "11 0 kill" "8 0 open"; do
         set -- $spec
@@ -180,15 +233,17 @@ cycles)
         calls=$n
         [ "$then" = open ] && calls=$((n + 1))     # and the cycle without Close
         if [ "$then" = kill ]; then
-            b=$(ls "$T/c$n.shim"/scope-likwid-*.cycle2.h5.batch.rescue 2>/dev/null)
-            if [ -f "$b" ]; then
-                out=${b%.batch.rescue}
-                "$SL_CLI" convert "$b" -o "$out" >"$T/conv.log" 2>&1 || fail "convert $b: $(cat "$T/conv.log")"
-                rm -f "$b"
+            # the batch's calls are in its first cycle's journal, which
+            # went on through the batch: recover makes the batch's result
+            j=$(ls "$T/c$n.shim"/scope-likwid-*.cycle2.h5.journal 2>/dev/null)
+            if [ -f "$j" ]; then
+                "$SL_CLI" recover "$T/c$n.shim" >"$T/rec.log" 2>&1 || fail "recover: $(cat "$T/rec.log")"
+                out=${j%.journal}
                 [ -f "$out" ] && check "$out" --timing "lib=1x$((n - 1))" --no-likwid \
-                    --status "Init..Close cycles 2 to $n of process" >/dev/null
+                    --status "Init..Close cycles 2 to $n of process" >/dev/null ||
+                    fail "c$n.shim: recover made no batch result: $(cat "$T/rec.log")"
             else
-                fail "c$n.shim: killed between cycles: no batch file: $(ls "$T/c$n.shim")"
+                fail "c$n.shim: killed between cycles: no journal of the batch: $(ls "$T/c$n.shim")"
             fi
         fi
         if [ "$then" = fork ]; then

@@ -28,7 +28,9 @@
  *                 Init..Close and exits, waits for it, and returns; with
  *                 "kill", it then ends by SIGKILL; with "open", it then
  *                 calls Init and times "lib" once more, and returns
- *                 without Close */
+ *                 without Close; with "killin" or "termin", it then
+ *                 calls Init, times "inside" 4 times and ends by
+ *                 SIGKILL or SIGTERM inside that cycle */
 #include <likwid-marker.h>
 #include <pthread.h>
 #include <signal.h>
@@ -239,6 +241,14 @@ static int cycles(long n, long ms, const char *then)
     }
     if (strcmp(then, "kill") == 0)
         raise(SIGKILL);
+    if (strcmp(then, "killin") == 0 || strcmp(then, "termin") == 0) {
+        LIKWID_MARKER_INIT;
+        for (int i = 0; i < 4; i++) {
+            LIKWID_MARKER_START("inside");
+            LIKWID_MARKER_STOP("inside");
+        }
+        raise(then[0] == 'k' ? SIGKILL : SIGTERM);
+    }
     if (strcmp(then, "open") == 0) {
         LIKWID_MARKER_INIT;
         LIKWID_MARKER_START("lib");
@@ -274,6 +284,6 @@ int main(int argc, char **argv)
         return churn(atol(arg));
     if (strcmp(mode, "cycles") == 0)
         return cycles(atol(arg), argc > 3 ? atol(argv[3]) : 0, argc > 4 ? argv[4] : "");
-    fprintf(stderr, "usage: harm_app sigalrm N | fsize N | longtag N | churn N | cycles N MS [exec|fork|kill|open]\n");
+    fprintf(stderr, "usage: harm_app sigalrm N | fsize N | longtag N | churn N | cycles N MS [exec|fork|kill|open|killin|termin]\n");
     return 2;
 }

@@ -151,6 +151,7 @@ int sl_recover_journal(const char *path, const char *why)
     }
     if (info.state == SL_JRN_CLOSED || info.state == SL_JRN_RECOVERED) {
         /* Its result was delivered; only the removal did not happen. */
+        sl_jrn_drop_batch_file(&info);
         unlink(path);
         sl_error("recover", "%s: result already delivered: journal removed", path);
         sl_diag_free(&d);
@@ -158,6 +159,8 @@ int sl_recover_journal(const char *path, const char *why)
     }
     if (info.state == SL_JRN_DELIVERING && info.rescue[0]) {
         int done = from_rescue(path, &info);
+        if (done == 0)
+            sl_jrn_drop_batch_file(&info);  /* the delivery held the batch */
         if (done >= 0) {
             sl_diag_free(&d);
             return done;
@@ -186,6 +189,7 @@ int sl_recover_journal(const char *path, const char *why)
         return 1;
     }
     sl_jrn_set_state(path, SL_JRN_RECOVERED);
+    sl_jrn_drop_batch_file(&info);
     unlink(path);
     sl_error("recover", "recovered %s: wrote %s", path,
             written ? written : info.output);

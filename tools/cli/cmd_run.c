@@ -468,6 +468,16 @@ static started_proc *open_proc(started_proc *v, size_t n, long pid)
  * per result file ("result in"), per rescue file; the journal of a process
  * that wrote neither (killed, crashed) is recovered, and one without a
  * journal is named. Returns how many processes started timing. */
+/* Whether process pid left a batch file (the one copy of its calls when
+ * it had no journal: batch_left makes its result). */
+static int batch_of(const started_proc *batches, size_t n, long pid)
+{
+    for (size_t i = 0; i < n; i++)
+        if (batches[i].pid == pid && access(batches[i].output, F_OK) == 0)
+            return 1;
+    return 0;
+}
+
 /* A batch of Init..Close cycles whose process ended before the batch's
  * Close (killed, or between cycles) left its batch file (SHIM.md,
  * "Several Init..Close cycles"): it becomes the result it names. A process
@@ -550,9 +560,10 @@ static size_t report_results(const char *report, int wait_status)
     for (size_t i = 0; i < n; i++) {
         if (procs[i].done)
             continue;
+        /* a batch's journal replaces its batch file (recover removes it) */
         if (procs[i].journal && access(procs[i].journal, F_OK) == 0)
             sl_recover_journal(procs[i].journal, why);
-        else
+        else if (!batch_of(batches, nbatch, procs[i].pid))
             sl_error("run", "process %ld ended without writing %s and left no journal", procs[i].pid,
                      procs[i].output);
     }
