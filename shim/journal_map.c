@@ -346,6 +346,20 @@ static void register_atfork(void)
     pthread_atfork(NULL, NULL, atfork_child);
 }
 
+/* The journal's descriptor, kept from now on, above the numbers an
+ * application expects to get. */
+static void keep_fd(int fd, const struct stat *st)
+{
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, FD_FLOOR);
+    if (high >= 0) {
+        close(fd);
+        fd = high;
+    }
+    jfd = fd;
+    jdev = st->st_dev;
+    jino = st->st_ino;
+}
+
 /* The file, sized (sparse) and its first piece mapped and backed. */
 static int create_at(const char *path, size_t size)
 {
@@ -377,19 +391,11 @@ static int create_at(const char *path, size_t size)
         unlink(path);
         return rc;
     }
-    /* Kept, above the numbers an application expects to get. */
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, FD_FLOOR);
-    if (high >= 0) {
-        close(fd);
-        fd = high;
-    }
-    jfd = fd;
+    keep_fd(fd, &st);
     static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
     pthread_once(&atfork_once, register_atfork);
     jh = m;
     jsize = size;
-    jdev = st.st_dev;
-    jino = st.st_ino;
     piece_off = 0;
     piece_len = first;
     piece_at = m;
@@ -570,14 +576,7 @@ int sl_journal_renew(const sl_journal_in *in, int64_t cycle, int64_t outside_tab
         pthread_mutex_unlock(&jlock);
         return rc;
     }
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, FD_FLOOR);
-    if (high >= 0) {
-        close(fd);
-        fd = high;
-    }
-    jfd = fd;
-    jdev = st.st_dev;
-    jino = st.st_ino;
+    keep_fd(fd, &st);
     snprintf(jpath, sizeof jpath, "%s", path);
     free(path);
     /* The header names this cycle; the tables it holds are this cycle's
