@@ -535,6 +535,7 @@ static int renew_file(const char *output, pid_t pid, char **path_out)
  * -errno; on failure the pieces already moved hold the same bytes. */
 static int renew_pieces(int fd)
 {
+    size_t used = (size_t)jh->used;
     for (size_t i = 0; i < npieces; i++) {
         struct mapped_piece *p = &pieces[i];
         int rc = back(fd, p->off, p->len);
@@ -543,7 +544,10 @@ static int renew_pieces(int fd)
         void *copy = mmap(NULL, p->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)p->off);
         if (copy == MAP_FAILED)
             return -errno;
-        memcpy(copy, p->at, p->len);
+        /* Only what was handed out: the rest of the piece is zeros in both
+         * files (its pages never touched, never written). */
+        size_t n = used <= p->off ? 0 : used - p->off < p->len ? used - p->off : p->len;
+        memcpy(copy, p->at, n);
         if (mremap(copy, p->len, p->len, MREMAP_MAYMOVE | MREMAP_FIXED, p->at) == MAP_FAILED) {
             rc = -errno;
             munmap(copy, p->len);
