@@ -289,5 +289,5 @@ int sl_h5_guard_copyable(hid_t loc, const char *name)
     herr_t rc = H5Ovisit_by_name2(loc, name, H5_INDEX_NAME, H5_ITER_INC, compact_attrs, NULL,
                                   H5O_INFO_META_SIZE, sl_h5_guard_lapl());
     H5Eclear2(H5E_DEFAULT);
-    return rc == 0 ? 0 : -EINVAL;
+    return rc == 0 ? 0 : rc > 0 ? 1 : -EINVAL;
 }

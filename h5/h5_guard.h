@@ -40,13 +40,14 @@ int sl_h5_guard_dataset(hid_t d, uint64_t n);
 int sl_h5_guard_attr(hid_t a, uint64_t n);
 
 /* 0 when every object under loc/name keeps its attributes in its header
- * (compact storage, as our writer does up to 32), -EINVAL when one has
- * dense attribute storage: libhdf5 1.10.8's H5Ocopy crashes copying dense
- * variable-length string attributes (a NULL call under H5T__conv_vlen), so
- * merge refuses such an input instead of copying it. Decided from the
- * bytes when the file guarded last (not yet done) holds no v2 B-tree of
- * attribute names; else by walking every object under loc/name (as
- * unreadable objects fail the walk, they are refused then too). */
+ * (compact storage, as our writer does), so that H5Ocopy may copy it; 1
+ * when one has dense attribute storage: libhdf5 1.10.8's H5Ocopy crashes
+ * copying dense variable-length string attributes (a NULL call under
+ * H5T__conv_vlen), so merge copies such a tree by value instead
+ * (sl_h5_copy_by_value); -EINVAL when an object cannot be visited.
+ * Decided from the bytes when the file guarded last (not yet done) holds
+ * no v2 B-tree of attribute names; else by walking every object under
+ * loc/name. */
 int sl_h5_guard_copyable(hid_t loc, const char *name);
 
 #endif

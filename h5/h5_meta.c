@@ -31,6 +31,9 @@ void sl_h5_timestamp(char *buf, size_t len, const sl_run *run)
     snprintf(buf, len, "%s.%06ld+00:00", day, (long)(ns % 1000000000 / 1000));
 }
 
+/* SLURM_* attributes at most (Slurm sets 40 to 60). */
+#define SL_H5_META_VARS 1024
+
 static int put_i64(sl_h5w *w, hid_t g, const char *name, int64_t v)
 {
     return v > 0 || (v == 0 && strcmp(name, SL_H5N_start_time_ns) == 0) ? sl_h5w_i64(w, g, name, v)
@@ -73,8 +76,9 @@ int sl_h5w_meta(sl_h5w *w, hid_t file, const sl_run *run)
         rc = put_str(w, g, SL_H5N_user, m->user);
     if (!rc)
         rc = put_str(w, g, SL_H5N_run_id, m->run_id);
-    /* SLURM_* variables under their own names; nothing else goes here */
-    for (size_t i = 0; !rc && i < m->nvars; i++) {
+    /* SLURM_* variables under their own names, the first SL_H5_META_VARS
+     * of them (a bounded header: docs/FORMAT.md); nothing else goes here */
+    for (size_t i = 0, kept = 0; !rc && i < m->nvars && kept < SL_H5_META_VARS; i++) {
         const char *n = m->vars[i].name;
         if (!n || strncmp(n, SL_H5N_SLURM_, strlen(SL_H5N_SLURM_)) != 0 || strchr(n, '/') ||
             H5Aexists(g, n) != 0) {
@@ -82,6 +86,7 @@ int sl_h5w_meta(sl_h5w *w, hid_t file, const sl_run *run)
             continue;
         }
         rc = sl_h5w_str(w, g, n, m->vars[i].value);
+        kept++;
     }
     H5Gclose(g);
     return rc;

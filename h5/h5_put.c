@@ -21,6 +21,13 @@
  * (data in the object header) was measured slower: 13% more instructions
  * for 1000 regions x 128 threads x 8 events. */
 
+/* Attributes stay in the object's header (compact storage) up to HDF5's
+ * highest limit: libhdf5 1.10.8's H5Ocopy crashes on dense string
+ * attributes (h5_guard.h), and /metadata holds one per SLURM_* variable
+ * (about 55 under srun). An attribute over 64 KiB is dense anyway; merge
+ * copies such an object by value. */
+#define SL_H5_MAX_COMPACT_ATTRS 65535
+
 int sl_h5w_fail(sl_h5w *w, int err, const char *what, const char *where)
 {
     char msg[256];
@@ -51,7 +58,7 @@ int sl_h5w_open(sl_h5w *w, const char *file, sl_diag *diag)
          H5Pset_char_encoding(w->acpl, H5T_CSET_UTF8) >= 0 &&
          H5Pset_char_encoding(w->lcpl, H5T_CSET_UTF8) >= 0 &&
          H5Pset_obj_track_times(w->gcpl, 0) >= 0 &&
-         H5Pset_attr_phase_change(w->gcpl, 32, 24) >= 0 &&
+         H5Pset_attr_phase_change(w->gcpl, SL_H5_MAX_COMPACT_ATTRS, 0) >= 0 &&
          /* a header big enough for a region's links and attributes from the
           * start: no continuation chunks added one attribute at a time
           * (500 regions: -6.5% instructions, +0.8% file size; larger
@@ -59,7 +66,7 @@ int sl_h5w_open(sl_h5w *w, const char *file, sl_diag *diag)
          H5Pset_link_phase_change(w->gcpl, 32, 24) >= 0 &&
          H5Pset_est_link_info(w->gcpl, 32, 16) >= 0 &&
          H5Pset_obj_track_times(w->gcpl_ordered, 0) >= 0 &&
-         H5Pset_attr_phase_change(w->gcpl_ordered, 32, 24) >= 0 &&
+         H5Pset_attr_phase_change(w->gcpl_ordered, SL_H5_MAX_COMPACT_ATTRS, 0) >= 0 &&
          H5Pset_link_creation_order(w->gcpl_ordered,
                                     H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) >= 0 &&
          H5Pset_attr_creation_order(w->gcpl_ordered,

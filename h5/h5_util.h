@@ -105,6 +105,17 @@ void sl_h5_timestamp(char *buf, size_t len, const sl_run *run);
  * timing layout; h5_run.c). */
 int sl_h5w_regions_link(sl_h5w *w, hid_t rank_group);
 
+/* ---- copying by value (h5_attr_copy.c) ---- */
+
+/* Every attribute of src into dst, read and written anew (what H5Ocopy
+ * cannot copy: h5_guard.h); where: src's path for the messages. 0, or
+ * -EINVAL / -ENOMEM after a diag line naming the attribute and why. */
+int sl_h5_copy_attrs(hid_t src, hid_t dst, const char *where, const char *file, sl_diag *diag);
+/* Copies src's object name (and everything below it) to dst as dst_name:
+ * H5Ocopy without attributes, then each object's attributes by value. */
+int sl_h5_copy_by_value(hid_t src, const char *name, hid_t dst, const char *dst_name,
+                        hid_t lcpl, const char *file, sl_diag *diag);
+
 /* ---- the loops over the schema's rows (schema.c) ---- */
 
 #define SL_H5_ROW(id) (&sl_h5_schema[id])

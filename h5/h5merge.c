@@ -225,16 +225,23 @@ static int copy_group(merge *m, sl_h5w *w, hid_t src, hid_t dst, const char *pat
                     sp ? SL_H5N_regions : SL_H5N_timing);
         return -EINVAL;
     }
-    if (sl_h5_guard_copyable(src, from->name)) {
-        sl_diag_add(m->diag, path, 0,
-                    "/%s: attributes in dense storage or unreadable objects: expected at most 32 "
-                    "attributes per object, as scope-likwid writes them", from->name);
+    /* dense attributes (h5_guard.h): copied by value, not by H5Ocopy */
+    int dense = sl_h5_guard_copyable(src, from->name);
+    if (dense < 0) {
+        sl_diag_add(m->diag, path, 0, "/%s: an object below it cannot be visited: expected "
+                    "readable objects", from->name);
         return -EINVAL;
     }
-    if (H5Ocopy(src, from->name, dst, buf, H5P_DEFAULT, w->lcpl) < 0) {
+    if (dense) {
+        int crc = sl_h5_copy_by_value(src, from->name, dst, buf, w->lcpl, path, m->diag);
+        if (crc)
+            return crc;
+    } else if (H5Ocopy(src, from->name, dst, buf, H5P_DEFAULT, w->lcpl) < 0) {
         char why[256];
         sl_h5_errmsg(why, sizeof why);
-        sl_diag_add(m->diag, path, 0, "cannot copy /%s: %s", from->name, why);
+        H5Eclear2(H5E_DEFAULT);
+        sl_diag_add(m->diag, path, 0, "cannot copy /%s%s%s", from->name, *why ? ": HDF5: " : "",
+                    *why ? why : "");
         return -EIO;
     }
     int rc = fix_group(w, dst, buf, path, from->name, sp);
@@ -255,6 +262,45 @@ static int copy_group(merge *m, sl_h5w *w, hid_t src, hid_t dst, const char *pat
     return 0;
 }
 
+/* /metadata into dst: by H5Ocopy, or (dense attributes: h5_guard.h) as a
+ * new group of ours, compact, with each attribute copied by value. */
+static int meta_copy(sl_h5w *w, hid_t src, hid_t dst, const char *path, sl_diag *diag)
+{
+    const char *name = SL_H5N_metadata;
+    int dense = sl_h5_guard_copyable(src, name);
+    if (dense < 0) {
+        sl_diag_add(diag, path, 0, "/%s: an object below it cannot be visited: expected "
+                    "readable objects", name);
+        return -EINVAL;
+    }
+    if (!dense) {
+        if (H5Ocopy(src, name, dst, name, H5P_DEFAULT, w->lcpl) >= 0)
+            return 0;
+        char why[256];
+        sl_h5_errmsg(why, sizeof why);
+        H5Eclear2(H5E_DEFAULT);
+        sl_diag_add(diag, path, 0, "cannot copy /%s%s%s", name, *why ? ": HDF5: " : "", why);
+        return -EIO;
+    }
+    hid_t s = H5Oopen(src, name, sl_h5_guard_lapl());
+    H5G_info_t gi;
+    int plain = s >= 0 && H5Iget_type(s) == H5I_GROUP && H5Gget_info(s, &gi) >= 0 &&
+                gi.nlinks == 0;
+    H5Eclear2(H5E_DEFAULT);
+    int rc;
+    if (!plain) {   /* not a group of attributes only: the tree, by value */
+        rc = sl_h5_copy_by_value(src, name, dst, name, w->lcpl, path, diag);
+    } else {
+        hid_t g = sl_h5w_group(w, dst, name, 0);
+        rc = g < 0 ? -EIO : sl_h5_copy_attrs(s, g, "/" SL_H5N_metadata, path, diag);
+        if (g >= 0)
+            H5Gclose(g);
+    }
+    if (s >= 0)
+        H5Oclose(s);
+    return rc;
+}
+
 /* /metadata: one per file, from the input holding rank 0, else the first
  * input that has one. */
 static int copy_meta(merge *m, sl_h5w *w, hid_t src, hid_t dst, int holds_rank0,
@@ -268,15 +314,9 @@ static int copy_meta(merge *m, sl_h5w *w, hid_t src, hid_t dst, int holds_rank0,
         return 0;
     if (m->meta && H5Ldelete(dst, SL_H5N_metadata, H5P_DEFAULT) < 0)
         return sl_h5w_fail(w, -EIO, "replace", SL_H5N_metadata);
-    if (sl_h5_guard_copyable(src, SL_H5N_metadata) ||
-        H5Ocopy(src, SL_H5N_metadata, dst, SL_H5N_metadata, H5P_DEFAULT, w->lcpl) < 0) {
-        char why[256];
-        sl_h5_errmsg(why, sizeof why);
-        H5Eclear2(H5E_DEFAULT);
-        sl_diag_add(m->diag, path, 0, "cannot copy /%s%s%s", SL_H5N_metadata, why[0] ? ": " : "",
-                    why);
-        return -EINVAL;
-    }
+    int rc = meta_copy(w, src, dst, path, m->diag);
+    if (rc)
+        return rc;
     m->meta = holds_rank0 ? 2 : 1;
     return 0;
 }
