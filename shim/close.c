@@ -801,7 +801,7 @@ static int64_t cpus_allowed(void)
  * (looked up, never loaded: loading it would change the application), else
  * the CPUs the process may run on (the runtime's default), else the
  * threads seen. */
-static int64_t openmp_threads(const sl_timing *t)
+int64_t sl_omp_threads_known(void)
 {
     int64_t v = leading_count(getenv("OMP_NUM_THREADS"));
     if (v > 0)
@@ -811,7 +811,12 @@ static int64_t openmp_threads(const sl_timing *t)
     memcpy(&max_threads, &sym, sizeof max_threads); /* void* to function: -Wpedantic */
     if (max_threads && (v = max_threads()) > 0)
         return v;
-    v = cpus_allowed();
+    return cpus_allowed();
+}
+
+static int64_t openmp_threads(const sl_timing *t)
+{
+    int64_t v = sl_omp_threads_known();
     return v > 0 ? v : threads_seen(t);
 }
 

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ==== journal map ==== */
@@ -280,6 +281,13 @@ void sl_journal_mark_signal(int sig)
     /* A forked child shares the mapping: only the writer's own signal. */
     if (!h || getpid() != (pid_t)h->pid)
         return;
+    /* The first signal of a round is the one its writer reports. */
+    if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == SL_JRN_SIGNALED)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    __atomic_store_n(&h->signal_ns, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec,
+                     __ATOMIC_RELAXED);
     __atomic_store_n(&h->signo, sig, __ATOMIC_RELAXED);
     __atomic_store_n(&h->state, SL_JRN_SIGNALED, __ATOMIC_RELEASE);
 }
@@ -449,6 +457,7 @@ static void fill_header(const sl_journal_in *in)
     if (in->run_id && strlen(in->run_id) < sizeof h->run_id)
         memcpy(h->run_id, in->run_id, strlen(in->run_id) + 1);   /* whole, or not at all */
     gethostname(h->hostname, sizeof h->hostname - 1);
+    h->pid_ns = sl_jrn_pid_ns();
     char *exe = realpath("/proc/self/exe", NULL);
     if (exe)
         snprintf(h->executable, sizeof h->executable, "%s", exe);
@@ -592,6 +601,7 @@ int sl_journal_renew(const sl_journal_in *in, int64_t cycle, int64_t outside_tab
     h->cycle = cycle;
     h->batch_first = 0;
     h->signo = 0;
+    h->signal_ns = 0;
     h->rescue[0] = '\0';
     h->outside_tables += outside_tables;
     h->outside_entries += outside_entries;
@@ -644,6 +654,7 @@ void sl_survive_begin(const char *output, pid_t pid, pid_t parent_pid, int mpi, 
                     strerror(-rc));
         return;
     }
+    sl_journal_note_meta(mpi);
     sl_log_debug("journal %s", sl_journal_path());
     sl_sigwrite_prepare(sl_journal_path(), writer, timeout_s);
     sl_signals_install(pid, timeout_s);

@@ -330,8 +330,14 @@ typedef struct sl_child {
  * application be gone), else through the keeper. 0, or -errno (also when
  * its execve failed); -SL_ESANDBOX, without trying, when the process
  * entered a seccomp sandbox since Init (sl_sandbox_since_init). */
+/* SL_CHILD_OUTLIVE_TERM: the writer at a terminating signal. It starts
+ * with SIGTERM, SIGINT and SIGHUP ignored (through its execve), so that
+ * the rest of the round (a batch system signals every process of the job,
+ * and more than once) cannot stop it, and always through the keeper:
+ * `scope-likwid run`, whose host would start it, gets the same signals. */
+#define SL_CHILD_OUTLIVE_TERM 1
 int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
-                   char *const envp[], int out_fd, int err_fd, double timeout_s);
+                   char *const envp[], int out_fd, int err_fd, double timeout_s, int flags);
 /* 1 when the helper has ended (*status: its wait status), 0 while it runs
  * (block: wait until it ends), -errno. */
 int sl_child_poll(sl_child *c, int *status, int block);
@@ -583,6 +589,11 @@ void sl_run_meta_start(void);
  * leaves a field unknown. */
 void sl_run_meta_fill(sl_run *run);
 
+/* scope-profiler's omp_num_threads as far as it is known without the
+ * timing (FORMAT.md): OMP_NUM_THREADS, else omp_get_max_threads() of a
+ * loaded OpenMP runtime, else the CPUs the process may run on; -1. */
+int64_t sl_omp_threads_known(void);
+
 /* Calls fn(ctx, name, value) for every environment variable whose name
  * starts with prefix (close.c: LIKWID_* for the run, SLURM_* here). */
 void sl_each_env(const char *prefix, void (*fn)(void *ctx, const char *name, const char *value),
@@ -636,6 +647,10 @@ const char *sl_journal_path(void);
 void *sl_journal_alloc(int kind, size_t bytes, const void *owner);
 void sl_journal_commit(void *obj);
 
+/* The journal's first record: the run's /metadata as known now, at Init
+ * (journal.h, SL_JRN_META; journal_note.c). mpi: the process is an MPI
+ * rank. Nothing is written when the journal has no room. */
+void sl_journal_note_meta(int mpi);
 /* Close (or the exit hook) could save nothing: the journal is what is left. */
 void sl_journal_mark_unsaved(void);
 /* The rescue file exists and the writer is about to run on it: when the

@@ -148,10 +148,15 @@ void sl_signals_install(pid_t pid, double timeout_s)
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        /* SA_RESETHAND: the same signal a second time ends the process at
-         * once (^C twice). */
-        sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_RESTART;
+        /* Entered with every signal blocked. A further signal of the five
+         * while the writer runs, in any thread, waits for it: a batch
+         * system signals the whole job at its walltime, the same signal
+         * more than once within milliseconds (Slurm: slurmstepd and srun),
+         * and a process that died of the second would take its writer
+         * along (the step's leftover processes are killed). SIGQUIT and
+         * SIGKILL still end the process at once. */
+        sigfillset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
         sigaction(handled[i], &sa, NULL);
     }
 }
@@ -425,7 +430,7 @@ void sl_sigwrite_run(int sig)
         err[0] = err[1] = -1;
     sl_child c;
     int rc = sl_child_start(&c, prep.map, prep.argv[0], prep.argv, prep.envp, out[1], err[1],
-                            prep.timeout_s);
+                            prep.timeout_s, SL_CHILD_OUTLIVE_TERM);
     for (int i = 0; i < 2; i++) {
         int *p = i ? err : out;
         if (p[1] >= 0)

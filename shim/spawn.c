@@ -255,7 +255,7 @@ int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
     }
     if (rc == 0) {
         rc = sl_child_start(&child, map, argv[0], (char *const *)argv, envp, out[1], err[1],
-                            timeout_s);
+                            timeout_s, 0);
         close(out[1]);
         close(err[1]);
         if (rc != 0) {
@@ -601,6 +601,7 @@ typedef struct child_job {
     _Atomic pid_t helper;
     _Atomic int status;         /* the helper's wait status, once the keeper ended */
     volatile int exec_error;    /* set by the helper when its execve failed */
+    int flags;                  /* SL_CHILD_OUTLIVE_TERM */
     _Atomic int keeper_done;    /* the keeper ended by itself (status is there) */
     /* sl_child_kill never signals a pid that may have been reaped (and
      * reused): the keeper waits for the helper's end without reaping it,
@@ -642,18 +643,21 @@ static int set_stdio(int out_fd, int err_fd)
     return 0;
 }
 
-/* The helper: every signal at its default, none blocked, then execve. Its
+/* The helper: every signal at its default (SIGTERM, SIGINT and SIGHUP
+ * ignored for SL_CHILD_OUTLIVE_TERM), none blocked, then execve. Its
  * parent (the keeper) is suspended until the execve (CLONE_VFORK). */
 static int helper_main(void *p)
 {
     child_job *j = p;
-    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    struct sigaction dfl = {.sa_handler = SIG_DFL}, ign = {.sa_handler = SIG_IGN};
+    int outlive = j->flags & SL_CHILD_OUTLIVE_TERM;
     /* Not SIGKILL, SIGSTOP and glibc's internal signals (between 31 and
      * SIGRTMIN), which refuse: a failing call would set errno, which is
      * the caller's (see above). */
     for (int s = 1; s < NSIG; s++)
         if (s != SIGKILL && s != SIGSTOP && (s < 32 || s >= SIGRTMIN))
-            sigaction(s, &dfl, NULL);
+            sigaction(s, outlive && (s == SIGTERM || s == SIGINT || s == SIGHUP) ? &ign : &dfl,
+                      NULL);
     if (set_stdio(j->out_fd, j->err_fd) == 0) {
         sigset_t none;
         sigemptyset(&none);
@@ -880,7 +884,7 @@ int sl_sandbox_since_init(void)
 }
 
 int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
-                   char *const envp[], int out_fd, int err_fd, double timeout_s)
+                   char *const envp[], int out_fd, int err_fd, double timeout_s, int flags)
 {
     c->map = map;
     c->keeper = -1;
@@ -888,13 +892,15 @@ int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
     if (sl_sandbox_since_init())
         return -SL_ESANDBOX;
     /* Under `scope-likwid run`, run starts it (spawn_host.c). */
-    int by_host = sl_host_child_start(c, path, argv, envp, out_fd, err_fd, timeout_s);
+    int by_host = flags & SL_CHILD_OUTLIVE_TERM
+                      ? 0
+                      : sl_host_child_start(c, path, argv, envp, out_fd, err_fd, timeout_s);
     if (by_host != 0)
         return by_host < 0 ? by_host : 0;
     int saved = errno;
     child_job *j = map;
     *j = (child_job){.path = path, .argv = argv, .envp = envp, .out_fd = out_fd,
-                     .err_fd = err_fd};
+                     .err_fd = err_fd, .flags = flags};
     sigset_t all, old;
     sigfillset(&all);
     /* No handler of the application may run in the keeper or the helper

@@ -49,6 +49,7 @@ enum sl_jrn_kind {
     SL_JRN_ARENA = 3,           /* a chunk of a thread's samples: sl_jrn_chunk, then samples */
     SL_JRN_TABLE = 4,           /* a thread's lookup table (not read back) */
     SL_JRN_PIECE = 5,           /* the start of a piece: sl_jrn_piece */
+    SL_JRN_META = 6,            /* the run's metadata at Init: sl_jrn_meta, then its strings */
 };
 
 typedef struct sl_jrn_header {
@@ -88,8 +89,25 @@ typedef struct sl_jrn_header {
      * holds a part of these calls, so the journal's result replaces it.
      * 0: none (or an older journal). */
     int64_t batch_first;
+    /* CLOCK_MONOTONIC when the first terminating signal arrived (0: none
+     * yet): the writer's deadline counts from it. */
+    int64_t signal_ns;
+    /* The process's pid namespace (the inode of /proc/self/ns/pid; 0:
+     * unknown): its pid names it only there. */
+    uint64_t pid_ns;
 } sl_jrn_header;
 _Static_assert(sizeof(sl_jrn_header) <= SL_JRN_HEADER_BYTES, "the journal header outgrew its room");
+
+/* The run's /metadata as known at Init (docs/FORMAT.md), the journal's
+ * first record: `bytes` of NUL-terminated "NAME=VALUE" strings follow:
+ * user, working_directory, mpi_size, omp_num_threads, then the SLURM_*
+ * variables, as many as fit in SL_JRN_META_MAX (what a reader takes at
+ * most, whatever the record says). */
+#define SL_JRN_META_MAX 32768
+typedef struct sl_jrn_meta {
+    uint32_t bytes;             /* of the strings */
+    uint32_t left_out;          /* SLURM_* variables that did not fit */
+} sl_jrn_meta;
 
 /* A piece of the file mapped on its own: this record's offset in the file
  * is the piece's first byte, mapped at addr. */
@@ -161,6 +179,14 @@ typedef struct sl_jrn_info {
     int64_t outside_entries;    /* regions of threads in it not in it */
     int64_t cycle;              /* the Init..Close cycle it journals (1: the first) */
     int64_t batch_first;        /* a batch's first cycle (header), else 0 */
+    /* Where it ran, and in which batch job (the first record; "" unknown):
+     * for "does its process still run" (sl_jrn_locate). */
+    char hostname[256];
+    uint64_t pid_ns;
+    char job[64];               /* SLURM_JOB_ID */
+    char step[32];              /* SLURM_STEP_ID ("" outside a step: the batch script) */
+    char cluster[64];           /* SLURM_CLUSTER_NAME */
+    int64_t signal_ns;          /* when the first terminating signal arrived, 0: none */
 } sl_jrn_info;
 
 /* A (TSC, CLOCK_MONOTONIC) pair taken by the reader, for the conversion of
@@ -192,9 +218,26 @@ char sl_proc_state(int64_t pid);
 /* /proc/PID/stat's start time (clock ticks after boot), 0 when unknown. */
 uint64_t sl_jrn_start_ticks(int64_t pid);
 
-/* Whether the process that wrote the journal still runs: same boot, the
- * pid exists and started at the recorded time. */
+/* Where the journal's process ran, seen from here: SL_JRN_HERE (this
+ * boot, this host name and pid namespace: its pid can be looked up), or
+ * another host, another boot of this host, another pid namespace (a
+ * container): there its pid says nothing here, and the process may still
+ * run. why (cap bytes) says which, for the messages. */
+typedef enum sl_jrn_where {
+    SL_JRN_HERE = 0,
+    SL_JRN_OTHER_HOST,
+    SL_JRN_OTHER_BOOT,
+    SL_JRN_OTHER_PIDNS,
+} sl_jrn_where;
+sl_jrn_where sl_jrn_locate(const sl_jrn_info *info, char *why, size_t cap);
+
+/* Whether the process that wrote the journal still runs, as far as this
+ * machine can tell: here (sl_jrn_locate), the pid exists and started at
+ * the recorded time. Elsewhere: 1 (it may). */
 int sl_jrn_writer_alive(const sl_jrn_info *info);
+
+/* The inode of this process's pid namespace, 0 when unknown. */
+uint64_t sl_jrn_pid_ns(void);
 
 /* This boot's id into buf (cap >= 48); "" when unknown. */
 void sl_jrn_boot_id(char *buf, size_t cap);

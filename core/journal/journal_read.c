@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "journal_file.h"
+#include "journal_meta.h"
 #include "likwid_result.h"
 #include "timing_collect.h"
 #include "vec.h"
@@ -47,6 +48,10 @@ static void fill_info(const jfile *j, sl_jrn_info *info)
                             ? j->h->batch_first : 0;
     copy_str(info->output, sizeof info->output, j->h->output, sizeof j->h->output);
     copy_str(info->rescue, sizeof info->rescue, j->h->rescue, sizeof j->h->rescue);
+    copy_str(info->hostname, sizeof info->hostname, j->h->hostname, sizeof j->h->hostname);
+    info->pid_ns = j->h->pid_ns;
+    info->signal_ns = j->h->signal_ns > 0 ? j->h->signal_ns : 0;
+    sl_jrn_meta_info(j, info);
 }
 
 int sl_journal_read_info(const char *path, sl_jrn_info *info, sl_diag *d)
@@ -310,6 +315,25 @@ static int build(const jfile *j, jread *r, const sl_tick_line *line, sl_timing *
     return rc;
 }
 
+/* The run's start and end on the timing clock, as Close gives them: Init
+ * (or the first recorded start, if earlier) to the last recorded end (the
+ * signal, if later: the process ended there). */
+static void span(const sl_jrn_header *h, const sl_timing *t, sl_run_meta *m)
+{
+    int64_t start = h->ns0 > 0 ? h->ns0 : INT64_MAX, fin = h->signal_ns > 0 ? h->signal_ns : 0;
+    for (size_t i = 0; i < t->nregions; i++)
+        for (size_t c = 0; c < t->regions[i].ncalls; c++) {
+            if (t->regions[i].start_times[c] < start)
+                start = t->regions[i].start_times[c];
+            if (t->regions[i].end_times[c] > fin)
+                fin = t->regions[i].end_times[c];
+        }
+    if (start == INT64_MAX)
+        return;
+    m->start_time_ns = start;
+    m->finalize_time_ns = fin > start ? fin : start;
+}
+
 static int read_mapped(jfile *j, const char *name, const sl_jrn_clock *clk, sl_run *run,
                        sl_jrn_info *info, sl_diag *d)
 {
@@ -328,6 +352,7 @@ static int read_mapped(jfile *j, const char *name, const sl_jrn_clock *clk, sl_r
     prov.clock_source[sizeof prov.clock_source - 1] = '\0';
     sl_provenance_set(run, &prov);
     set_field(&run->meta.run_id, h->run_id, sizeof h->run_id);
+    sl_jrn_meta_run(j, run);
     sl_set_string(&run->timing.clock, "CLOCK_MONOTONIC");
     run->timing.origin_unix_ns = h->origin_unix_ns;
     jread r = {0};
@@ -341,6 +366,8 @@ static int read_mapped(jfile *j, const char *name, const sl_jrn_clock *clk, sl_r
     }
     if (rc == 0)
         rc = build(j, &r, &line, &run->timing, info);
+    if (rc == 0)
+        span(h, &run->timing, &run->meta);
     if (rc)
         sl_diag_add(d, name, 0, "cannot read the journal: %s", strerror(-rc));
     jread_free(&r);

@@ -25,26 +25,78 @@
 #include "h5write.h"
 #include "journal.h"
 #include "journal_recover.h"
+#include "slurm_job.h"
 #include "name_fit.h"
 #include "run.h"
 #include "wire.h"
 #include "fileio.h"
 
 static const char usage[] =
-    "usage: scope-likwid recover [DIR|JOURNAL...]\n"
+    "usage: scope-likwid recover [--finished JOB|all]... [DIR|JOURNAL...]\n"
     "Turns the journals (*.journal) of processes that ended without\n"
     "likwid_markerClose (killed, crashed, or _exit) into result files, marked\n"
     "partial. DIR: every journal in it (default: the current directory).\n"
-    "A journal whose process still runs is left alone; a recovered journal is\n"
-    "removed, so running recover again does nothing.\n"
-    "  -h, --help  this help\n"
-    "Exit status: 0 when every journal was recovered or had nothing to do,\n"
-    "1 when one could not be read or written (it is kept), 2 usage error.\n";
+    "A journal whose process may still run is left alone, with one line: one\n"
+    "of this host whose process runs, and one written on another host, boot\n"
+    "or pid namespace unless its Slurm job step has ended (squeue, sacct) or\n"
+    "--finished names its job. A recovered journal is removed, so running\n"
+    "recover again does nothing.\n"
+    "      --finished JOB  the processes of batch job JOB have all ended (all:\n"
+    "                      of every journal given); repeatable\n"
+    "  -h, --help          this help\n"
+    "Exit status: 0 when every journal was recovered, left alone or had\n"
+    "nothing to do, 1 when one could not be read or written (it is kept),\n"
+    "2 usage error.\n";
+
+/* What the owner said with --finished (the jobs that have ended). */
+static struct {
+    char **jobs;
+    size_t n;
+    int all;
+} finished;
 
 static void print_diag(const sl_diag *d)
 {
     for (size_t i = 0; i < d->kept; i++)
         sl_error("recover", "%s", d->lines[i]);
+}
+
+static int named_finished(const char *job)
+{
+    for (size_t i = 0; job[0] && i < finished.n; i++)
+        if (!strcmp(finished.jobs[i], job))
+            return 1;
+    return 0;
+}
+
+/* A journal written elsewhere (where: sl_jrn_locate's words): its process
+ * may still run there, unless its owner said it ended (--finished) or
+ * Slurm says its step has. 1 with *because set (for the recovered line),
+ * or 0 after the one line saying why it is left alone. */
+static int owner_says_ended(const char *path, const sl_jrn_info *info, const char *where,
+                            char *because, size_t cap)
+{
+    if (finished.all || named_finished(info->job)) {
+        snprintf(because, cap, "%s; --finished %s", where, finished.all ? "all" : info->job);
+        return 1;
+    }
+    if (!info->job[0]) {
+        sl_error("recover", "%s: %s, by process %lld of no Slurm job: it may still run there: "
+                 "left alone (recover it there, or give --finished all once it has ended)", path,
+                 where, (long long)info->pid);
+        return 0;
+    }
+    char slurm[512];
+    int v = sl_slurm_step_ended(info->cluster, info->job, info->step, slurm, sizeof slurm);
+    if (v == SL_SLURM_ENDED) {
+        snprintf(because, cap, "%s; %s", where, slurm);
+        return 1;
+    }
+    sl_error("recover", "%s: %s, by process %lld; %s: left alone%s%s%s", path, where,
+             (long long)info->pid, slurm, v == SL_SLURM_RUNS ? "" : " (--finished ",
+             v == SL_SLURM_RUNS ? "" : info->job,
+             v == SL_SLURM_RUNS ? "" : " once it has ended)");
+    return 0;
 }
 
 /* How long recover waits for a writer still turning the rescue file into
@@ -143,13 +195,20 @@ int sl_recover_journal(const char *path, const char *why)
         sl_diag_free(&d);
         return 1;
     }
-    if (sl_jrn_writer_alive(&info)) {
+    char where[512], because[1100] = "";
+    int here = sl_jrn_locate(&info, where, sizeof where) == SL_JRN_HERE;
+    if (here && sl_jrn_writer_alive(&info)) {
         sl_error("recover", "%s: process %lld still runs: left alone", path,
                 (long long)info.pid);
         sl_diag_free(&d);
         return 0;
     }
-    if (info.state == SL_JRN_CLOSED || info.state == SL_JRN_RECOVERED) {
+    int delivered = info.state == SL_JRN_CLOSED || info.state == SL_JRN_RECOVERED;
+    if (!here && !delivered && !owner_says_ended(path, &info, where, because, sizeof because)) {
+        sl_diag_free(&d);
+        return 0;
+    }
+    if (delivered) {
         /* Its result was delivered; only the removal did not happen. */
         sl_jrn_drop_batch_file(&info);
         unlink(path);
@@ -191,8 +250,8 @@ int sl_recover_journal(const char *path, const char *why)
     sl_jrn_set_state(path, SL_JRN_RECOVERED);
     sl_jrn_drop_batch_file(&info);
     unlink(path);
-    sl_error("recover", "recovered %s: wrote %s", path,
-            written ? written : info.output);
+    sl_error("recover", "recovered %s%s%s%s: wrote %s", path, because[0] ? " (" : "", because,
+             because[0] ? ")" : "", written ? written : info.output);
     free(written);
     return 0;
 }
@@ -226,20 +285,49 @@ static int recover_dir(const char *dir)
     return failed;
 }
 
+static int recover_operands(int argc, char **argv);
+
 int sl_cmd_recover(int argc, char **argv)
 {
+    enum { OPT_FINISHED = 256 };
     static const struct option opts[] = {
+        {"finished", required_argument, NULL, OPT_FINISHED},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int c;
     optind = 0;
+    char **jobs = calloc((size_t)argc + 1, sizeof *jobs);
+    if (!jobs)
+        return sl_error("recover", "out of memory"), SL_EXIT_FAIL;
+    finished.jobs = jobs;
     while ((c = sl_getopt("recover", argc, argv, ":h", opts)) != SL_OPT_END) {
+        if (c == OPT_FINISHED) {
+            if (!optarg[0])
+                return free(jobs), sl_usage_error("recover", "--finished '': expected a job id "
+                                                  "or all");
+            if (!strcmp(optarg, "all"))
+                finished.all = 1;
+            else
+                jobs[finished.n++] = optarg;
+            continue;
+        }
+        free(jobs);
         if (c != 'h')
             return SL_EXIT_USAGE;
         fputs(usage, stdout);
         return SL_EXIT_OK;
     }
+    int rc = recover_operands(argc, argv);
+    free(jobs);
+    finished.jobs = NULL;
+    finished.n = 0;
+    finished.all = 0;
+    return rc;
+}
+
+static int recover_operands(int argc, char **argv)
+{
     if (optind >= argc)
         return recover_dir(".") ? SL_EXIT_FAIL : SL_EXIT_OK;
     int failed = 0;
