@@ -126,7 +126,7 @@ const char *sl_job_from_env(void)
     return j ? getenv(j->var) : NULL;
 }
 
-char *sl_run_id_from_env(const char *host, int64_t pid, int64_t start_unix_ns)
+char *sl_run_id_from_env(const char *host, int64_t pid, int64_t start_unix_ns, int mpi)
 {
     const job_var *j = job_var_set();
     /* Slurm's steps are launches of one job (each srun); other systems
@@ -136,14 +136,19 @@ char *sl_run_id_from_env(const char *host, int64_t pid, int64_t start_unix_ns)
     if (!ns || !*ns)
         ns = getenv("OMPI_MCA_ess_base_jobid");
     int has_step = step && *step, has_ns = ns && *ns;
+    char self[320];
+    snprintf(self, sizeof self, "%s:%lld:%lld", host && *host ? host : "unknownhost",
+             (long long)pid, (long long)start_unix_ns);
+    /* A process that is not an MPI rank is a launch of its own (two serial
+     * runs in one batch script, or in one step, are two launches). */
+    int own = !mpi;
     char *id = NULL;
     int n;
     if (j || has_ns)
-        n = asprintf(&id, "%s%s%s%s%s%s%s", j ? j->system : "", j ? "-" : "",
+        n = asprintf(&id, "%s%s%s%s%s%s%s%s%s", j ? j->system : "", j ? "-" : "",
                      j ? getenv(j->var) : "", has_step ? "." : "", has_step ? step : "",
-                     j && has_ns ? "/" : "", has_ns ? ns : "");
+                     j && has_ns ? "/" : "", has_ns ? ns : "", own ? "/" : "", own ? self : "");
     else
-        n = asprintf(&id, "%s:%lld:%lld", host && *host ? host : "unknownhost", (long long)pid,
-                     (long long)start_unix_ns);
+        n = asprintf(&id, "%s", self);
     return n < 0 ? NULL : id;
 }

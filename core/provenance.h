@@ -29,8 +29,9 @@ const char *sl_job_from_env(void);
 /* The id shared by every process of one launch (docs/FORMAT.md, run_id):
  * "slurm-JOB.STEP" (or pbs-, lsf-, flux-, sge-JOB), then "/" and the MPI
  * launcher's namespace (PMIX_NAMESPACE, else OMPI_MCA_ess_base_jobid) when
- * set; without either "HOST:PID:START" of this process. Newly allocated;
- * NULL on ENOMEM. */
-char *sl_run_id_from_env(const char *host, int64_t pid, int64_t start_unix_ns);
+ * set; then, for a process that is not an MPI rank (mpi 0: a launch of its
+ * own), "/" and "HOST:PID:START" of this process (alone without a job or
+ * namespace). Newly allocated; NULL on ENOMEM. */
+char *sl_run_id_from_env(const char *host, int64_t pid, int64_t start_unix_ns, int mpi);
 
 #endif

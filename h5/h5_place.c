@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,21 @@
 #include <unistd.h>
 
 #define MAX_NUMBERED 10000
+
+/* For a deadline's handler (h5write.h): the temporary file being filled,
+ * and the files put in place. */
+static const char *volatile pending_temp;
+static volatile sig_atomic_t placed;
+
+const char *sl_h5_pending_temp(void)
+{
+    return pending_temp;
+}
+
+unsigned sl_h5_placed(void)
+{
+    return (unsigned)placed;
+}
 
 static char *dir_of(const char *path)
 {
@@ -140,8 +156,7 @@ static char *numbered(const char *path, unsigned k)
     return out;
 }
 
-/* Links tmp to name without replacing anything: 0, -EEXIST or -errno. */
-static int link_noreplace(const char *tmp, const char *name)
+static int link_noreplace_now(const char *tmp, const char *name)
 {
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE) == 0)
         return 0;
@@ -152,6 +167,30 @@ static int link_noreplace(const char *tmp, const char *name)
         return -errno;
     unlink(tmp);
     return 0;
+}
+
+/* Links tmp to name without replacing anything: 0, -EEXIST or -errno. No
+ * signal handler runs in between: one sees the file either pending or
+ * placed. */
+static int link_noreplace(const char *tmp, const char *name)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = link_noreplace_now(tmp, name);
+    if (rc == 0) {
+        pending_temp = NULL;
+        placed = placed + 1;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+/* tmp removed: no longer pending. */
+static void drop_temp(const char *tmp)
+{
+    pending_temp = NULL;
+    unlink(tmp);
 }
 
 /* Links the finished temporary file tmp to path (or a numbered name),
@@ -188,7 +227,7 @@ static int link_into_place(char *tmp, const char *path, int sync, char **written
                         MAX_NUMBERED);
     }
     if (rc) {
-        unlink(tmp);
+        drop_temp(tmp);
         return rc;
     }
     char *dir = dir_of(name);
@@ -210,9 +249,10 @@ int sl_place_new(const char *path, const void *buf, size_t len, char **written, 
     int rc = make_temp(path, &tmp, diag);
     if (rc)
         return rc;
+    pending_temp = tmp;
     rc = fill_temp(tmp, buf, len, NULL, path, diag);
     if (rc)
-        unlink(tmp);
+        drop_temp(tmp);
     else
         rc = link_into_place(tmp, path, 0, written, diag);
     free(tmp);

@@ -21,4 +21,12 @@ int sl_h5_write(const char *path, const sl_run *runs, size_t nruns,
  * leaves the original intact. 0 or negative errno (reason in diag). */
 int sl_h5_into(const char *path, const sl_run *run, sl_diag *diag);
 
+/* For a deadline's signal handler in a process that writes one result
+ * (scope-likwid-write at a signal): the temporary file being written now
+ * (NULL: none; the handler may remove it), and how many files were put in
+ * place so far. Reading either is async-signal-safe; putting a file in
+ * place is never interrupted by a handler. */
+const char *sl_h5_pending_temp(void);
+unsigned sl_h5_placed(void);
+
 #endif

@@ -6,10 +6,13 @@
  * killed meanwhile still delivers, and `scope-likwid recover` (which waits
  * for the lock) finds no rescue file and makes no second result.
  *
- * scope-likwid-write --journal JOURNAL: what the shim's signal handler runs
- * while the process it belongs to waits to die of a terminating signal:
- * the journal (marked with the signal) becomes the result file, as
- * `scope-likwid recover` would make it, and is removed.
+ * scope-likwid-write --journal JOURNAL [--deadline SECONDS]: what the
+ * shim's signal handler runs while the process it belongs to waits to die
+ * of a terminating signal: the journal (marked with the signal) becomes
+ * the result file, as `scope-likwid recover` would make it, and is
+ * removed. It stops by itself at its deadline (write_deadline.h: SECONDS,
+ * and half of Slurm's KillWait in a Slurm job, from the signal), leaving
+ * the journal and nothing else.
  *
  * scope-likwid-write --orphan JOURNAL PARENT_PID: what the shim in a
  * forked child runs at its Close once its parent (PARENT_PID, the
@@ -39,6 +42,7 @@
 #include "journal_recover.h"
 #include "run.h"
 #include "wire.h"
+#include "write_deadline.h"
 #include "write_groups.h"
 #include "h5_quiet.h"
 
@@ -69,8 +73,10 @@ static int report(sl_diag *d, const char *written)
 }
 
 /* orphan_of: 0 for --journal, else the journal's process (--orphan: the
- * parent of the one running us; --child, by_parent set: its child). */
-static int from_journal(const char *path, long long orphan_of, int by_parent, sl_diag *d)
+ * parent of the one running us; --child, by_parent set: its child).
+ * deadline_s: --journal's --deadline (0: none given). */
+static int from_journal(const char *path, long long orphan_of, int by_parent, double deadline_s,
+                        sl_diag *d)
 {
     sl_jrn_info info;
     /* Held until we exit: a second child's writer waits, then finds the
@@ -93,6 +99,15 @@ static int from_journal(const char *path, long long orphan_of, int by_parent, sl
          * check. */
         return fail(d, "--journal: the journal is not marked with a signal: use scope-likwid "
                        "recover");
+    } else if (deadline_s > 0) {
+        char why[512], what[1024];
+        double left = sl_wd_budget(info.signal_ns, deadline_s, why, sizeof why);
+        if (left < 0.1) {
+            snprintf(what, sizeof what, "no time left within the deadline (%s): nothing written, "
+                     "the journal %s is kept", why, path);
+            return fail(d, what);
+        }
+        sl_wd_arm(left, why, path);
     }
     char boot[48];
     sl_jrn_clock clk = sl_jrn_reader_clock(boot, sizeof boot);
@@ -141,13 +156,17 @@ int main(int argc, char **argv)
     sl_diag diag;
     sl_diag_init(&diag);
     if (argc == 3 && strcmp(argv[1], "--journal") == 0)
-        return from_journal(argv[2], 0, 0, &diag);
+        return from_journal(argv[2], 0, 0, 0, &diag);
+    if (argc == 5 && strcmp(argv[1], "--journal") == 0 && strcmp(argv[3], "--deadline") == 0 &&
+        atof(argv[4]) > 0)
+        return from_journal(argv[2], 0, 0, atof(argv[4]), &diag);
     int child = argc == 4 && strcmp(argv[1], "--child") == 0;
     if (argc == 4 && (child || strcmp(argv[1], "--orphan") == 0) && atoll(argv[3]) > 0)
-        return from_journal(argv[2], atoll(argv[3]), child, &diag);
+        return from_journal(argv[2], atoll(argv[3]), child, 0, &diag);
     if (argc != 3)
-        return fail(&diag, "usage: scope-likwid-write RESCUEFILE OUTPUT.h5 | --journal JOURNAL | "
-                           "--orphan JOURNAL PARENT_PID | --child JOURNAL CHILD_PID");
+        return fail(&diag, "usage: scope-likwid-write RESCUEFILE OUTPUT.h5 | --journal JOURNAL "
+                           "[--deadline SECONDS] | --orphan JOURNAL PARENT_PID | --child JOURNAL "
+                           "CHILD_PID");
     const char *in = argv[1], *out = argv[2];
     /* Held until we exit (no CLOEXEC needed: we start nothing). */
     int lock_fd = open(in, O_RDONLY | O_CLOEXEC);

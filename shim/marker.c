@@ -159,7 +159,7 @@ static void do_init(void)
     /* where it runs, once: Close may run at exit or in a signal's wake */
     sl_provenance_read(&sl_g.prov);
     free(sl_g.run_id);
-    sl_g.run_id = sl_run_id_from_env(host, sl_g.pid, real);
+    sl_g.run_id = sl_run_id_from_env(host, sl_g.pid, real, sl_g.mpi);
     const char *tmpl = sl_g.cfg.output ? sl_g.cfg.output : sl_output_default(sl_g.mpi, v.job != NULL);
     char *expanded = sl_output_expand(tmpl, &v);
     int no_result = 0;      /* SCOPE_LIKWID_OUTPUT=/dev/null */
@@ -669,6 +669,15 @@ static int64_t leading_count(const char *s)
     return v > 0 && (*s == '\0' || *s == ',') ? v : -1;
 }
 
+/* Slurm's task variables (SLURM_PROCID, SLURM_NTASKS) name a task only
+ * inside a step (srun): a batch script has SLURM_PROCID=0 and the job's
+ * SLURM_NTASKS, but runs one process of its own, not a task of N. */
+static const char *slurm_task_var(const char *name)
+{
+    const char *step = getenv("SLURM_STEP_ID");
+    return step && *step ? getenv(name) : NULL;
+}
+
 int64_t sl_world_size_from_env(void)
 {
     /* OMPI_MCA_orte_ess_num_procs: what Open MPI 4's own singleton sets
@@ -678,7 +687,8 @@ int64_t sl_world_size_from_env(void)
                                        "SLURM_NTASKS", "MV2_COMM_WORLD_SIZE", "PALS_SIZE",
                                        "OMPI_MCA_orte_ess_num_procs"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        int64_t v = leading_count(getenv(vars[i]));
+        int64_t v = leading_count(strncmp(vars[i], "SLURM_", 6) ? getenv(vars[i])
+                                                                : slurm_task_var(vars[i]));
         if (v > 0)
             return v;
     }
@@ -695,7 +705,7 @@ int sl_rank_from_env(int64_t *rank)
         "MV2_COMM_WORLD_RANK", "MPI_LOCALRANKID", "ALPS_APP_PE", "PALS_RANKID",
     };
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
+        const char *v = strncmp(vars[i], "SLURM_", 6) ? getenv(vars[i]) : slurm_task_var(vars[i]);
         if (!v)
             continue;
         if (parse_rank(v, rank) == 0)

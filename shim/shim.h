@@ -99,14 +99,15 @@ typedef struct sl_output_vars {
 
 /* Rank from the first set variable of PMI_RANK, OMPI_COMM_WORLD_RANK,
  * PMIX_RANK, SLURM_PROCID, MV2_COMM_WORLD_RANK, MPI_LOCALRANKID, ALPS_APP_PE,
- * PALS_RANKID. Returns 1 and sets *rank when one holds a rank (a garbage value
- * is warned about and the next variable tried), 0 outside MPI and in a world
- * of one process (sl_world_size_from_env() == 1: an MPI singleton). */
+ * PALS_RANKID (Slurm's only inside a step: SLURM_STEP_ID set). Returns 1 and
+ * sets *rank when one holds a rank (a garbage value is warned about and the
+ * next variable tried), 0 outside MPI and in a world of one process
+ * (sl_world_size_from_env() == 1: an MPI singleton). */
 int sl_rank_from_env(int64_t *rank);
 
 /* The MPI world size from the first of OMPI_COMM_WORLD_SIZE, PMI_SIZE,
- * PMIX_SIZE, SLURM_NTASKS, MV2_COMM_WORLD_SIZE, PALS_SIZE that holds a
- * positive count; -1 when none does. */
+ * PMIX_SIZE, SLURM_NTASKS (inside a step), MV2_COMM_WORLD_SIZE, PALS_SIZE
+ * that holds a positive count; -1 when none does. */
 int64_t sl_world_size_from_env(void);
 
 /* The user for %u: USER, else LOGNAME (never the passwd database: it could

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -170,7 +171,8 @@ void sl_signals_install(pid_t pid, double timeout_s)
  * Init; in the handler only async-signal-safe calls run (pipe2, clone,
  * execve, poll, read, waitpid, write, stat), and nothing is allocated. */
 static struct {
-    char *argv[4];          /* writer --journal JOURNAL */
+    char *argv[6];          /* writer --journal JOURNAL --deadline SECONDS */
+    char deadline[32];
     char **envp;
     void *map;
     char *journal;
@@ -213,7 +215,10 @@ void sl_sigwrite_prepare(const char *journal, const char *writer_override, doubl
     prep.argv[0] = writer;
     prep.argv[1] = "--journal";
     prep.argv[2] = prep.journal;
-    prep.argv[3] = NULL;
+    prep.argv[3] = "--deadline";
+    snprintf(prep.deadline, sizeof prep.deadline, "%g", timeout_s);
+    prep.argv[4] = prep.deadline;
+    prep.argv[5] = NULL;
     sigprocmask(SIG_SETMASK, &old, NULL);
     free(old_writer);
     free(old_journal);

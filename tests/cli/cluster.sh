@@ -47,7 +47,9 @@ mkdir "$TMP/slurm"
 pid=$(sed -n 's/^pid //p' "$TMP/slurm.out")
 f=$TMP/slurm/scope-likwid-4242-$pid.h5
 check_eq "$(ls "$TMP/slurm")" "scope-likwid-4242-$pid.h5" "Slurm job: the default name"
-check_eq "$(attr "$f" metadata run_id)" "slurm-4242.0" "Slurm job: run_id"
+# a serial process is a launch of its own: job, step, then the process
+check_eq "$(attr "$f" metadata run_id | sed 's/:[0-9]*$//')" "slurm-4242.0/$(hostname):$pid" \
+    "Slurm job: run_id"
 # provenance, against what this host says
 check_eq "$(attr "$f" rank0 cpu_model)" \
     "$("$PY" -c 'print(next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")))')" \
@@ -160,7 +162,8 @@ cp "$APP" "$TMP/other_app"
     >"$TMP/other.out" 2>&1 || fail "other_app: exit $?"
 pid2=$(sed -n 's/^pid //p' "$TMP/other.out")
 pid1=$(sed -n 's/^pid //p' "$TMP/slurm.out")
-sl exes merge -o "$TMP/exes.h5" "$TMP/slurm/scope-likwid-4242-$pid1.h5" \
+# (two serial processes are two launches: --allow-mixed)
+sl exes merge --allow-mixed -o "$TMP/exes.h5" "$TMP/slurm/scope-likwid-4242-$pid1.h5" \
     "$TMP/slurm/scope-likwid-4242-$pid2.h5"
 check_rc 0 "merge of two executables"
 # (both are rank 0: the clash is said too)

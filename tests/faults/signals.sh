@@ -49,11 +49,14 @@ recover_ok() {  # recover_ok RUN STATUS-REGEX
 
 # provenance_ok FILE: a result recovered from a journal says where and in
 # which launch the process ran, as a delivered one does: /metadata run_id
-# from the batch job the run was given (SLURM_JOB_ID 4242, step 3), and
-# rank0's cpu_model and kernel_release as this host names them.
+# from the batch job the run was given (SLURM_JOB_ID 4242, step 3, then the
+# process: a serial run), the /metadata noted at Init (user, working
+# directory, mpi_size, omp_num_threads, the SLURM_* variables, the run's
+# start and end around its calls), and rank0's cpu_model and
+# kernel_release as this host names them.
 provenance_ok() {
     "$PY" - "$1" "$(uname -r)" <<'PY' >"$T/prov.log" 2>&1 || fail "provenance of $1: $(cat "$T/prov.log")"
-import h5py, sys
+import h5py, os, sys
 def text(v):
     return v.decode() if isinstance(v, bytes) else str(v)
 f = h5py.File(sys.argv[1], "r")
@@ -64,8 +67,24 @@ for line in open("/proc/cpuinfo"):
         break
 g = f[[k for k in f if k.startswith("rank")][0]]
 bad = []
-if text(f["metadata"].attrs.get("run_id", "")) != "slurm-4242.3":
-    bad.append("run_id %r, expected 'slurm-4242.3'" % text(f["metadata"].attrs.get("run_id", "")))
+m = f["metadata"].attrs
+if not text(m.get("run_id", "")).startswith("slurm-4242.3/"):
+    bad.append("run_id %r, expected 'slurm-4242.3/HOST:PID:START'" % text(m.get("run_id", "")))
+want = {"SLURM_JOB_ID": "4242", "SLURM_STEP_ID": "3", "SLURM_TEST_NOTE": "noted at Init",
+        "user": "sl-note-user",
+        "mpi_size": 1, "omp_num_threads": int(os.environ.get("OMP_NUM_THREADS", "0") or 0) or m.get("omp_num_threads")}
+for k, v in want.items():
+    if m.get(k) != v:
+        bad.append("/metadata %s = %r, expected %r" % (k, m.get(k), v))
+if not os.path.isdir(text(m.get("working_directory", ""))):
+    bad.append("/metadata working_directory %r: expected the run's directory" % m.get("working_directory"))
+t = g["timing/regions"]
+starts = [int(t[r]["start_times"][:].min()) for r in t if len(t[r]["start_times"])]
+ends = [int(t[r]["end_times"][:].max()) for r in t if len(t[r]["end_times"])]
+if "start_time_ns" not in m or "timestamp" not in m or not (
+        m["start_time_ns"] <= min(starts) and m["finalize_time_ns"] >= max(ends)):
+    bad.append("start/finalize/timestamp %r %r %r: expected around the calls %d..%d"
+               % (m.get("start_time_ns"), m.get("finalize_time_ns"), m.get("timestamp"), min(starts), max(ends)))
 if cpu and " ".join(text(g.attrs.get("cpu_model", "")).split()) != " ".join(cpu.split()):
     bad.append("cpu_model %r, expected %r" % (text(g.attrs.get("cpu_model", "")), cpu))
 if text(g.attrs.get("kernel_release", "")) != sys.argv[2]:
@@ -128,8 +147,8 @@ chain)
     grep -q 'library handler AGAIN' "$T/a.shim.out" && fail "the library's handler ran again: the shim's handler looped"
     at_signal a.shim 15 ;;
 kill|segv|abort)
-    SLURM_JOB_ID=4242 SLURM_STEP_ID=3
-    export SLURM_JOB_ID SLURM_STEP_ID
+    SLURM_JOB_ID=4242 SLURM_STEP_ID=3 SLURM_TEST_NOTE="noted at Init" USER=sl-note-user
+    export SLURM_JOB_ID SLURM_STEP_ID SLURM_TEST_NOTE USER
     pair a real "$SL_FAULT_APP" "$1-in-region"
     recover_ok a.shim "ended without likwid_markerClose" ;;
 run)
@@ -181,6 +200,7 @@ writer-hang)
 alive)
     mkdir -p "$T/w" "$T/sync"
     (cd "$T/w" && FAULT_SYNC_DIR=$T/sync SLURM_JOB_ID=4242 SLURM_STEP_ID=3 \
+        SLURM_TEST_NOTE="noted at Init" USER=sl-note-user \
         exec env LD_PRELOAD="$SL_SHIM" "$SL_FAULT_APP" wait-in-region) \
         >"$T/w.out" 2>"$T/w.err" &
     pid=$!
@@ -191,6 +211,33 @@ alive)
     grep -q "still runs: left alone" "$T/rec.err" || fail "recover did not say it left the live journal alone: $(cat "$T/rec.err")"
     [ -f "$j" ] || fail "recover touched the journal of a live process"
     ls "$T/w"/*.h5 >/dev/null 2>&1 && fail "recover wrote a result for a live process"
+    # Seen from another host (its own host name: a UTS namespace) or another
+    # boot (boot_id bound over in a mount namespace), the live journal is
+    # left alone too, with one line saying why; Slurm cannot say the job
+    # ended (no squeue, or no such cluster). Needs root for unshare.
+    if unshare -u true 2>/dev/null && unshare -m true 2>/dev/null; then
+        echo 00000000-1111-2222-3333-444444444444 >"$T/other-boot"
+        for other in host boot; do
+            case $other in
+            host) unshare -u sh -c 'hostname sl-other-node && exec "$@"' sh \
+                      env PATH=/nonexistent "$SL_CLI" recover "$T/w" >"$T/rec-$other.out" 2>"$T/rec-$other.err" ;;
+            boot) unshare -m sh -c 'mount --bind "$0" /proc/sys/kernel/random/boot_id && exec "$@"' "$T/other-boot" \
+                      env PATH=/nonexistent "$SL_CLI" recover "$T/w" >"$T/rec-$other.out" 2>"$T/rec-$other.err" ;;
+            esac
+            [ "$?" = 0 ] || fail "recover from another $other: exit $?: $(cat "$T/rec-$other.err")"
+            [ -f "$j" ] || fail "recover from another $other touched the journal of a live process"
+            ls "$T/w"/*.h5 >/dev/null 2>&1 && fail "recover from another $other wrote a result for a live process"
+            [ "$(wc -l <"$T/rec-$other.err")" = 1 ] || fail "recover from another $other: expected one line: $(cat "$T/rec-$other.err")"
+            case $other in
+            host) want="written on host $(hostname), not this one \(sl-other-node\), by process $pid; Slurm cannot tell whether job 4242 ended \(no squeue in PATH\): left alone \(--finished 4242 once it has ended\)" ;;
+            boot) want="written in another boot of host $(hostname) .*, by process $pid; Slurm cannot tell whether job 4242 ended \\(no squeue in PATH\\): left alone \\(--finished 4242 once it has ended\\)" ;;
+            esac
+            grep -Eq "^scope-likwid: recover: .*\.journal: $want\$" "$T/rec-$other.err" ||
+                fail "recover from another $other: expected '$want', got: $(cat "$T/rec-$other.err")"
+        done
+    else
+        echo "signals: unshare not permitted (not root): the other-host and other-boot checks did not run"
+    fi
     kill -KILL "$pid"
     wait "$pid" 2>/dev/null
     recover_ok w "ended without likwid_markerClose" ;;

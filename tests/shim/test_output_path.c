@@ -124,10 +124,11 @@ Test(output, defaults)
     cr_assert_str_eq(sl_output_default(0, 1), "scope-likwid-%j-%p.h5");
 }
 
-/* The run id: job + step, the launcher's namespace, else the process. */
-static void run_id_is(const char *want)
+/* The run id: job + step, the launcher's namespace, and the process for
+ * one that is not an MPI rank. */
+static void run_id_is(int mpi, const char *want)
 {
-    char *id = sl_run_id_from_env("node1", 4711, 1733000000123456789);
+    char *id = sl_run_id_from_env("node1", 4711, 1733000000123456789, mpi);
     cr_assert_not_null(id);
     cr_expect_str_eq(id, want);
     free(id);
@@ -136,25 +137,60 @@ static void run_id_is(const char *want)
 Test(output, run_id)
 {
     clear_env();
-    run_id_is("node1:4711:1733000000123456789");
+    run_id_is(0, "node1:4711:1733000000123456789");
+    run_id_is(1, "node1:4711:1733000000123456789");
     setenv("PMIX_NAMESPACE", "1969422337", 1);
-    run_id_is("1969422337");
+    run_id_is(1, "1969422337");
     unsetenv("PMIX_NAMESPACE");
     setenv("OMPI_MCA_ess_base_jobid", "42", 1);
-    run_id_is("42");
+    run_id_is(1, "42");
     setenv("PBS_JOBID", "77.server", 1);
-    run_id_is("pbs-77.server/42");
+    run_id_is(1, "pbs-77.server/42");
     unsetenv("OMPI_MCA_ess_base_jobid");
-    run_id_is("pbs-77.server");
+    run_id_is(1, "pbs-77.server");
     setenv("SLURM_STEP_ID", "3", 1);    /* not Slurm's job: not its step */
-    run_id_is("pbs-77.server");
+    run_id_is(1, "pbs-77.server");
     setenv("SLURM_JOB_ID", "88", 1);
-    run_id_is("slurm-88.3");
+    run_id_is(1, "slurm-88.3");
     setenv("PMIX_NAMESPACE", "slurm.pmix.88.3", 1);
-    run_id_is("slurm-88.3/slurm.pmix.88.3");
+    run_id_is(1, "slurm-88.3/slurm.pmix.88.3");
     clear_env();
     setenv("FLUX_JOB_ID", "f2n3", 1);
-    run_id_is("flux-f2n3");
+    run_id_is(1, "flux-f2n3");
+    clear_env();
+}
+
+/* A process that is not an MPI rank is a launch of its own: two serial
+ * runs in one batch script (no step) or one step get distinct ids. */
+Test(output, run_id_serial_is_its_own_launch)
+{
+    clear_env();
+    setenv("SLURM_JOB_ID", "45", 1);
+    run_id_is(0, "slurm-45/node1:4711:1733000000123456789");
+    setenv("SLURM_STEP_ID", "0", 1);
+    run_id_is(0, "slurm-45.0/node1:4711:1733000000123456789");
+    run_id_is(1, "slurm-45.0");
+    clear_env();
+    setenv("PBS_JOBID", "77.server", 1);
+    run_id_is(0, "pbs-77.server/node1:4711:1733000000123456789");
+    clear_env();
+}
+
+/* A batch script has SLURM_PROCID=0 and the job's SLURM_NTASKS but is no
+ * task of a step: a process it runs is serial. In a step they count. */
+Test(output, slurm_task_only_in_a_step)
+{
+    int64_t r = -5;
+    clear_env();
+    setenv("SLURM_JOB_ID", "45", 1);
+    setenv("SLURM_PROCID", "0", 1);
+    setenv("SLURM_NTASKS", "2", 1);
+    cr_assert_eq(sl_rank_from_env(&r), 0, "the batch script's process: serial");
+    cr_assert_eq(sl_world_size_from_env(), -1);
+    setenv("SLURM_STEP_ID", "0", 1);
+    cr_assert_eq(sl_rank_from_env(&r), 1, "a task of step 0");
+    cr_assert_eq(r, 0);
+    cr_assert_eq(sl_world_size_from_env(), 2);
     clear_env();
 }
 
@@ -163,6 +199,7 @@ Test(output, rank_first_set_variable_wins)
     int64_t r = -5;
     clear_env();
     cr_assert_eq(sl_rank_from_env(&r), 0);
+    setenv("SLURM_STEP_ID", "0", 1);
     setenv("SLURM_PROCID", "2", 1);
     setenv("PALS_RANKID", "9", 1);
     cr_assert_eq(sl_rank_from_env(&r), 1);
