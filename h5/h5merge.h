@@ -31,4 +31,10 @@ int sl_h5_merge(const char *out, char *const *inputs, size_t ninputs, int allow_
                 sl_h5_clash_fn clash, sl_h5_reading_fn reading, void *ctx, char **written,
                 sl_diag *diag);
 
+/* The launch an input belongs to: its /metadata run_id (*run_id newly
+ * allocated, "" when it has none: an older format, scope-profiler's own
+ * file). 0, or negative errno after a diag line naming the file (not a
+ * readable HDF5 file, damaged). */
+int sl_h5_launch(const char *path, char **run_id, sl_diag *diag);
+
 #endif

@@ -154,6 +154,22 @@ sl allowed merge --allow-mixed -o "$TMP/mixed.h5" scope-likwid-77.pbs-rank*.h5
 check_rc 0 "merge --allow-mixed"
 check_eq "$("$PY" -c 'import h5py, sys; print(len([k for k in h5py.File(sys.argv[1], "r") if k.startswith("rank")]))' "$TMP/mixed.h5")" \
     4 "merge --allow-mixed: every rank group"
+# --per-launch: one file per launch, named by its run_id; of one launch, OUT
+sl perl merge --per-launch -o "$TMP/pl.h5" scope-likwid-77.pbs-rank*.h5
+check_rc 0 "merge --per-launch"
+n1=$(printf '%s' "$id1" | tr -c 'A-Za-z0-9.-' '_')
+n2=$(printf '%s' "$id2" | tr -c 'A-Za-z0-9.-' '_')
+want=$(printf 'wrote %s\nwrote %s' "$TMP/pl.$n1.h5" "$TMP/pl.$n2.h5" | sort)
+check_eq "$(sort "$TMP/perl.out")" "$want" "merge --per-launch: a file per launch"
+for n in "$n1:$id1" "$n2:$id2"; do
+    check_eq "$("$PY" -c 'import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+print(sorted(k for k in f if k.startswith("rank")), f["metadata"].attrs["run_id"])' "$TMP/pl.${n%%:*}.h5")" \
+        "['rank0', 'rank1'] ${n#*:}" "merge --per-launch: $TMP/pl.${n%%:*}.h5 holds its launch's ranks"
+done
+sl perl1 merge --per-launch -o "$TMP/pl1.h5" scope-likwid-77.pbs-rank0.h5 scope-likwid-77.pbs-rank1.h5
+check_rc 0 "merge --per-launch of one launch"
+check_eq "$(cat "$TMP/perl1.out")" "wrote $TMP/pl1.h5" "merge --per-launch of one launch: OUT itself"
 cd "$TMP"
 
 # merge says when the rank groups ran different executables

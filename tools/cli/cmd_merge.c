@@ -10,10 +10,11 @@
 
 #include "diag.h"
 #include "h5merge.h"
+#include "name_fit.h"
 #include "sandbox.h"
 
 static const char usage[] =
-    "usage: scope-likwid merge -o OUT.h5 RANK_FILE.h5...\n"
+    "usage: scope-likwid merge [--per-launch] -o OUT.h5 RANK_FILE.h5...\n"
     "\n"
     "Writes one result file holding every rank<R> group of the inputs,\n"
     "copied unchanged (HDF5 object copy), with the root attributes format,\n"
@@ -33,10 +34,15 @@ static const char usage[] =
     "\n"
     "  -o, --output OUT.h5  the merged file (required)\n"
     "      --allow-mixed    merge inputs of different launches too\n"
+    "      --per-launch     one merged file per launch: OUT.h5 when the inputs\n"
+    "                       are of one, else OUT.<run_id>.h5 for each (run_id's\n"
+    "                       characters other than letters, digits, '.', '-' as\n"
+    "                       '_'); a line \"wrote PATH\" for each\n"
     "  -h, --help           this help\n"
     "\n"
     "Exit codes: 0 written, 1 an input is not a readable result file or the\n"
-    "write failed (nothing written), 2 usage error.\n";
+    "write failed (nothing written; --per-launch: for that launch), 2 usage\n"
+    "error.\n";
 
 /* A merge that takes more than a second says how far it is, on the
  * terminal only (stderr a terminal), on one line it rewrites and clears
@@ -99,14 +105,15 @@ static void reading(void *ctx, const char *input)
     p->done++;
 }
 
-/* -o OUT, --allow-mixed and the inputs (from argv + optind); 0 or the exit
- * code. */
-static int parse_args(int argc, char **argv, const char **out, int *allow_mixed)
+/* -o OUT, --allow-mixed, --per-launch and the inputs (from argv +
+ * optind); -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, const char **out, int *allow_mixed, int *per_launch)
 {
-    enum { OPT_ALLOW_MIXED = 256 };
+    enum { OPT_ALLOW_MIXED = 256, OPT_PER_LAUNCH };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
         {"allow-mixed", no_argument, NULL, OPT_ALLOW_MIXED},
+        {"per-launch", no_argument, NULL, OPT_PER_LAUNCH},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -117,8 +124,8 @@ static int parse_args(int argc, char **argv, const char **out, int *allow_mixed)
             fputs(usage, stdout);
             return SL_EXIT_OK;
         }
-        if (c == OPT_ALLOW_MIXED) {
-            *allow_mixed = 1;
+        if (c == OPT_ALLOW_MIXED || c == OPT_PER_LAUNCH) {
+            *(c == OPT_ALLOW_MIXED ? allow_mixed : per_launch) = 1;
             continue;
         }
         if (c != 'o')
@@ -134,23 +141,16 @@ static int parse_args(int argc, char **argv, const char **out, int *allow_mixed)
     return -1;
 }
 
-int sl_cmd_merge(int argc, char **argv)
+/* One merge: its lines on stdout and stderr; 0 written, else 1. */
+static int merge_one_output(const char *out, char **inputs, size_t ninputs, int allow_mixed,
+                            progress *p)
 {
-    const char *out = NULL;
-    int allow_mixed = 0;
-    int prc = parse_args(argc, argv, &out, &allow_mixed);
-    if (prc >= 0)
-        return prc;
-    char **inputs = argv + optind;
-    size_t ninputs = (size_t)(argc - optind);
-
     sl_diag diag;
     sl_diag_init(&diag);
     char *written = NULL;
-    progress p = {0, ninputs, sl_sandbox_terminal(), now_s(), 0, 0};
-    int rc = sl_h5_merge(out, inputs, ninputs, allow_mixed, tell_clash, reading, &p, &written,
+    int rc = sl_h5_merge(out, inputs, ninputs, allow_mixed, tell_clash, reading, p, &written,
                          &diag);
-    progress_clear(&p);
+    progress_clear(p);
     for (size_t i = 0; i < diag.kept; i++)
         sl_error("merge", "%s", diag.lines[i]);
     if (!rc)
@@ -159,5 +159,110 @@ int sl_cmd_merge(int argc, char **argv)
         sl_error("merge", "%s: nothing written", out);
     free(written);
     sl_diag_free(&diag);
-    return rc ? SL_EXIT_FAIL : SL_EXIT_OK;
+    return rc ? 1 : 0;
+}
+
+/* An input and its launch (--per-launch). */
+typedef struct launch_of {
+    char *input;
+    char *run_id;
+    size_t group;       /* the launch's number, in order of run_id */
+} launch_of;
+
+/* By launch (slurm-45.2 before slurm-45.10), then by input. */
+static int by_launch(const void *a, const void *b)
+{
+    const launch_of *x = a, *y = b;
+    int c = strverscmp(x->run_id, y->run_id);
+    return c ? c : strverscmp(x->input, y->input);
+}
+
+/* OUT.<run_id>.h5 (OUT's extension kept last; run_id's characters other
+ * than letters, digits, '.', '-' as '_'). Newly allocated. */
+static char *launch_output(const char *out, const char *run_id)
+{
+    const char *base = strrchr(out, '/');
+    base = base ? base + 1 : out;
+    const char *dot = strrchr(base, '.');
+    if (dot == base)
+        dot = NULL;
+    size_t head = dot ? (size_t)(dot - out) : strlen(out);
+    char suffix[200];
+    size_t n = 0;
+    suffix[n++] = '.';
+    for (const char *r = *run_id ? run_id : "unknown"; *r && n < 150; r++)
+        suffix[n++] = (*r >= 'a' && *r <= 'z') || (*r >= 'A' && *r <= 'Z') ||
+                              (*r >= '0' && *r <= '9') || *r == '.' || *r == '-'
+                          ? *r
+                          : '_';
+    snprintf(suffix + n, sizeof suffix - n, "%s", dot ? dot : "");
+    char *stem = strndup(out, head);
+    char *name = stem ? sl_name_fit(stem, "", suffix) : NULL;
+    free(stem);
+    return name;
+}
+
+/* --per-launch: the inputs grouped by /metadata run_id, one merge each. */
+static int merge_per_launch(const char *out, char **inputs, size_t ninputs, progress *p)
+{
+    launch_of *l = calloc(ninputs, sizeof *l);
+    char **group = calloc(ninputs, sizeof *group);
+    int failed = !l || !group;
+    size_t ngroups = 0;
+    for (size_t i = 0; !failed && i < ninputs; i++) {
+        sl_diag diag;
+        sl_diag_init(&diag);
+        l[i].input = inputs[i];
+        sl_sandbox_reading(inputs[i]);
+        if (sl_h5_launch(inputs[i], &l[i].run_id, &diag) != 0) {
+            for (size_t k = 0; k < diag.kept; k++)
+                sl_error("merge", "%s", diag.lines[k]);
+            sl_error("merge", "%s: nothing written", out);
+            failed = 1;
+        }
+        sl_diag_free(&diag);
+    }
+    if (!failed)
+        qsort(l, ninputs, sizeof *l, by_launch);
+    for (size_t i = 0; !failed && i < ninputs; i++)
+        l[i].group = i && !strcmp(l[i - 1].run_id, l[i].run_id) ? l[i - 1].group : ngroups++;
+    for (size_t g = 0; !failed && g < ngroups; g++) {
+        size_t n = 0;
+        const char *run_id = "";
+        for (size_t i = 0; i < ninputs; i++)
+            if (l[i].group == g) {
+                group[n++] = l[i].input;
+                run_id = l[i].run_id;
+            }
+        char *name = ngroups == 1 ? strdup(out) : launch_output(out, run_id);
+        if (!name) {
+            sl_error("merge", "out of memory");
+            failed = 1;
+            break;
+        }
+        failed |= merge_one_output(name, group, n, 0, p);
+        free(name);
+    }
+    for (size_t i = 0; l && i < ninputs; i++)
+        free(l[i].run_id);
+    free(l);
+    free(group);
+    return failed ? SL_EXIT_FAIL : SL_EXIT_OK;
+}
+
+int sl_cmd_merge(int argc, char **argv)
+{
+    const char *out = NULL;
+    int allow_mixed = 0, per_launch = 0;
+    int prc = parse_args(argc, argv, &out, &allow_mixed, &per_launch);
+    if (prc >= 0)
+        return prc;
+    if (allow_mixed && per_launch)
+        return sl_usage_error("merge", "--allow-mixed and --per-launch: choose one");
+    char **inputs = argv + optind;
+    size_t ninputs = (size_t)(argc - optind);
+    progress p = {0, ninputs, sl_sandbox_terminal(), now_s(), 0, 0};
+    if (per_launch)
+        return merge_per_launch(out, inputs, ninputs, &p);
+    return merge_one_output(out, inputs, ninputs, allow_mixed, &p) ? SL_EXIT_FAIL : SL_EXIT_OK;
 }
