@@ -15,7 +15,8 @@ Blocks run in order in one temporary directory (a later block may read
 what an earlier one wrote) holding ./app, the bundled example
 (examples/solver.c), with scope-likwid and a stand-in srun (SRUN below: a
 Slurm job 4242, step 0, of two tasks run one after the other, taking
---export=ALL,VAR=VALUE) first in PATH and the shim's
+--export=ALL,VAR=VALUE; a block that runs it has SLURM_JOB_ID=4242, as a
+batch script has) first in PATH and the shim's
 directory in LD_LIBRARY_PATH, standing in for an installed shim found by
 ldconfig (README: Installing). The README shows the output of a machine
 where LIKWID cannot count (every CI runner): where it can, this skips.
@@ -145,7 +146,9 @@ def main():
                 continue
             ran += 1
             argv = ["sh", "-ec", code] if lang == "sh" else [PY, "-c", code]
-            r = subprocess.run(argv, cwd=tmp, env=env, stdout=subprocess.PIPE,
+            # a block that runs srun is a batch script: the job's id is set
+            benv = dict(env, SLURM_JOB_ID="4242") if "srun " in code else env
+            r = subprocess.run(argv, cwd=tmp, env=benv, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, timeout=120)
             actual = r.stdout.rstrip("\n").split("\n") if r.stdout.strip() else []
             ok = r.returncode == 0 and (expected is None or matches(expected, actual))
