@@ -70,7 +70,7 @@ _scope_likwid()
     --into) _scope_likwid_files '*.h5'; return 0 ;;
     --format) COMPREPLY=($(compgen -W 'csv json' -- "$cur")); return 0 ;;
     --threads) COMPREPLY=($(compgen -W 'sum mean max all' -- "$cur")); return 0 ;;
-    --rank | --region | --group | --metric | --threshold | --max-calls) return 0 ;;
+    --rank | --region | --group | --metric | --threshold | --max-calls | --finished) return 0 ;;
     esac
 
     if [[ $cur == -* ]]; then

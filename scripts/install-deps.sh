@@ -7,13 +7,16 @@
 #                                     optional tests' packages and clang
 # Without them the optional tests skip (exit 77, one line naming the
 # package): tests/plot/render.sh needs chromium (about 100 MB), the export
-# cross-check (tests/export/export_crosscheck.sh) python3-pandas; clang and
-# libclang-rt build the libFuzzer targets (scripts/fuzz.sh), not a test.
+# cross-check (tests/export/export_crosscheck.sh) python3-pandas, the Slurm
+# suite (tests/slurm/slurm.sh: its own cluster on loopback) slurm-wlm and
+# munge (their services are not configured: the test starts its own
+# daemons); clang and libclang-rt build the libFuzzer targets
+# (scripts/fuzz.sh), not a test.
 set -eu
 extra=
 case ${1:-} in
 '') ;;
---all) extra='python3-pandas chromium clang libclang-rt-14-dev' ;;
+--all) extra='python3-pandas chromium clang libclang-rt-14-dev slurm-wlm munge' ;;
 *) echo "install-deps.sh: unknown argument '$1': expected nothing or --all" >&2; exit 2 ;;
 esac
 export DEBIAN_FRONTEND=noninteractive
