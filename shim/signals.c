@@ -36,6 +36,11 @@
  * SIGFPE) get no handler at all: the journal carries them. */
 static const int handled[] = {SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR2};
 
+/* The writer keeps its own deadline (SCOPE_LIKWID_TIMEOUT from the signal,
+ * helpers/write_deadline.h) and says why it stopped; the handler waits a
+ * second longer before it kills a writer that did not. */
+#define WRITER_GRACE_S 1.0
+
 static pid_t owner;                 /* the process whose journal it is */
 static double wait_s;               /* how long a second signal waits for the first */
 static _Atomic int journal_done;    /* the result was delivered: nothing to write */
@@ -137,7 +142,7 @@ void sl_signals_install(pid_t pid, double timeout_s)
     atomic_store(&finisher, 0);
     /* A second signal, in another thread, waits as long as the writer may
      * take, plus a little. */
-    wait_s = timeout_s + 2;
+    wait_s = timeout_s + WRITER_GRACE_S + 2;
     if (drops_default_signals())
         return;
     for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) {
@@ -452,7 +457,8 @@ void sl_sigwrite_run(int sig)
         return;
     }
     sl_deadline d;
-    sl_deadline_start(&d, prep.timeout_s);
+    double wait = prep.timeout_s + WRITER_GRACE_S;
+    sl_deadline_start(&d, wait);
     int in_time = read_answer(&c, out[0], err[0], &d);
     if (out[0] >= 0)
         close(out[0]);
@@ -469,8 +475,8 @@ void sl_sigwrite_run(int sig)
     if (ended != 1) {
         sl_child_kill(&c);
         sl_child_poll(&c, &st, 1);
-        /* the timeout as given, to a tenth ("2.5 s", "10 s") */
-        long tenths = (long)(prep.timeout_s * 10 + 0.5);
+        /* the time waited, to a tenth ("3.5 s", "11 s") */
+        long tenths = (long)(wait * 10 + 0.5);
         char frac[8] = " s";
         if (tenths % 10) {
             frac[0] = '.';

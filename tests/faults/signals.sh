@@ -181,8 +181,9 @@ writer-missing)
     expect_line a.shim "could not write the result at signal 15 \(Terminated\) \(writer not found: $T/no-such-writer\); the timing is in .*\.journal" "the reason and the journal"
     recover_hint a.shim ;;
 writer-hang)
-    # A writer that never ends: the process still dies of SIGTERM, after
-    # SCOPE_LIKWID_TIMEOUT, and the writer is killed (no process left).
+    # A writer that never ends (keeping no deadline of its own): the process
+    # still dies of SIGTERM, after SCOPE_LIKWID_TIMEOUT and a second's
+    # grace, and the writer is killed (no process left).
     printf '#!/bin/sh\necho $$ >>"%s/writer.pids"\nexec sleep 60\n' "$T" >"$T/hang-writer"
     chmod +x "$T/hang-writer"
     SCOPE_LIKWID_WRITER=$T/hang-writer SCOPE_LIKWID_TIMEOUT=2.5
@@ -191,11 +192,25 @@ writer-hang)
     pair a real "$SL_FAULT_APP" term-in-region
     took=$(( $(date +%s) - t0 ))
     [ "$took" -lt 40 ] || fail "the runs took $took s: the writer's deadline did not hold"
-    expect_line a.shim "could not write the result at signal 15 \(Terminated\) \(writer timed out after 2.5 s\)" "the deadline"
+    expect_line a.shim "could not write the result at signal 15 \(Terminated\) \(writer timed out after 3.5 s\)" "the deadline"
     for p in $(cat "$T/writer.pids" 2>/dev/null); do
         kill -0 "$p" 2>/dev/null && fail "the hanging writer (pid $p) was not killed"
     done
     [ -s "$T/writer.pids" ] || fail "the writer never ran"
+    recover_hint a.shim ;;
+writer-deadline)
+    # The writer past its own deadline (SCOPE_LIKWID_TIMEOUT from the
+    # signal), here stuck in fsync (a slow file system): it removes its
+    # temporary file, writes nothing, and says so before the shim's grace
+    # runs out; the journal stays for recover.
+    SCOPE_LIKWID_TIMEOUT=1 SL_SLOW_FSYNC_S=5
+    export SCOPE_LIKWID_TIMEOUT SL_SLOW_FSYNC_S
+    run a.shim env LD_PRELOAD="$SL_SLOW_FSYNC $SL_SHIM" "$SL_FAULT_APP" term-in-region
+    [ "$(rc_of a.shim)" = 143 ] || fail "exit status $(rc_of a.shim): expected 143 (SIGTERM)"
+    expect_line a.shim "could not write the result at signal 15 \(Terminated\) \(writer exited with status 1: scope-likwid-write: stopped at its deadline \(SCOPE_LIKWID_TIMEOUT, 1 s after the signal\): nothing written, the journal .*\.journal is kept\); the timing is in .*\.journal" "the writer's deadline"
+    ls -A "$T/a.shim" | grep -q '\.tmp' && fail "a temporary file is left: $(ls -A "$T/a.shim")"
+    ls "$T/a.shim"/*.h5 >/dev/null 2>&1 && fail "a result was written after all"
+    unset SL_SLOW_FSYNC_S
     recover_hint a.shim ;;
 alive)
     mkdir -p "$T/w" "$T/sync"
