@@ -130,7 +130,7 @@ int sl_h5_copy_by_value(hid_t src, const char *name, hid_t dst, const char *dst_
         char msg[256];
         sl_h5_errmsg(msg, sizeof msg);
         H5Eclear2(H5E_DEFAULT);
-        sl_diag_add(diag, file, 0, "cannot copy /%s%s%s", name, *msg ? ": HDF5: " : "", msg);
+        sl_diag_add(diag, file, 0, "cannot copy /%s: HDF5: %s", name, *msg ? msg : "no reason given");
         return -EIO;
     }
     tree_copy t = {H5Oopen(dst, dst_name, H5P_DEFAULT), name, file, diag, 0};

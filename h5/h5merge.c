@@ -240,8 +240,8 @@ static int copy_group(merge *m, sl_h5w *w, hid_t src, hid_t dst, const char *pat
         char why[256];
         sl_h5_errmsg(why, sizeof why);
         H5Eclear2(H5E_DEFAULT);
-        sl_diag_add(m->diag, path, 0, "cannot copy /%s%s%s", from->name, *why ? ": HDF5: " : "",
-                    *why ? why : "");
+        sl_diag_add(m->diag, path, 0, "cannot copy /%s: HDF5: %s", from->name,
+                    *why ? why : "no reason given");
         return -EIO;
     }
     int rc = fix_group(w, dst, buf, path, from->name, sp);
@@ -279,7 +279,7 @@ static int meta_copy(sl_h5w *w, hid_t src, hid_t dst, const char *path, sl_diag 
         char why[256];
         sl_h5_errmsg(why, sizeof why);
         H5Eclear2(H5E_DEFAULT);
-        sl_diag_add(diag, path, 0, "cannot copy /%s%s%s", name, *why ? ": HDF5: " : "", why);
+        sl_diag_add(diag, path, 0, "cannot copy /%s: HDF5: %s", name, *why ? why : "no reason given");
         return -EIO;
     }
     hid_t s = H5Oopen(src, name, sl_h5_guard_lapl());
