@@ -389,6 +389,14 @@ static double binary(enum sl_fop_kind k, double l, double r)
     }
 }
 
+int sl_formula_uses(const sl_formula *f, size_t var)
+{
+    for (size_t i = 0; i < f->nops; i++)
+        if (f->ops[i].kind == OP_VAR && f->ops[i].arg == var)
+            return 1;
+    return 0;
+}
+
 double sl_formula_eval(const sl_formula *f, const double *vars)
 {
     double st[SL_FORMULA_MAX_STACK];

@@ -56,6 +56,9 @@ void sl_formula_free(sl_formula *f);
  * honest answer). Never fails otherwise. */
 double sl_formula_eval(const sl_formula *f, const double *vars);
 
+/* Whether f reads variable var (a counter's index, or nnames + SL_FV_x). */
+int sl_formula_uses(const sl_formula *f, size_t var);
+
 /* x as LIKWID's calculator passes it on: printed "%.20f", read back (nan
  * and inf unchanged). */
 double sl_formula_round(double x);

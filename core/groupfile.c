@@ -32,6 +32,8 @@ void sl_group_file_free(sl_group_file *g)
     sl_strings_free(g->counters, g->nevents);
     sl_strings_free(g->events, g->nevents);
     sl_strings_free(g->metric_names, g->nmetrics);
+    if (g->formula_texts)
+        sl_strings_free(g->formula_texts, g->nmetrics);
     for (size_t i = 0; g->formulas && i < g->nmetrics; i++)
         sl_formula_free(&g->formulas[i]);
     free(g->formulas);
@@ -250,8 +252,7 @@ int sl_group_file_parse(const char *buf, size_t len, const char *path, const cha
             rc = (g->unusable[m] = strdup(why)) ? 0 : -ENOMEM;
         }
     }
-    if (formula_text)
-        sl_strings_free(formula_text, g->nmetrics);
+    g->formula_texts = formula_text;
     free(rd.lines);
     if (rc)
         sl_group_file_free(g);

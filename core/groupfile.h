@@ -26,6 +26,7 @@ typedef struct sl_group_file {
     char **events;          /* [nevents] "FP_ARITH_INST_RETIRED_SCALAR_DOUBLE" */
     size_t nmetrics;
     char **metric_names;    /* [nmetrics] "DP [MFLOP/s]" */
+    char **formula_texts;   /* [nmetrics] as written */
     sl_formula *formulas;   /* [nmetrics] */
     char **unusable;        /* [nmetrics] NULL, or why the metric cannot be
                              * computed ("PMC1 is not in the EVENTSET, FILE:LINE") */

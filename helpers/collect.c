@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collect_groups.h"
 #include "fileio.h"
 #include "likwid_result.h"
 #include "likwid_version.h"
@@ -457,6 +458,8 @@ int main(int argc, char **argv)
     lw.source = SL_SOURCE_FULL_API;
     for (int r = 0; r < nregions; r++)
         read_region(&lw, &mk, r, nsets);
+    if (sl_collect_groups(&lw, argc == 3 && argv[2][0] ? argv[2] : NULL) < 0)
+        die("out of memory");
     /* finalize only: destroyMarkerResults before it would free twice */
     lw_api.perfmon_finalize();
 

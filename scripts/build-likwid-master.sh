@@ -1,35 +1,52 @@
 #!/bin/sh
-# Builds LIKWID from a source tree (LIKWID's master: 5.5, soname
-# liblikwid.so.5.5) into PREFIX in perf_event mode, the mode that needs no
-# access daemon and no setuid install, so a developer can try the shim and the
-# collector against a LIKWID newer than the distribution's. Usage:
-#   sh scripts/build-likwid-master.sh SRC_DIR PREFIX
-# SRC_DIR is an unpacked LIKWID source tree (CI has no network: a developer
-# gets it through a clone or an archive of github.com/RRZE-HPC/likwid).
-# Only PREFIX is written; the source tree is built in a copy under PREFIX/build.
-# Then run scripts/likwid-master-check.sh BUILD_DIR PREFIX.
+# Builds LIKWID from source into PREFIX, so a developer can try the shim and
+# the collector against a LIKWID other than the distribution's:
+#   sh scripts/build-likwid-master.sh [--direct] SRC PREFIX [TAG]
+# SRC is an unpacked LIKWID source tree, or a git repository of
+# github.com/RRZE-HPC/likwid (a clone or a bare mirror) from which TAG
+# (v5.3.0, v5.4.1, v5.5.1, ...; default HEAD) is taken; CI has no network,
+# a developer fetches it. The default mode is perf_event, which needs no
+# access daemon and no setuid install; --direct builds ACCESSMODE=direct,
+# where LIKWID reads /dev/cpu/N/msr itself (as root), the mode the emulated
+# PMU serves (scripts/likwid-version-check.sh). Only PREFIX is written; the
+# sources are built in PREFIX/build.
 set -eu
-src=${1:?usage: build-likwid-master.sh SRC_DIR PREFIX}
-prefix=${2:?usage: build-likwid-master.sh SRC_DIR PREFIX}
-[ -f "$src/config.mk" ] && [ -f "$src/src/libperfctr.c" ] || {
-    echo "build-likwid-master.sh: $src: not a LIKWID source tree (no config.mk or src/libperfctr.c)" >&2
-    exit 1
-}
+mode=perf_event
+[ "${1:-}" = --direct ] && { mode=direct; shift; }
+usage="usage: build-likwid-master.sh [--direct] SRC PREFIX [TAG]"
+src=${1:?$usage}
+prefix=${2:?$usage}
+tag=${3:-}
+say() { printf 'build-likwid-master.sh: %s\n' "$*" >&2; }
 mkdir -p "$prefix"
 prefix=$(cd "$prefix" && pwd)
 work="$prefix/build"
 rm -rf "$work"
 mkdir -p "$work"
-cp -R "$src"/. "$work"/
+if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+    git -C "$src" archive --format=tar "${tag:-HEAD}" | tar -x -C "$work" || {
+        say "$src: cannot export ${tag:-HEAD}: expected a tag of the repository (git -C $src tag)"
+        exit 1
+    }
+elif [ -n "$tag" ]; then
+    say "$src: not a git repository: TAG needs one (or give an unpacked tree without TAG)"
+    exit 1
+else
+    cp -R "$src"/. "$work"/
+fi
+[ -f "$work/config.mk" ] && [ -f "$work/src/libperfctr.c" ] || {
+    say "$src${tag:+ at $tag}: not a LIKWID source tree (no config.mk or src/libperfctr.c)"
+    exit 1
+}
 jobs=$(nproc 2>/dev/null || echo 1)
-# The variables on make's command line win over config.mk's. perf_event mode
-# builds neither likwid-accessD nor likwid-setFreq (both want a setuid root
-# install); the Fortran module wants ifort by default and the marker API's
-# Fortran entry points are in liblikwid either way.
-set -- PREFIX="$prefix" INSTALLED_PREFIX="$prefix" ACCESSMODE=perf_event \
+# The variables on make's command line win over config.mk's. Neither mode
+# builds likwid-accessD or likwid-setFreq (both want a setuid root install);
+# the Fortran module wants ifort by default and the marker API's Fortran
+# entry points are in liblikwid either way.
+set -- PREFIX="$prefix" INSTALLED_PREFIX="$prefix" ACCESSMODE="$mode" \
     BUILDDAEMON=false BUILDFREQ=false FORTRAN_INTERFACE=false \
     NVIDIA_INTERFACE=false ROCM_INTERFACE=false BUILD_CONTAINER_HELPER=false
-(cd "$work" && make -j"$jobs" "$@" && make install "$@")
+(cd "$work" && make -j"${SL_JOBS:-$jobs}" "$@" && make install "$@")
 lib=$(ls "$prefix"/lib/liblikwid.so.*.* 2>/dev/null | head -1)
-[ -n "$lib" ] || { echo "build-likwid-master.sh: no liblikwid.so.* under $prefix/lib after make install" >&2; exit 1; }
-echo "build-likwid-master.sh: installed $(basename "$lib") and likwid-perfctr under $prefix"
+[ -n "$lib" ] || { say "no liblikwid.so.* under $prefix/lib after make install"; exit 1; }
+say "installed $(basename "$lib") and likwid-perfctr (ACCESSMODE=$mode) under $prefix"

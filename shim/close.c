@@ -97,13 +97,14 @@ static void not_counting(const sl_state *g, const sl_real_api *r, sl_text *statu
 
 /* What LIKWID yields, with the status text; g read only. */
 static void counters(const sl_state *g, const sl_real_api *r, const char *markerpath,
-                     int64_t group, sl_likwid *lw, sl_text *status)
+                     int64_t group, int by_group, sl_likwid *lw, sl_text *status)
 {
     int counting = g->counting && r->close && markerpath;
     sl_likwid snap;
     sl_likwid_init(&snap);
+    const char *snap_why = NULL;
     if (counting && (g->cfg.sources & SL_SRC_MARKER_API))
-        sl_snapshots_take(r, group, &snap);
+        snap_why = sl_snapshots_take(r, group, by_group, &snap);
     if (r->close)
         r->close();
     if (!counting) {
@@ -112,7 +113,7 @@ static void counters(const sl_state *g, const sl_real_api *r, const char *marker
         char *lib = sl_real_library(r);
         sl_sources_in in = {.markerfile = markerpath, .sources = g->cfg.sources,
                             .collector = g->cfg.collector, .liblikwid = lib,
-                            .timeout_s = g->cfg.timeout_s};
+                            .timeout_s = g->cfg.timeout_s, .snap_why = snap_why};
         sl_sources_collect(&in, &snap, lw, status);
         free(lib);
     }
@@ -271,7 +272,8 @@ static void close_run(void)
      * NextGroup switched to: its GetRegion answers from those */
     char version[32];
     sl_real_likwid_version(sl_cycle_api(), version, sizeof version);
-    if (sl_likwid_minor(version) >= 5)
+    int by_group = sl_likwid_minor(version) < 5;
+    if (!by_group)
         group = 0;
     sl_likwid lw;
     sl_likwid_init(&lw);
@@ -290,7 +292,7 @@ static void close_run(void)
     }
     sl_text status = {0};
     batch_status(g, &status);
-    counters(g, r, markerpath, group, &lw, &status);
+    counters(g, r, markerpath, group, by_group, &lw, &status);
     sl_deliver_in in;
     sl_deliver_in_from(g, &in);
     if (strcmp(version, "unknown") != 0)
@@ -342,15 +344,26 @@ static void snap_one(void *vctx, const char *tag)
         reg->events[e] = events[e];
 }
 
-void sl_snapshots_take(const sl_real_api *r, int64_t group, sl_likwid *snap)
+const char *sl_snapshots_take(const sl_real_api *r, int64_t group, int by_group,
+                              sl_likwid *snap)
 {
     sl_rt_thread *t = sl_rt_self();
     if (!t || !r->get)
-        return;
+        return NULL;
+    if (by_group) {
+        cpu_set_t cpus;
+        if (sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) != 1)
+            return "not taken: the closing thread is not bound to one CPU, and LIKWID 5.2 to "
+                   "5.4 keep regions per CPU (a GetRegion could add one to their marker file)";
+        sl_rt_mark_group(group);
+    }
     snap_ctx c = {r, snap, group};
-    sl_rt_each_started(t, snap_one, &c);
+    sl_rt_each_started(t, by_group ? group : -1, snap_one, &c);
     if (snap->nregions)
         snap->source = SL_SOURCE_MARKER_API;
+    else if (by_group)
+        return "no region was measured by the closing thread in LIKWID's active group";
+    return NULL;
 }
 
 int sl_sources_collect(const sl_sources_in *in, sl_likwid *snap, sl_likwid *lw,
@@ -375,7 +388,9 @@ int sl_sources_collect(const sl_sources_in *in, sl_likwid *snap, sl_likwid *lw,
             sl_text_add(status, "used marker_api");
             have = 1;
         } else {
-            sl_text_add(status, "marker_api: no region was measured by the closing thread");
+            sl_text_add(status, "marker_api: %s",
+                        in->snap_why ? in->snap_why
+                                     : "no region was measured by the closing thread");
         }
     }
     if (!have)

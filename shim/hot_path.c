@@ -245,6 +245,8 @@ static sl_rt_entry *entry_new(sl_rt_thread *t, const char *tag, size_t len, uint
     e->cap = atomic_load_explicit(&cfg_max_calls, RELAXED);
     atomic_init(&e->left, e->cap);
     atomic_init(&e->open_start, -1);
+    atomic_init(&e->group_starts, 0);
+    atomic_init(&e->groups, 0);
     /* So that a dropped call needs no "first?" test. */
     atomic_init(&e->dropped_min, INT64_MAX);
     atomic_init(&e->dropped_max, INT64_MIN);

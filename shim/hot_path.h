@@ -44,6 +44,11 @@ struct sl_rt_entry {
     _Atomic int64_t left;               /* cap - completed calls (negative past the cap) */
     /* Close only (set to SIZE_MAX by the owner before publication). */
     size_t close_index;
+    /* NextGroup and Close only (sl_rt_mark_group): the starts counted at
+     * the last change of LIKWID's active group, and the groups (bit g,
+     * g < 64) the thread started the region in. */
+    _Atomic int64_t group_starts;
+    _Atomic uint64_t groups;
 };
 
 typedef struct sample {

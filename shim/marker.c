@@ -409,8 +409,10 @@ void sl_shim_next_group(void)
     int m = mode();
     if (m == SL_MODE_CLOSED)
         return;
-    if (m == SL_MODE_ACTIVE)
-        atomic_fetch_add(&sl_next_group_calls, 1);
+    if (m == SL_MODE_ACTIVE) {
+        int ng = sl_g.ngroups > 0 ? sl_g.ngroups : 1;
+        sl_rt_mark_group(atomic_fetch_add(&sl_next_group_calls, 1) % ng);
+    }
     if (r->next_group)
         r->next_group();
 }

@@ -508,11 +508,18 @@ typedef struct sl_sources_in {
     const char *collector;      /* SCOPE_LIKWID_COLLECTOR, NULL: next to the shim */
     const char *liblikwid;      /* the application's liblikwid, NULL: unknown */
     double timeout_s;           /* the collector's deadline */
+    const char *snap_why;       /* why there are no snapshots, NULL: none taken */
 } sl_sources_in;
 
 /* GetRegion of every region the calling thread started, for group `group`,
- * into snap (source marker_api when any). Before LIKWID's Close. */
-void sl_snapshots_take(const sl_real_api *r, int64_t group, sl_likwid *snap);
+ * into snap (source marker_api when any). Before LIKWID's Close. LIKWID
+ * 5.2 to 5.4 (by_group) add a region to what they write for a GetRegion
+ * of one they do not have: a region the thread started in another group,
+ * or any on a CPU other than its own (they keep regions per CPU). So
+ * there only regions it started in `group`, and only when the thread is
+ * bound to one CPU. NULL, or why nothing was taken. */
+const char *sl_snapshots_take(const sl_real_api *r, int64_t group, int by_group,
+                              sl_likwid *snap);
 
 /* The chain after LIKWID's Close: fills lw (empty on entry) from the first
  * source that works; snap (the snapshots) is moved into lw when it is the
@@ -773,8 +780,18 @@ int sl_rt_is_open(const sl_rt_entry *e);
 /* Counts a stop of a tag this thread has no entry for (creates one). */
 void sl_rt_unmatched(sl_rt_thread *t, const char *tag);
 
-/* Calls fn for each tag the thread t ever started (owner thread only). */
-void sl_rt_each_started(sl_rt_thread *t, void (*fn)(void *ctx, const char *tag), void *ctx);
+/* Calls fn for each tag the thread t ever started (owner thread only);
+ * group >= 0: only those started while group was LIKWID's active group
+ * (as sl_rt_mark_group recorded). */
+void sl_rt_each_started(sl_rt_thread *t, int64_t group, void (*fn)(void *ctx, const char *tag),
+                        void *ctx);
+
+/* LIKWID 5.2 to 5.4 keep a region once per group it was started in
+ * ("tag-<group>"): at every change of the active group (NextGroup, before
+ * it is forwarded) and at Close, every region of every thread started
+ * since the last change is marked with `group`, the group active until
+ * now. Lock-free; concurrent NextGroups race as they do in LIKWID. */
+void sl_rt_mark_group(int64_t group);
 
 /* The calling thread's own completed calls of e and their total time in
  * seconds (what GetRegion answers when LIKWID cannot): the owner reads its

@@ -340,12 +340,36 @@ void sl_rt_arena_rewind(sl_rt_thread *t)
 /* What Close reads from the region table: the started regions of the
  * closing thread (for its GetRegion snapshots), and every thread's entries
  * and samples merged into one sl_timing, in CLOCK_MONOTONIC ns. */
-void sl_rt_each_started(sl_rt_thread *t, void (*fn)(void *ctx, const char *tag), void *ctx)
+void sl_rt_each_started(sl_rt_thread *t, int64_t group, void (*fn)(void *ctx, const char *tag),
+                        void *ctx)
 {
     for (sl_rt_entry *e = atomic_load_explicit(&t->first, memory_order_acquire); e;
          e = atomic_load_explicit(&e->next, memory_order_acquire))
-        if (sl_rt_started(e))
+        if (sl_rt_started(e) &&
+            (group < 0 || (group < 64 && (atomic_load_explicit(&e->groups, RELAXED) >> group & 1))))
             fn(ctx, e->tag);
+}
+
+/* Every Start of e so far: completed calls, nested Starts, the open one. */
+static int64_t starts(const sl_rt_entry *e)
+{
+    sl_rt_entry *m = (sl_rt_entry *)e;
+    return e->cap - atomic_load_explicit(&m->left, RELAXED) +
+           atomic_load_explicit(&m->nested, RELAXED) + sl_rt_is_open(e);
+}
+
+void sl_rt_mark_group(int64_t group)
+{
+    for (sl_rt_thread *t = atomic_load_explicit(&sl_rt_all_threads, memory_order_acquire); t;
+         t = t->next)
+        for (sl_rt_entry *e = atomic_load_explicit(&t->first, memory_order_acquire); e;
+             e = atomic_load_explicit(&e->next, memory_order_acquire)) {
+            int64_t s = starts(e);
+            if (s == atomic_exchange_explicit(&e->group_starts, s, RELAXED))
+                continue;
+            if (group >= 0 && group < 64)
+                atomic_fetch_or_explicit(&e->groups, (uint64_t)1 << group, RELAXED);
+        }
 }
 
 /* The chunks of a thread up to the one that holds snap, the thread's snext
@@ -530,6 +554,8 @@ void sl_rt_forget(void)
             atomic_store_explicit(&e->dropped_max, INT64_MIN, RELAXED);
             atomic_store_explicit(&e->nested, 0, RELAXED);
             atomic_store_explicit(&e->unmatched, 0, RELAXED);
+            atomic_store_explicit(&e->group_starts, 0, RELAXED);
+            atomic_store_explicit(&e->groups, 0, RELAXED);
         }
         sl_rt_arena_rewind(t);
     }

@@ -1,0 +1,101 @@
+/* Custom event sets recognised in the collector (collect_groups.h). */
+#include "collect_groups.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <likwid.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "group_match.h"
+
+/* dlsym's void * as a function pointer (memcpy keeps -Wpedantic quiet) */
+#define SL_FN(fp, h, name)                                                         \
+    do {                                                                          \
+        void *s_ = dlsym(h, name);                                                \
+        memcpy(&(fp), &s_, sizeof s_);                                            \
+    } while (0)
+
+/* The architecture's perfgroups folder name, LIKWID's group path and the
+ * node from the loaded LIKWID; 0, or -1 when it cannot tell (*why). */
+static int likwid_facts(const char *liblikwid, const char **arch, const char **dir,
+                        sl_group_node *node, const char **why)
+{
+    void *h = dlopen(liblikwid ? liblikwid : "liblikwid.so", RTLD_NOW | RTLD_NOLOAD);
+    Configuration_t (*config)(void) = NULL;
+    CpuInfo_t (*info)(void) = NULL;
+    CpuTopology_t (*topo)(void) = NULL;
+    NumaTopology_t (*numa)(void) = NULL;
+    int (*numa_init)(void) = NULL;
+    uint64_t (*cycle_clock)(void) = NULL;
+    if (h) {
+        SL_FN(config, h, "get_configuration");
+        SL_FN(info, h, "get_cpuInfo");
+        SL_FN(topo, h, "get_cpuTopology");
+        SL_FN(numa, h, "get_numaTopology");
+        SL_FN(numa_init, h, "numa_init");
+        SL_FN(cycle_clock, h, "timer_getCycleClock");
+    }
+    Configuration_t cf = config ? config() : NULL;
+    CpuInfo_t ci = info ? info() : NULL;
+    if (!cf || !cf->groupPath || !*cf->groupPath || !ci || !ci->short_name || !*ci->short_name) {
+        *why = "LIKWID does not name the CPU's architecture or its group path";
+        return -1;
+    }
+    *arch = ci->short_name;
+    *dir = cf->groupPath;
+    uint64_t hz = cycle_clock ? cycle_clock() : 0;
+    node->clock_hz = hz ? (double)hz : NAN;
+    CpuTopology_t t = topo ? topo() : NULL;
+    node->num_sockets = t && t->numSockets ? t->numSockets : NAN;
+    NumaTopology_t n = numa_init && numa && numa_init() == 0 ? numa() : NULL;
+    node->num_numadomains = n && n->numberOfNodes ? n->numberOfNodes : NAN;
+    return 0;
+}
+
+int sl_collect_groups(sl_likwid *lw, const char *liblikwid)
+{
+    const char *env = getenv("LIKWID_EVENTS");
+    char *sets = env ? strdup(env) : NULL;
+    if (!sets)
+        return env ? -ENOMEM : 0;
+    const char *arch = NULL, *dir = NULL, *why = NULL;
+    sl_group_node node;
+    int known = -1, rc = 0;
+    char *save = NULL;
+    int64_t gid = 0;
+    for (char *set = strtok_r(sets, "|", &save); set && !rc;
+         set = strtok_r(NULL, "|", &save), gid++) {
+        if (!strchr(set, ':'))
+            continue;   /* a group's name: LIKWID's own names and metrics */
+        if (known < 0)
+            known = likwid_facts(liblikwid, &arch, &dir, &node, &why) == 0;
+        if (!known) {
+            fprintf(stderr, "scope-likwid-collect: note: custom event sets not matched against "
+                    "group files: %s\n", why);
+            break;
+        }
+        sl_diag d;
+        sl_diag_init(&d);
+        sl_group_match m;
+        char status[4096];
+        rc = sl_group_match_set(dir, arch, set, &m, &d);
+        if (rc == 0) {
+            rc = sl_group_match_apply(&m, arch, &node, lw, gid, SL_SOURCE_FULL_API, status,
+                                      sizeof status);
+            sl_group_match_free(&m);
+            if (rc == 0)
+                fprintf(stderr, "scope-likwid-collect: note: %s\n", status);
+        } else if (rc != -ENOMEM) {
+            fprintf(stderr, "scope-likwid-collect: note: group %lld: custom event set, not "
+                    "matched against group files: %s\n", (long long)gid,
+                    d.kept ? d.lines[0] : "no reason given");
+            rc = 0;
+        }
+        sl_diag_free(&d);
+    }
+    free(sets);
+    return rc;
+}
