@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -11,6 +12,7 @@
 #endif
 #include <likwid.h>
 
+#include "group_match.h"
 #include "groupfile.h"
 
 /* Where Debian's likwid installs its group files (perfgroups/<arch>/) */
@@ -77,6 +79,42 @@ static double cycle_clock(void)
     return NAN;
 }
 
+/* The custom event sets of LIKWID_EVENTS ("EVENT:COUNTER,..."): each
+ * matched against the group files (core/group_match.h) for its marker-file
+ * regions; what was found goes into the status. 0 or -ENOMEM. */
+static int match_custom(sl_run *run, const char *dir, const char *arch, const char *events,
+                        const sl_group_node *node, sl_diag *d)
+{
+    char *sets = strdup(events);
+    char *status = malloc(4096);
+    int rc = sets && status ? 0 : -ENOMEM;
+    char *save = NULL;
+    int64_t gid = 0;
+    for (char *set = sets ? strtok_r(sets, "|", &save) : NULL; set && !rc;
+         set = strtok_r(NULL, "|", &save), gid++) {
+        if (!strchr(set, ':'))
+            continue;
+        sl_group_match m;
+        size_t before = d->count;
+        rc = sl_group_match_set(dir, arch, set, &m, d);
+        if (rc == 0) {
+            rc = sl_group_match_apply(&m, arch, node, &run->likwid, gid, SL_SOURCE_MARKER_FILE,
+                                      status, 4096);
+            sl_group_match_free(&m);
+        } else if (rc != -ENOMEM) {
+            snprintf(status, 4096, "group %lld: custom event set, not matched against group "
+                     "files: %s", (long long)gid,
+                     d->kept > before ? d->lines[before] : "no reason given");
+            rc = 0;
+        }
+        if (rc == 0)
+            rc = sl_status_append(run, status);
+    }
+    free(status);
+    free(sets);
+    return rc;
+}
+
 int sl_write_groups(sl_run *run, sl_diag *d)
 {
     int marker = 0;
@@ -106,5 +144,7 @@ int sl_write_groups(sl_run *run, sl_diag *d)
         dir = SL_PERFGROUPS;
     size_t left = 0;
     int rc = sl_group_apply_run(run, dir, arch, events, "|", &node, 0, &left, d);
+    if (rc != -ENOMEM)
+        rc = match_custom(run, dir, arch, events, &node, d);
     return rc == -ENOMEM ? rc : 0;
 }

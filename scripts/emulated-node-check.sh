@@ -94,24 +94,12 @@ if [ "${SL_KEEP:-0}" = 1 ]; then trap 'say "kept $tmp"' EXIT; else trap 'rm -rf 
 likwid-genTopoCfg -o "$tmp/host-topo.cfg" >"$tmp/gentopo.log" 2>&1 && [ -s "$tmp/host-topo.cfg" ] ||
     skip "likwid-genTopoCfg cannot describe this host: $(tail -n 1 "$tmp/gentopo.log")"
 
-# arch -> vendor, family, model, stepping, group directory, groups (the
-# third a memory group)
-arch_info() {
-    case $1 in
-    zen) echo "amd 23 1 1 zen FLOPS_DP CLOCK MEM" ;;
-    zen2) echo "amd 23 49 0 zen2 FLOPS_DP CLOCK MEM" ;;
-    zen3) echo "amd 25 1 0 zen3 FLOPS_DP CLOCK MEM1" ;;
-    skylake) echo "intel 6 94 3 skylake FLOPS_DP CLOCK MEM" ;;
-    skylakex) echo "intel 6 85 4 skylakeX FLOPS_DP CLOCK MEM" ;;
-    haswell) echo "intel 6 60 3 haswell FLOPS_AVX CLOCK MEM" ;;
-    *) return 1 ;;
-    esac
-}
+. "$here/tests/emulated/emul_lib.sh"
 
 failed=0
 ran= not_root=
 for arch in $archs; do
-    info=$(arch_info "$arch") || { say "SL_EMUL_ARCHS: '$arch': expected zen, zen2, zen3, skylake, skylakex or haswell" >&2; exit 2; }
+    info=$(emul_arch "$arch") || { say "SL_EMUL_ARCHS: '$arch': expected zen, zen2, zen3, skylake, skylakex or haswell" >&2; exit 2; }
     if [ "$arch" = skylakex ] && [ "$(id -u)" != 0 ]; then
         not_root="$arch left out: LIKWID 5.2 opens the uncore's PCI devices in direct mode only as root"
         continue
@@ -121,25 +109,10 @@ for arch in $archs; do
 $info
 EOF
     groups=${SL_EMUL_GROUPS:-$groups}
-    # Intel: architectural PMU version 4, 4 counters of 48 bits, 3 fixed
-    if [ "$vendor" = intel ]; then perf="1 4 4 48 3"; else perf="0 0 0 0 0"; fi
-    read -r is_intel perf_version perf_num_ctr perf_width_ctr perf_num_fixed_ctr <<EOF
-$perf
-EOF
     mkdir -p "$art/$arch" || die "$art/$arch: cannot create"
     topo=$art/$arch/likwid_topo.cfg
     # The host's threads, caches and NUMA domains; the CPU is the emulated one.
-    sed -e "s/^cpuid_info family = .*/cpuid_info family = $family/" \
-        -e "s/^cpuid_info model = .*/cpuid_info model = $model/" \
-        -e "s/^cpuid_info stepping = .*/cpuid_info stepping = $stepping/" \
-        -e "s/^cpuid_info isIntel = .*/cpuid_info isIntel = $is_intel/" \
-        -e "s/^cpuid_info perf_version = .*/cpuid_info perf_version = $perf_version/" \
-        -e "s/^cpuid_info perf_num_ctr = .*/cpuid_info perf_num_ctr = $perf_num_ctr/" \
-        -e "s/^cpuid_info perf_width_ctr = .*/cpuid_info perf_width_ctr = $perf_width_ctr/" \
-        -e "s/^cpuid_info perf_num_fixed_ctr = .*/cpuid_info perf_num_fixed_ctr = $perf_num_fixed_ctr/" \
-        -e "s/^cpuid_info osname = .*/cpuid_info osname = scope-likwid emulated $arch/" \
-        -e "s/^cpuid_info clock = .*/cpuid_info clock = 2000000000/" \
-        "$tmp/host-topo.cfg" >"$topo" || die "$topo: cannot write"
+    emul_topo "$arch" "$tmp/host-topo.cfg" "$topo" || die "$topo: cannot write"
     for group in $groups; do
         out=$art/$arch/$group
         rm -rf "$out"

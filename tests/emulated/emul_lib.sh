@@ -1,0 +1,39 @@
+# Sourced by the emulated-PMU scripts: the CPUs emulpmu.c serves.
+#   emul_arch ARCH      prints "vendor family model stepping perfgroups-dir
+#                       group group group" (the groups: the FLOPS, clock
+#                       and memory group checked by default), or fails
+#   emul_topo ARCH HOST_TOPO OUT
+#                       writes OUT: likwid-genTopoCfg's HOST_TOPO (the
+#                       host's threads, caches and NUMA domains) with the
+#                       CPU of ARCH at 2 GHz
+emul_arch() {
+    case $1 in
+    zen) echo "amd 23 1 1 zen FLOPS_DP CLOCK MEM" ;;
+    zen2) echo "amd 23 49 0 zen2 FLOPS_DP CLOCK MEM" ;;
+    zen3) echo "amd 25 1 0 zen3 FLOPS_DP CLOCK MEM1" ;;
+    skylake) echo "intel 6 94 3 skylake FLOPS_DP CLOCK MEM" ;;
+    skylakex) echo "intel 6 85 4 skylakeX FLOPS_DP CLOCK MEM" ;;
+    haswell) echo "intel 6 60 3 haswell FLOPS_AVX CLOCK MEM" ;;
+    *) return 1 ;;
+    esac
+}
+
+emul_topo() {
+    _arch=$1
+    _info=$(emul_arch "$1") || return 1
+    set -- "$2" "$3" $_info
+    # Intel: architectural PMU version 4, 4 counters of 48 bits, 3 fixed
+    if [ "$3" = intel ]; then _perf="1 4 4 48 3"; else _perf="0 0 0 0 0"; fi
+    set -- "$@" $_perf
+    sed -e "s/^cpuid_info family = .*/cpuid_info family = $4/" \
+        -e "s/^cpuid_info model = .*/cpuid_info model = $5/" \
+        -e "s/^cpuid_info stepping = .*/cpuid_info stepping = $6/" \
+        -e "s/^cpuid_info isIntel = .*/cpuid_info isIntel = ${11}/" \
+        -e "s/^cpuid_info perf_version = .*/cpuid_info perf_version = ${12}/" \
+        -e "s/^cpuid_info perf_num_ctr = .*/cpuid_info perf_num_ctr = ${13}/" \
+        -e "s/^cpuid_info perf_width_ctr = .*/cpuid_info perf_width_ctr = ${14}/" \
+        -e "s/^cpuid_info perf_num_fixed_ctr = .*/cpuid_info perf_num_fixed_ctr = ${15}/" \
+        -e "s/^cpuid_info osname = .*/cpuid_info osname = scope-likwid emulated $_arch/" \
+        -e "s/^cpuid_info clock = .*/cpuid_info clock = 2000000000/" \
+        "$1" >"$2"
+}
