@@ -365,7 +365,7 @@ static int fits(const sl_group_match *m, const sl_region *r)
 
 /* "group 0: ..." for status. */
 static void describe(const sl_group_match *m, const char *arch, int64_t gid, const chosen *ch,
-                     size_t applied, char *out, size_t outlen)
+                     size_t applied, size_t other, char *out, size_t outlen)
 {
     char who[1024] = "", missing[512] = "";
     for (size_t c = 0; c < m->ncand; c++)
@@ -392,7 +392,10 @@ static void describe(const sl_group_match *m, const char *arch, int64_t gid, con
     size_t at = n < 0 ? 0 : (size_t)n < outlen ? (size_t)n : outlen - 1;
     if (ch->left[0] && at + 1 < outlen)
         at += (size_t)snprintf(out + at, outlen - at, ", left out: %s", ch->left);
-    if (at < outlen && !applied)
+    if (at < outlen && other)
+        snprintf(out + at, outlen - at, " (not applied to %zu regions of this group: their events "
+                 "are not the set's)", other);
+    else if (at < outlen && !applied)
         snprintf(out + at, outlen - at, " (no region of this group)");
     if (m->unread && strlen(out) + 1 < outlen)
         snprintf(out + strlen(out), outlen - strlen(out), " (%zu group files of %s not read)",
@@ -412,16 +415,20 @@ int sl_group_match_apply(const sl_group_match *m, const char *arch, const sl_gro
     spec[SL_FV_NUM_NUMA] = node->num_numadomains;
     chosen ch;
     int rc = choose(m, spec, &ch);
-    size_t applied = 0;
+    size_t applied = 0, other = 0;
     for (size_t i = 0; !rc && i < lw->nregions; i++) {
         sl_region *r = &lw->regions[i];
-        if (r->source != src || r->group_id != gid || !fits(m, r))
+        if (r->source != src || r->group_id != gid)
             continue;
+        if (!fits(m, r)) {
+            other++;
+            continue;
+        }
         rc = apply_region(m, &ch, spec, r);
         applied++;
     }
     free(ch.k);
     if (!rc && status && statuslen)
-        describe(m, arch, gid, &ch, applied, status, statuslen);
+        describe(m, arch, gid, &ch, applied, other, status, statuslen);
     return rc;
 }

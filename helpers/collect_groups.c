@@ -55,6 +55,43 @@ static int likwid_facts(const char *liblikwid, const char **arch, const char **d
     return 0;
 }
 
+/* The events LIKWID counted for group gid, as a set ("EVENT:COUNTER,..."):
+ * the names of its first region (LIKWID adds the fixed counters a custom
+ * set lacks on Intel CPUs), each counter with the options the set gave it
+ * (LIKWID names a counter without them); the set itself when no region has
+ * names. NULL on ENOMEM. */
+static char *counted(const sl_likwid *lw, int64_t gid, const char *set)
+{
+    const sl_region *r = NULL;
+    for (size_t i = 0; i < lw->nregions && !r; i++)
+        if (lw->regions[i].group_id == gid && lw->regions[i].has_names && lw->regions[i].nevents)
+            r = &lw->regions[i];
+    if (!r)
+        return strdup(set);
+    size_t len = 1;
+    for (size_t e = 0; e < r->nevents; e++)
+        len += strlen(r->event_names[e]) + strlen(r->counter_names[e]) + 2;
+    char *out = malloc(len + strlen(set));
+    if (!out)
+        return NULL;
+    out[0] = '\0';
+    for (size_t e = 0; e < r->nevents; e++) {
+        const char *ev = r->event_names[e], *ctr = r->counter_names[e], *opts = "";
+        size_t ne = strlen(ev), nc = strlen(ctr);
+        /* "EV:CTR:OPTIONS" in the set: the options, the ':' before them kept */
+        for (const char *p = set; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+            if (!strncmp(p, ev, ne) && p[ne] == ':' && !strncmp(p + ne + 1, ctr, nc) &&
+                p[ne + 1 + nc] == ':') {
+                opts = p + ne + 1 + nc;
+                break;
+            }
+        size_t no = strcspn(opts, ",");
+        snprintf(out + strlen(out), len + strlen(set) - strlen(out), "%s%s:%s%.*s", e ? "," : "",
+                 ev, ctr, (int)no, opts);
+    }
+    return out;
+}
+
 int sl_collect_groups(sl_likwid *lw, const char *liblikwid)
 {
     const char *env = getenv("LIKWID_EVENTS");
@@ -81,7 +118,9 @@ int sl_collect_groups(sl_likwid *lw, const char *liblikwid)
         sl_diag_init(&d);
         sl_group_match m;
         char status[4096];
-        rc = sl_group_match_set(dir, arch, set, &m, &d);
+        char *events = counted(lw, gid, set);
+        rc = events ? sl_group_match_set(dir, arch, events, &m, &d) : -ENOMEM;
+        free(events);
         if (rc == 0) {
             rc = sl_group_match_apply(&m, arch, &node, lw, gid, SL_SOURCE_FULL_API, status,
                                       sizeof status);

@@ -255,7 +255,12 @@ Test(group_match, regions_of_other_events_left_alone)
         cr_assert_eq(lw.regions[i].nmetrics, 0, "region %zu", i);
     }
     cr_assert_eq(src->has_names, 0);
-    cr_assert(strstr(status, "(no region of this group)"), "%s", status);
+    cr_assert(strstr(status, "(not applied to 2 regions of this group: their events are not the "
+                             "set's)"), "%s", status);
+    cr_assert_eq(sl_group_match_apply(&m, "arch", &clock1g, &lw, 7, SL_SOURCE_FULL_API, status,
+                                      sizeof status), 0);
+    cr_assert(strstr(status, "group 7: ") && strstr(status, "(no region of this group)"), "%s",
+              status);
     sl_likwid_free(&lw);
     sl_group_match_free(&m);
     sl_diag_free(&d);
