@@ -40,13 +40,17 @@ fi
 }
 jobs=$(nproc 2>/dev/null || echo 1)
 # The variables on make's command line win over config.mk's. Neither mode
-# builds likwid-accessD or likwid-setFreq (both want a setuid root install);
-# the Fortran module wants ifort by default and the marker API's Fortran
-# entry points are in liblikwid either way.
+# builds likwid-accessD or likwid-setFreq (both want a setuid root install).
+# The marker API's Fortran entry points (likwid_markerinit_ & co.) are in
+# liblikwid only with FORTRAN_INTERFACE=true, which wants ifort by default:
+# gfortran when there is one (PREFIX/include/likwid.mod), else none.
+fortran="FORTRAN_INTERFACE=false"
+command -v gfortran >/dev/null 2>&1 && fortran="FORTRAN_INTERFACE=true FC=gfortran"
+# shellcheck disable=SC2086
 set -- PREFIX="$prefix" INSTALLED_PREFIX="$prefix" ACCESSMODE="$mode" \
-    BUILDDAEMON=false BUILDFREQ=false FORTRAN_INTERFACE=false \
+    BUILDDAEMON=false BUILDFREQ=false $fortran FCFLAGS="-J ./ -fsyntax-only" \
     NVIDIA_INTERFACE=false ROCM_INTERFACE=false BUILD_CONTAINER_HELPER=false
 (cd "$work" && make -j"${SL_JOBS:-$jobs}" "$@" && make install "$@")
 lib=$(ls "$prefix"/lib/liblikwid.so.*.* 2>/dev/null | head -1)
 [ -n "$lib" ] || { say "no liblikwid.so.* under $prefix/lib after make install"; exit 1; }
-say "installed $(basename "$lib") and likwid-perfctr (ACCESSMODE=$mode) under $prefix"
+say "installed $(basename "$lib") and likwid-perfctr (ACCESSMODE=$mode, ${fortran%% *}) under $prefix"

@@ -27,6 +27,14 @@
 #                  55h stepping 4 and 3Ch)
 #   SL_EMUL_GROUPS groups, default each architecture's FLOPS_DP (FLOPS_AVX
 #                  on haswell), CLOCK and memory group (MEM; MEM1 on zen3)
+#   SL_EMUL_LIKWID a LIKWID 5.2 to 5.5 installed in this prefix (built with
+#                  ACCESSMODE=direct: scripts/build-likwid-master.sh --direct)
+#                  instead of the one in PATH (5.2 only); its likwid-perfctr,
+#                  likwid-genTopoCfg and group files are used, and the
+#                  program must be one built against it:
+#   SL_EMUL_PROGRAM the program's command instead of the build's (words
+#                  split at blanks), for SL_EMUL_APP's regions
+#                  (scripts/likwid-version-check.sh builds them)
 # Skylake-SP needs root (LIKWID opens PCI devices in direct mode only as
 # root): other users get a line saying it was skipped.
 # Exit status: 0 passed, 1 failed, 77 cannot emulate here (one line why).
@@ -45,6 +53,14 @@ mkdir -p "$art" || die "$art: cannot create the artifact directory"
 art=$(cd "$art" && pwd)
 app_kind=${SL_EMUL_APP:-c}
 archs=${SL_EMUL_ARCHS:-zen2 skylakex}
+lw=${SL_EMUL_LIKWID:-}
+if [ -n "$lw" ]; then
+    perfctr=$lw/bin/likwid-perfctr gentopo=$lw/bin/likwid-genTopoCfg
+    groupdir=$lw/share/likwid/perfgroups
+else
+    perfctr=$(command -v likwid-perfctr) || perfctr=likwid-perfctr
+    gentopo=likwid-genTopoCfg groupdir=/usr/share/likwid/perfgroups
+fi
 
 shim=$build/shim/libscope_likwid.so
 collect=$build/helpers/scope-likwid-collect
@@ -74,14 +90,22 @@ python)
     regions="py-work=2x10" ;;
 *) say "SL_EMUL_APP=$app_kind: expected c, fortran or python" >&2; exit 2 ;;
 esac
+if [ -n "${SL_EMUL_PROGRAM:-}" ]; then
+    # shellcheck disable=SC2086
+    set -- $SL_EMUL_PROGRAM
+elif [ -n "$lw" ]; then
+    die "SL_EMUL_LIKWID=$lw: expected SL_EMUL_PROGRAM too (a program built against that LIKWID)"
+fi
 
 py=/usr/bin/python3
 "$py" -c 'import h5py' >/dev/null 2>&1 || skip "$py cannot import h5py to check the result (Debian package python3-h5py)"
-command -v likwid-perfctr >/dev/null 2>&1 || skip "likwid-perfctr not found (Debian package likwid)"
-command -v likwid-genTopoCfg >/dev/null 2>&1 || skip "likwid-genTopoCfg not found (Debian package likwid)"
-version=$(likwid-perfctr -v 2>&1 | grep -o 'Version [0-9.]*' | head -n 1)
+command -v "$perfctr" >/dev/null 2>&1 || skip "$perfctr not found (Debian package likwid)"
+command -v "$gentopo" >/dev/null 2>&1 || skip "$gentopo not found (Debian package likwid)"
+version=$("$perfctr" -v 2>&1 | grep -o 'Version [0-9.]*' | head -n 1)
 case $version in
 "Version 5.2."*) ;;
+"Version 5."[345]"."*) [ -n "$lw" ] ||
+    skip "likwid-perfctr is '$version': the emulation serves LIKWID 5.2's direct MSR mode (5.3 to 5.5: SL_EMUL_LIKWID, built with ACCESSMODE=direct)" ;;
 *) skip "likwid-perfctr is '${version:-unknown}': the emulation serves LIKWID 5.2's direct MSR mode" ;;
 esac
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs for -C 0-1, this node has $(nproc)"
@@ -91,7 +115,7 @@ esac
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/emulated-node-check.XXXXXX") || die "mktemp failed"
 if [ "${SL_KEEP:-0}" = 1 ]; then trap 'say "kept $tmp"' EXIT; else trap 'rm -rf "$tmp"' EXIT; fi
-likwid-genTopoCfg -o "$tmp/host-topo.cfg" >"$tmp/gentopo.log" 2>&1 && [ -s "$tmp/host-topo.cfg" ] ||
+"$gentopo" -o "$tmp/host-topo.cfg" >"$tmp/gentopo.log" 2>&1 && [ -s "$tmp/host-topo.cfg" ] ||
     skip "likwid-genTopoCfg cannot describe this host: $(tail -n 1 "$tmp/gentopo.log")"
 
 . "$here/tests/emulated/emul_lib.sh"
@@ -123,7 +147,7 @@ EOF
                 EMULPMU_STATE=$tmp/state EMULPMU_TOPO=$topo \
                     LD_PRELOAD=$emul:$shim SCOPE_LIKWID_COLLECTOR=$collect SCOPE_LIKWID_WRITER=$write \
                     SCOPE_LIKWID_OUTPUT=$out/result.h5 OMP_NUM_THREADS=2 \
-                    timeout 120 likwid-perfctr -M 0 -C 0-1 -g "$group" -m "$@" >"$out/perfctr.txt" 2>"$out/perfctr.err"
+                    timeout 120 "$perfctr" -M 0 -C 0-1 -g "$group" -m "$@" >"$out/perfctr.txt" 2>"$out/perfctr.err"
         )
         rc=$?
         rmdir "$out/run" 2>/dev/null
@@ -142,7 +166,7 @@ EOF
             timing="$timing --timing '$t=${r#*=}' --likwid-region '$t=${r#*=}'"
         done
         "$py" "$check_perfctr" "$out/perfctr.txt" "$out/result.h5" --group "$group" \
-            --groupfile "/usr/share/likwid/perfgroups/$gdir/$group.txt" --regions "$tags" >"$tmp/check.out" 2>&1 ||
+            --groupfile "$groupdir/$gdir/$group.txt" --regions "$tags" >"$tmp/check.out" 2>&1 ||
             failed=1
         eval "\"\$py\" \"\$checker\" \"\$out/result.h5\" --source full_api --names --metrics \
             --env LIKWID_EVENTS --env LIKWID_THREADS --status full_api $timing" >>"$tmp/check.out" 2>&1 ||

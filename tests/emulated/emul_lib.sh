@@ -5,7 +5,9 @@
 #   emul_topo ARCH HOST_TOPO OUT
 #                       writes OUT: likwid-genTopoCfg's HOST_TOPO (the
 #                       host's threads, caches and NUMA domains) with the
-#                       CPU of ARCH at 2 GHz
+#                       CPU of ARCH at 2 GHz; the uncore and client-memory
+#                       flags 0, as before LIKWID's own table of models
+#                       sets them (it does for the file's CPU too)
 emul_arch() {
     case $1 in
     zen) echo "amd 23 1 1 zen FLOPS_DP CLOCK MEM" ;;
@@ -35,5 +37,7 @@ emul_topo() {
         -e "s/^cpuid_info perf_num_fixed_ctr = .*/cpuid_info perf_num_fixed_ctr = ${15}/" \
         -e "s/^cpuid_info osname = .*/cpuid_info osname = scope-likwid emulated $_arch/" \
         -e "s/^cpuid_info clock = .*/cpuid_info clock = 2000000000/" \
+        -e "s/^cpuid_info supportUncore = .*/cpuid_info supportUncore = 0/" \
+        -e "s/^cpuid_info supportClientmem = .*/cpuid_info supportClientmem = 0/" \
         "$1" >"$2"
 }
