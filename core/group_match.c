@@ -336,18 +336,7 @@ static int apply_region(const sl_group_match *m, const chosen *ch, const double 
             sl_strings_free(ctn, m->nevents);
         return rc;
     }
-    if (!r->has_names) {
-        r->event_names = evn;
-        r->counter_names = ctn;
-        r->has_names = 1;
-    }
-    sl_strings_free(r->metric_names, r->nmetrics);
-    free(r->metrics);
-    r->metric_names = names;
-    r->metrics = metrics;
-    r->nmetrics = ch->n;
-    free(r->group_name);
-    r->group_name = gname;
+    sl_region_set_group(r, evn, ctn, names, metrics, ch->n, gname);
     return 0;
 }
 

@@ -402,21 +402,29 @@ long sl_group_apply(const sl_group_file *g, const sl_group_node *node, sl_region
         free(gname);
         return rc;
     }
-    if (r->has_names) {
-        sl_strings_free(r->event_names, r->nevents);
-        sl_strings_free(r->counter_names, r->nevents);
+    sl_region_set_group(r, evn, ctn, names, metrics, keep, gname);
+    return (long)(g->nmetrics - keep);
+}
+
+void sl_region_set_group(sl_region *r, char **evn, char **ctn, char **names, double *metrics,
+                         size_t nmetrics, char *gname)
+{
+    if (evn) {
+        if (r->has_names) {
+            sl_strings_free(r->event_names, r->nevents);
+            sl_strings_free(r->counter_names, r->nevents);
+        }
+        r->event_names = evn;
+        r->counter_names = ctn;
+        r->has_names = 1;
     }
-    r->event_names = evn;
-    r->counter_names = ctn;
-    r->has_names = 1;
     sl_strings_free(r->metric_names, r->nmetrics);
     free(r->metrics);
     r->metric_names = names;
     r->metrics = metrics;
-    r->nmetrics = keep;
+    r->nmetrics = nmetrics;
     free(r->group_name);
     r->group_name = gname;
-    return (long)(g->nmetrics - keep);
 }
 
 int sl_status_append(sl_run *run, const char *text)

@@ -61,6 +61,12 @@ typedef struct sl_group_node {
 long sl_group_apply(const sl_group_file *g, const sl_group_node *node, sl_region *r, char *left,
                     size_t leftlen);
 
+/* Hands r its group: event and counter names (when evn is not NULL; ctn
+ * then too, r->nevents each), nmetrics metric names and values (T per
+ * metric), the group's name; r's old ones are freed. Never fails. */
+void sl_region_set_group(sl_region *r, char **evn, char **ctn, char **names, double *metrics,
+                         size_t nmetrics, char *gname);
+
 /* Appends "; text" (text when empty) to run->likwid_status. 0 or -ENOMEM. */
 int sl_status_append(sl_run *run, const char *text);
 

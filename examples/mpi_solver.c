@@ -9,6 +9,11 @@
 
 #define N 100000
 #define STEPS 10
+/* The last region: likwid-mpirun's own parser stops at a blank in a region
+ * name, so tests/emulated builds this with -DIO_REGION='"io-phase"'. */
+#ifndef IO_REGION
+#define IO_REGION "io phase"
+#endif
 
 static double x[N];
 
@@ -38,7 +43,7 @@ int main(int argc, char **argv)
         }
     }
 
-    LIKWID_MARKER_START("io phase");
+    LIKWID_MARKER_START(IO_REGION);
     double local = 0.0, global = 0.0;
     for (int i = 0; i < N; i++)
         local += x[i];
@@ -46,7 +51,7 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("mpi_solver: ranks=%d n=%d steps=%d checksum=%.6f\n", size, N, STEPS, global);
     fflush(stdout);
-    LIKWID_MARKER_STOP("io phase");
+    LIKWID_MARKER_STOP(IO_REGION);
 
     LIKWID_MARKER_CLOSE;
     MPI_Finalize();

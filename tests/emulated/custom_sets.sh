@@ -15,27 +15,11 @@
 # named as left out otherwise; the status says what was recognised.
 # Environment: SL_SRC, SL_BUILD, SL_SOLVER. Exit 0 pass, 1 fail, 77 skip.
 set -u
-say() { printf 'custom_sets: %s\n' "$*"; }
-skip() { say "SKIP: $*"; exit 77; }
-fail() { say "FAIL: $*"; FAILED=1; }
-FAILED=0
 src=$SL_SRC build=$SL_BUILD app=${SL_SOLVER:-}
-emul=$build/tests/emulated/libemulpmu.so
-shim=$build/shim/libscope_likwid.so
-py=/usr/bin/python3
-[ -x "$app" ] || skip "the solver is not built"
-[ -e "$emul" ] || skip "$emul: not built (a sanitizer build leaves it out)"
-"$py" -c 'import h5py' 2>/dev/null || skip "$py cannot import h5py (python3-h5py)"
-command -v likwid-perfctr >/dev/null 2>&1 || skip "likwid-perfctr not found (Debian package likwid)"
-likwid-perfctr -v 2>&1 | grep -q 'Version 5\.2\.' || skip "likwid-perfctr is not LIKWID 5.2: the emulation serves 5.2's direct mode"
-[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs for -C 0-1"
-"$build/tests/emulated/rdpmc_probe" >/dev/null 2>&1 || skip "rdpmc allowed in user space: LIKWID would read the real counters"
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/emul-custom.XXXXXX") || exit 1
-if [ "${SL_KEEP:-0}" = 1 ]; then trap 'say "kept $T"' EXIT; else trap 'rm -rf "$T"' EXIT; fi
-likwid-genTopoCfg -o "$T/host-topo.cfg" >/dev/null 2>&1 || skip "likwid-genTopoCfg cannot describe this host"
 . "$src/tests/emulated/emul_lib.sh"
-emul_topo skylake "$T/host-topo.cfg" "$T/topo.cfg" || { say "FAIL: cannot write the topology"; exit 1; }
+emul_voice custom_sets
+[ -x "$app" ] || skip "the solver is not built"
+emul_begin
 flops=FP_ARITH_INST_RETIRED_256B_PACKED_DOUBLE:PMC2,FP_ARITH_INST_RETIRED_SCALAR_DOUBLE:PMC1
 flops=$flops,FP_ARITH_INST_RETIRED_128B_PACKED_DOUBLE:PMC0,INSTR_RETIRED_ANY:FIXC0
 flops=$flops,CPU_CLK_UNHALTED_CORE:FIXC1,CPU_CLK_UNHALTED_REF:FIXC2

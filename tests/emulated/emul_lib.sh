@@ -41,3 +41,34 @@ emul_topo() {
         -e "s/^cpuid_info supportClientmem = .*/cpuid_info supportClientmem = 0/" \
         "$1" >"$2"
 }
+
+# emul_voice NAME: say, skip (exit 77) and fail (FAILED=1) for NAME.
+emul_voice() {
+    EMUL_NAME=$1
+    FAILED=0
+    say() { printf '%s: %s\n' "$EMUL_NAME" "$*"; }
+    skip() { say "SKIP: $*"; exit 77; }
+    fail() { say "FAIL: $*"; FAILED=1; }
+}
+
+# The emulated tests' common start (tests/emulated/*.sh), with src and build
+# set, after emul_voice: emul, shim, py; every check of what the emulation
+# needs, one line and exit 77 when something lacks; T, a temporary
+# directory (kept with SL_KEEP=1), and T/topo.cfg, the emulated Skylake.
+emul_begin() {
+    emul=$build/tests/emulated/libemulpmu.so
+    shim=$build/shim/libscope_likwid.so
+    py=/usr/bin/python3
+    [ -e "$emul" ] || skip "$emul: not built (a sanitizer build leaves it out)"
+    "$py" -c 'import h5py' 2>/dev/null || skip "$py cannot import h5py (python3-h5py)"
+    command -v likwid-perfctr >/dev/null 2>&1 || skip "likwid-perfctr not found (Debian package likwid)"
+    likwid-perfctr -v 2>&1 | grep -q 'Version 5\.2\.' ||
+        skip "likwid-perfctr is not LIKWID 5.2: the emulation serves 5.2's direct mode"
+    [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+    "$build/tests/emulated/rdpmc_probe" >/dev/null 2>&1 ||
+        skip "rdpmc allowed in user space: LIKWID would read the real counters"
+    T=$(mktemp -d "${TMPDIR:-/tmp}/emul-$EMUL_NAME.XXXXXX") || exit 1
+    if [ "${SL_KEEP:-0}" = 1 ]; then trap 'say "kept $T"' EXIT; else trap 'rm -rf "$T"' EXIT; fi
+    likwid-genTopoCfg -o "$T/host-topo.cfg" >/dev/null 2>&1 || skip "likwid-genTopoCfg cannot describe this host"
+    emul_topo skylake "$T/host-topo.cfg" "$T/topo.cfg" || { say "FAIL: cannot write the topology"; exit 1; }
+}

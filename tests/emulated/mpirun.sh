@@ -1,6 +1,7 @@
 #!/bin/sh
 # likwid-mpirun on the emulated PMU (Intel Skylake, the host's one socket):
 #   likwid-mpirun -np 2 -mpi openmpi -g GROUP -m mpi_app
+# (mpi_app: examples/mpi_solver.c with its last region named io-phase)
 # for FLOPS_DP (the shim through the environment, LD_PRELOAD) and CLOCK
 # (through --mpiopts "-x LD_PRELOAD=..."), with a likwid-perfctr first in
 # PATH that adds -M 0 (direct MSR mode: likwid-mpirun has no such option).
@@ -13,32 +14,17 @@
 # the status does not name. Environment: SL_SRC, SL_BUILD, SL_MPI_APP.
 # Exit 0 pass, 1 fail, 77 cannot run here (one line why).
 set -u
-say() { printf 'mpirun: %s\n' "$*"; }
-skip() { say "SKIP: $*"; exit 77; }
-fail() { say "FAIL: $*"; FAILED=1; }
-FAILED=0
 src=$SL_SRC build=$SL_BUILD app=${SL_MPI_APP:-}
-emul=$build/tests/emulated/libemulpmu.so
-shim=$build/shim/libscope_likwid.so
-py=/usr/bin/python3
+. "$src/tests/emulated/emul_lib.sh"
+emul_voice mpirun
 [ -n "$app" ] && [ -x "$app" ] || skip "mpi_app not built (needs Open MPI: libopenmpi-dev)"
-[ -e "$emul" ] || skip "$emul: not built (a sanitizer build leaves it out)"
 command -v likwid-mpirun >/dev/null 2>&1 || skip "likwid-mpirun not found (Debian package likwid)"
 command -v mpirun >/dev/null 2>&1 || skip "mpirun not found (Debian package openmpi-bin)"
-"$py" -c 'import h5py' 2>/dev/null || skip "$py cannot import h5py (python3-h5py)"
-perfctr=$(command -v likwid-perfctr) || skip "likwid-perfctr not found"
-"$perfctr" -v 2>&1 | grep -q 'Version 5\.2\.' || skip "likwid-perfctr is not LIKWID 5.2: the emulation serves 5.2's direct mode"
-[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs for 2 ranks"
-"$build/tests/emulated/rdpmc_probe" >/dev/null 2>&1 || skip "rdpmc allowed in user space: LIKWID would read the real counters"
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/emul-mpirun.XXXXXX") || exit 1
-if [ "${SL_KEEP:-0}" = 1 ]; then trap 'say "kept $T"' EXIT; else trap 'rm -rf "$T"' EXIT; fi
+emul_begin
+perfctr=$(command -v likwid-perfctr)
 mkdir "$T/bin"
 printf '#!/bin/sh\nexec %s -M 0 "$@"\n' "$perfctr" >"$T/bin/likwid-perfctr"
 chmod +x "$T/bin/likwid-perfctr"
-likwid-genTopoCfg -o "$T/host-topo.cfg" >/dev/null 2>&1 || skip "likwid-genTopoCfg cannot describe this host"
-. "$src/tests/emulated/emul_lib.sh"
-emul_topo skylake "$T/host-topo.cfg" "$T/topo.cfg" || { fail "cannot write the topology"; exit 1; }
 [ "$(grep -c '^cpuid_topology threadPool .* packageId = 0' "$T/topo.cfg")" -ge 2 ] ||
     skip "the host's first two CPUs are not on one socket: rank 1 would get uncore counters"
 

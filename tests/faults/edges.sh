@@ -85,12 +85,13 @@ markerfile-same-second)
     # first run's, unchanged since the second run's Init, and must not give
     # it the first run's counters.
     mf=$T/shared-marker.txt
-    # likwid-perfctr -m's environment (sim-perfctr would name the file by its pid)
+    # likwid-perfctr -C 0,1 -m's environment and its main thread on CPU 0
+    # (sim-perfctr would name the file by its pid)
     lk="LD_LIBRARY_PATH=$SL_SIM_DIR LIKWID_FILEPATH=$mf LIKWID_MODE=1 LIKWID_EVENTS=FLOPS_DP LIKWID_THREADS=0,1"
-    run a1.base env $lk "$SL_EDGE_APP" first-run
-    run a2.base env $lk SIMLIKWID_WRITE_MARKER=0 "$SL_EDGE_APP" second-run
-    run a1.shim env $lk LD_PRELOAD="$SL_SHIM" "$SL_EDGE_APP" first-run
-    run a2.shim env $lk SIMLIKWID_WRITE_MARKER=0 LD_PRELOAD="$SL_SHIM" "$SL_EDGE_APP" second-run
+    run a1.base env $lk taskset -c 0 "$SL_EDGE_APP" first-run
+    run a2.base env $lk SIMLIKWID_WRITE_MARKER=0 taskset -c 0 "$SL_EDGE_APP" second-run
+    run a1.shim env $lk LD_PRELOAD="$SL_SHIM" taskset -c 0 "$SL_EDGE_APP" first-run
+    run a2.shim env $lk SIMLIKWID_WRITE_MARKER=0 LD_PRELOAD="$SL_SHIM" taskset -c 0 "$SL_EDGE_APP" second-run
     same_behaviour a1.base a1.shim
     same_behaviour a2.base a2.shim
     f=$(result_file a1.shim) || fail "no result file of the first run"

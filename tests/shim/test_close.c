@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,12 @@ static void setup(void)
     setenv("LIKWID_EVENTS", "FLOPS_DP", 1);
     setenv("LIKWID_THREADS", "0,1", 1);
     setenv("FAKE_MARKER_SRC", SAMPLES "/v52_one_group.txt", 1);
+    /* on one CPU, as likwid-perfctr -C pins the main thread: LIKWID 5.2
+     * (the fake) keeps regions per CPU, and the snapshots need that */
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu(), &one);
+    cr_assert_eq(sched_setaffinity(0, sizeof one, &one), 0);
 }
 
 static void collector(const char *body)
@@ -201,6 +208,27 @@ Test(close, sources_marker_api_only, .init = setup)
     app();
     sl_run run = result();
     cr_assert_str_eq(run.likwid_status, "used marker_api");
+    sl_run_free(&run);
+}
+
+Test(close, no_snapshots_on_a_thread_of_several_cpus, .init = setup)
+{
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int c = 0; c < 2; c++)
+        CPU_SET(c, &all);
+    if (sched_setaffinity(0, sizeof all, &all) != 0 || CPU_COUNT(&all) < 2)
+        cr_skip_test("needs two CPUs");
+    setenv("SCOPE_LIKWID_SOURCES", "marker_api", 1);
+    collector("exit 99");
+    app();
+    sl_run run = result();
+    cr_assert_eq(fake_gets, 0, "a GetRegion on a thread LIKWID 5.2 does not know the CPU of");
+    cr_assert_str_eq(run.likwid_status, "marker_api: not taken: the closing thread is not bound "
+                                        "to one CPU, and LIKWID 5.2 to 5.4 keep regions per CPU "
+                                        "(a GetRegion could add one to their marker file); no "
+                                        "counter data");
+    cr_assert_eq(run.likwid.source, SL_SOURCE_NONE);
     sl_run_free(&run);
 }
 
