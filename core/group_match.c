@@ -402,8 +402,10 @@ int sl_group_match_apply(const sl_group_match *m, const char *arch, const sl_gro
     spec[SL_FV_FALSE] = 0;
     spec[SL_FV_NUM_SOCKETS] = node->num_sockets;
     spec[SL_FV_NUM_NUMA] = node->num_numadomains;
-    chosen ch;
-    int rc = choose(m, spec, &ch);
+    chosen *ch = malloc(sizeof *ch);
+    if (!ch)
+        return -ENOMEM;
+    int rc = choose(m, spec, ch);
     size_t applied = 0, other = 0;
     for (size_t i = 0; !rc && i < lw->nregions; i++) {
         sl_region *r = &lw->regions[i];
@@ -413,11 +415,12 @@ int sl_group_match_apply(const sl_group_match *m, const char *arch, const sl_gro
             other++;
             continue;
         }
-        rc = apply_region(m, &ch, spec, r);
+        rc = apply_region(m, ch, spec, r);
         applied++;
     }
-    free(ch.k);
     if (!rc && status && statuslen)
-        describe(m, arch, gid, &ch, applied, other, status, statuslen);
+        describe(m, arch, gid, ch, applied, other, status, statuslen);
+    free(ch->k);
+    free(ch);
     return rc;
 }

@@ -117,13 +117,13 @@ int sl_collect_groups(sl_likwid *lw, const char *liblikwid)
         sl_diag d;
         sl_diag_init(&d);
         sl_group_match m;
-        char status[4096];
+        char *status = malloc(4096);
         char *events = counted(lw, gid, set);
-        rc = events ? sl_group_match_set(dir, arch, events, &m, &d) : -ENOMEM;
+        rc = events && status ? sl_group_match_set(dir, arch, events, &m, &d) : -ENOMEM;
         free(events);
         if (rc == 0) {
             rc = sl_group_match_apply(&m, arch, &node, lw, gid, SL_SOURCE_FULL_API, status,
-                                      sizeof status);
+                                      4096);
             sl_group_match_free(&m);
             if (rc == 0)
                 fprintf(stderr, "scope-likwid-collect: note: %s\n", status);
@@ -134,6 +134,7 @@ int sl_collect_groups(sl_likwid *lw, const char *liblikwid)
             rc = 0;
         }
         sl_diag_free(&d);
+        free(status);
     }
     free(sets);
     return rc;
