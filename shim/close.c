@@ -354,7 +354,8 @@ const char *sl_snapshots_take(const sl_real_api *r, int64_t group, int by_group,
         cpu_set_t cpus;
         if (sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) != 1)
             return "not taken: the closing thread is not bound to one CPU, and LIKWID 5.2 to "
-                   "5.4 keep regions per CPU (a GetRegion could add one to their marker file)";
+                   "5.4 keep regions per CPU (a GetRegion could add an empty one, which changes "
+                   "what their Close prints and writes)";
         sl_rt_mark_group(group);
     }
     snap_ctx c = {r, snap, group};

@@ -226,8 +226,8 @@ Test(close, no_snapshots_on_a_thread_of_several_cpus, .init = setup)
     cr_assert_eq(fake_gets, 0, "a GetRegion on a thread LIKWID 5.2 does not know the CPU of");
     cr_assert_str_eq(run.likwid_status, "marker_api: not taken: the closing thread is not bound "
                                         "to one CPU, and LIKWID 5.2 to 5.4 keep regions per CPU "
-                                        "(a GetRegion could add one to their marker file); no "
-                                        "counter data");
+                                        "(a GetRegion could add an empty one, which changes what "
+                                        "their Close prints and writes); no counter data");
     cr_assert_eq(run.likwid.source, SL_SOURCE_NONE);
     sl_run_free(&run);
 }
