@@ -87,3 +87,36 @@ int sl_read_file(const char *path, size_t max_bytes, char **buf, size_t *len)
     *len = n;
     return 0;
 }
+
+int sl_open_regular(const char *path, int flags, struct stat *st)
+{
+    int fd = open(path, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+    if (fd < 0)
+        return -errno;
+    struct stat own;
+    if (!st)
+        st = &own;
+    int e = fstat(fd, st) != 0 ? errno : !S_ISREG(st->st_mode) ? EINVAL : 0;
+    if (e) {
+        close(fd);
+        return -e;
+    }
+    return fd;
+}
+
+const char *sl_mode_kind(mode_t m)
+{
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISFIFO(m))
+        return "a FIFO";
+    if (S_ISSOCK(m))
+        return "a socket";
+    if (S_ISLNK(m))
+        return "a symbolic link";
+    if (S_ISDIR(m))
+        return "a directory";
+    return S_ISREG(m) ? "a regular file" : "not a regular file";
+}

@@ -49,3 +49,13 @@ int sl_host_request_strings(const sl_host_request *rq, char *blob, char **path, 
     envp[rq->envc] = NULL;
     return 0;
 }
+
+uint64_t sl_host_tag(const sl_mac_key *key, int by_host, const uint8_t *shim_nonce,
+                     const uint8_t *host_nonce)
+{
+    uint8_t msg[8 + 2 * SL_HOST_NONCE];
+    memcpy(msg, by_host ? "host tag" : "shim tag", 8);
+    memcpy(msg + 8, shim_nonce, SL_HOST_NONCE);
+    memcpy(msg + 8 + SL_HOST_NONCE, host_nonce, SL_HOST_NONCE);
+    return sl_mac(key, msg, sizeof msg);
+}

@@ -2,9 +2,18 @@
  * (collector, writer) as its own children, so that they are never the
  * application's (docs/SHIM.md, "Helper processes"). One connection per
  * helper over a Unix stream socket in the abstract namespace, named in
- * SCOPE_LIKWID_RUN_HOST ("@NAME").
+ * SCOPE_LIKWID_RUN_HOST ("@NAME"; abstract names are listed for everyone in
+ * /proc/net/unix, and one is free for anybody to take once run has ended).
  *
- * The shim sends one sl_host_request with its descriptors (SCM_RIGHTS, in
+ * So each side checks the other before it sends anything of its own
+ * (docs/SECURITY.md): the peer's user (SO_PEERCRED), and that the peer
+ * knows the key run put in SCOPE_LIKWID_RUN_HOST_KEY (the environment of
+ * the processes run started: theirs and root's to read, nobody else's).
+ * The shim sends an sl_host_hello (a fresh nonce, nothing else); the host,
+ * having checked the shim's user, answers an sl_host_proof (its own nonce
+ * and the tag sl_host_tag(key, 1, ...) of both); the shim, having checked
+ * the host's user and tag, sends one sl_host_request carrying its own tag
+ * sl_host_tag(key, 0, ...) and its descriptors (SCM_RIGHTS, in
  * the order of the SL_HOST_FD_ bits), then the request's strings: the
  * program's path, argv and envp, each NUL-terminated. The host answers
  * SL_HOST_STARTED once the program runs (or SL_HOST_REFUSED: the shim then
@@ -17,8 +26,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mac.h"
+
 #define SL_HOST_ENV "SCOPE_LIKWID_RUN_HOST"
-#define SL_HOST_MAGIC "SLHOST1"             /* with its NUL: 8 bytes */
+#define SL_HOST_KEY_ENV "SCOPE_LIKWID_RUN_HOST_KEY"
+#define SL_HOST_MAGIC "SLHOST2"             /* with its NUL: 8 bytes */
+#define SL_HOST_HELLO_MAGIC "SLHELO2"
+#define SL_HOST_PROOF_MAGIC "SLPROF2"
+#define SL_HOST_NONCE 16
 #define SL_HOST_MAX_ARGS 4096u
 #define SL_HOST_MAX_ENV 65536u
 #define SL_HOST_MAX_STRINGS (8u << 20)     /* above ARG_MAX: execve refuses more */
@@ -44,8 +59,26 @@ typedef struct sl_host_request {
     uint32_t timeout_ms;        /* the shim's deadline for the program */
     uint32_t nlimits;           /* resource limits set in the program */
     uint32_t pad;
+    uint64_t proof;             /* sl_host_tag(key, 0, hello, host's proof) */
     uint64_t rlim_cur[SL_HOST_NLIMITS], rlim_max[SL_HOST_NLIMITS];
 } sl_host_request;
+
+typedef struct sl_host_hello {
+    char magic[8];
+    uint8_t nonce[SL_HOST_NONCE];
+} sl_host_hello;
+
+typedef struct sl_host_proof {
+    char magic[8];
+    uint8_t nonce[SL_HOST_NONCE];
+    uint64_t tag;               /* sl_host_tag(key, 1, hello's nonce, this nonce) */
+} sl_host_proof;
+
+/* The tag one side gives (by_host: the host's, else the shim's) over both
+ * nonces: each side's tag is of its own kind, so neither can be made to
+ * answer for the other. */
+uint64_t sl_host_tag(const sl_mac_key *key, int by_host, const uint8_t *shim_nonce,
+                     const uint8_t *host_nonce);
 
 enum { SL_HOST_STARTED = 1, SL_HOST_REFUSED = 2, SL_HOST_ENDED = 3 };
 

@@ -3,6 +3,7 @@
  * without overwriting (or, for sl_h5_into, rename over the original). */
 #include "h5_util.h"
 #include "name_fit.h"
+#include "trusted_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,7 +58,7 @@ static void sync_dir(const char *dir)
     }
 }
 
-/* Creates ".<base>.tmpXXXXXX" next to path (mode 0666 less umask). */
+/* Creates ".<base>.tmpXXXXXX" next to path (mode sl_result_mode()). */
 static int make_temp(const char *path, char **tmp_out, sl_diag *diag)
 {
     static unsigned counter;
@@ -79,14 +80,13 @@ static int make_temp(const char *path, char **tmp_out, sl_diag *diag)
         unsigned long r = (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 16) ^
                           (unsigned long)__atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED) * 7919u;
         snprintf(tmp + n - 7, 7, "%06lx", r & 0xFFFFFFul);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd >= 0) {
-            /* Readable and writable by its owner whatever the umask (0777
-             * would leave a file nobody can reopen); group and others as
-             * the umask says. */
-            struct stat st;
-            if (fstat(fd, &st) == 0)
-                (void)fchmod(fd, (st.st_mode & 07777) | S_IRUSR | S_IWUSR);
+            /* The owner's alone (0600), or the group's to read too where
+             * the site shares (SCOPE_LIKWID_SHARE=group: 0640), whatever
+             * the umask: a result holds the command line, the working
+             * directory and the SLURM_ values (docs/SECURITY.md). */
+            (void)fchmod(fd, sl_result_mode());
             close(fd);
             free(dir);
             *tmp_out = tmp;

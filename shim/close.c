@@ -8,6 +8,7 @@
 #include "markerfile.h"
 #include "name_fit.h"
 #include "parse_int.h"
+#include "trusted_dir.h"
 #include "wire.h"
 
 #include <dlfcn.h>
@@ -670,12 +671,16 @@ static void add_env(void *run, const char *name, const char *value)
     sl_run_add_env(run, name, value);
 }
 
-static char *read_text(const char *path, int nul_to_blank)
+/* first_only: up to the first NUL (a command line's program name, its
+ * arguments left out: SCOPE_LIKWID_ARGS=0). */
+static char *read_text(const char *path, int nul_to_blank, int first_only)
 {
     char *buf;
     size_t len;
     if (sl_read_file(path, 1 << 20, &buf, &len) != 0)
         return strdup("");
+    if (first_only)
+        len = strlen(buf);
     while (len > 0 && buf[len - 1] == '\0')
         len--;
     buf[len] = '\0';
@@ -705,7 +710,7 @@ void sl_run_record_fill(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
     if (exe)
         sl_set_string(&run->executable, exe);
     free(exe);
-    char *cmd = read_text("/proc/self/cmdline", 1);
+    char *cmd = read_text("/proc/self/cmdline", 1, !sl_g.cfg.keep_args);
     if (cmd)
         sl_set_string(&run->command_line, cmd);
     free(cmd);
@@ -851,13 +856,12 @@ static void bounds(const sl_timing *t, int64_t *start, int64_t *fin)
     }
 }
 
-/* From the environment only: getpwuid_r could load NSS modules (LDAP,
- * sssd) into the application. */
+/* The real uid's name, looked up at Init (sl_user_name): never USER or
+ * LOGNAME, which anybody may set to anybody's name. */
 static void user_name(sl_run_meta *m)
 {
-    const char *u = sl_user_from_env();
-    if (u)
-        sl_set_string(&m->user, u);
+    if (sl_g.user)
+        sl_set_string(&m->user, sl_g.user);
 }
 
 static void add_var(void *meta, const char *name, const char *value)
@@ -888,17 +892,16 @@ void sl_run_meta_fill(sl_run *run)
 /* The rescue file (see shim.h). */
 static int write_rescue_at(const char *path, const sl_run *run)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, SL_MODE_PRIVATE);
     /* Every descriptor taken: the journal's kept one is the spare. */
     if (fd < 0 && errno == EMFILE && sl_journal_spare_fd())
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, SL_MODE_PRIVATE);
     if (fd < 0)
         return -errno;
-    /* Readable and writable by its owner whatever the umask (the writer
-     * and convert must read it); group and others as the umask says. */
-    struct stat st;
-    if (fstat(fd, &st) == 0)
-        fchmod(fd, (st.st_mode & 07777) | S_IRUSR | S_IWUSR);
+    /* The owner's alone whatever the umask (it holds the command line and
+     * the environment's SLURM_ values; the writer and convert must read
+     * it). */
+    fchmod(fd, SL_MODE_PRIVATE);
     int rc = sl_wire_write_run(fd, run);
     if (close(fd) != 0 && rc == 0)
         rc = -errno;
@@ -964,9 +967,8 @@ static char *write_guarded(const sl_run *run, const char *output, pid_t pid, cha
     snprintf(why, why_len, "%s.rescue: %s", output, strerror(-rc));
     const char *base = strrchr(output, '/');
     base = base ? base + 1 : output;
-    /* secure_getenv: a setuid program must not write where its user says. */
-    const char *tmpdir = secure_getenv("TMPDIR");
-    const char *dirs[] = {tmpdir && tmpdir[0] == '/' ? tmpdir : NULL, "/tmp"};
+    /* TMPDIR, then /tmp: only where no other user can change what is in it */
+    const char *dirs[] = {sl_spare_dir(0), sl_spare_dir(1)};
     for (int i = 0; i < 2; i++) {
         if (!dirs[i])
             continue;
@@ -1025,21 +1027,31 @@ static char *run_writer(const sl_deliver_in *in, const char *rescue, char *why, 
     struct stat st;
     int ok = res.outcome == SL_SPAWN_EXITED ? res.exit_code == 0
                                             : res.outcome == SL_SPAWN_NO_STATUS;
+    /* What it named counts only when it is a result it wrote for us
+     * (proof.c): whoever else answers cannot make us drop the rescue
+     * file and the journal. */
+    const char *not_ours = NULL;
     if (!ok && res.outcome != SL_SPAWN_FAILED && stat(rescue, &st) != 0 && errno == ENOENT) {
         /* Killed at the deadline or by a signal after it had put the
          * result in place and removed the rescue file: written, if it
          * named the file. */
         char *last = sl_last_line(res.out, res.out_len);
-        if (last && *last && stat(last, &st) == 0 && S_ISREG(st.st_mode))
+        if (last && *last && stat(last, &st) == 0 && S_ISREG(st.st_mode) &&
+            !sl_proof_check(last, res.out, res.out_len))
             written = last;
         else
             free(last);
     }
     if (ok) {
         char *last = sl_last_line(res.out, res.out_len);
-        if (last && *last && stat(last, &st) == 0 && S_ISREG(st.st_mode))
+        if (last && *last && stat(last, &st) == 0 && S_ISREG(st.st_mode) &&
+            !(not_ours = sl_proof_check(last, res.out, res.out_len))) {
             written = last;
-        else {
+        } else if (not_ours) {
+            snprintf(why, why_len, "the writer named %s, which is not a result it wrote for "
+                     "this process: %s", last, not_ours);
+            free(last);
+        } else {
             char *err = sl_last_line(res.err, res.err_len);
             snprintf(why, why_len, "the writer named no written file%s%s",
                      err && *err ? ": " : "", err && *err ? err : "");

@@ -402,7 +402,13 @@ static char *journal_writer(const char *mode, const char *journal, pid_t pid, ch
     char *last = res.outcome == SL_SPAWN_EXITED && res.exit_code == 0
                      ? sl_last_line(res.out, res.out_len)
                      : NULL;
-    if (!last || !*last) {
+    const char *not_ours = last && *last ? sl_proof_check(last, res.out, res.out_len) : NULL;
+    if (not_ours) {
+        free(last);
+        last = NULL;
+        if (asprintf(why, "named a file that is not a result it wrote: %s", not_ours) < 0)
+            *why = NULL;
+    } else if (!last || !*last) {
         free(last);
         last = NULL;
         *why = sl_spawn_describe(&res, sl_g.cfg.timeout_s + 2);

@@ -3,6 +3,7 @@
 #include "shim.h"
 #include "fileio.h"
 #include "journal.h"
+#include "trusted_dir.h"
 #include "name_fit.h"
 
 #include <errno.h>
@@ -371,16 +372,17 @@ static void keep_fd(int fd, const struct stat *st)
 /* The file, sized (sparse) and its first piece mapped and backed. */
 static int create_at(const char *path, size_t size)
 {
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, SL_MODE_PRIVATE);
     if (fd < 0)
         return -errno;
     struct stat st;
     void *m = MAP_FAILED;
     size_t first = PIECE_FIRST < size ? PIECE_FIRST : size;
     int rc = 0;
-    /* Readable and writable by its owner whatever the umask (recover must
-     * open it); the umask still decides for group and others. */
-    if (fstat(fd, &st) != 0 || fchmod(fd, (st.st_mode & 07777) | S_IRUSR | S_IWUSR) != 0 ||
+    /* The owner's alone whatever the umask: the process maps it and follows
+     * the pointers in it, and it holds the command line (docs/SECURITY.md);
+     * readable and writable by the owner (recover must open it). */
+    if (fstat(fd, &st) != 0 || fchmod(fd, SL_MODE_PRIVATE) != 0 ||
         ftruncate(fd, (off_t)size) != 0)
         rc = -errno;
     if (rc == 0 && !sl_rt_reserve(first))
@@ -413,13 +415,17 @@ static int create_at(const char *path, size_t size)
     return 0;
 }
 
-static void read_text(const char *path, char *dst, size_t cap, int nul_to_blank)
+/* first_only: up to the first NUL (SCOPE_LIKWID_ARGS=0: the program's
+ * name without its arguments). */
+static void read_text(const char *path, char *dst, size_t cap, int nul_to_blank, int first_only)
 {
     char *buf;
     size_t len;
     dst[0] = '\0';
     if (sl_read_file(path, 1 << 16, &buf, &len) != 0)
         return;
+    if (first_only)
+        len = strlen(buf);
     while (len > 0 && (buf[len - 1] == '\0' || buf[len - 1] == '\n'))
         len--;
     if (len >= cap)
@@ -442,7 +448,7 @@ static void fill_header(const sl_journal_in *in)
     h->pid = in->pid;
     h->parent_pid = in->parent_pid;
     h->start_ticks = sl_jrn_start_ticks(in->pid);
-    read_text("/proc/sys/kernel/random/boot_id", h->boot_id, sizeof h->boot_id, 0);
+    read_text("/proc/sys/kernel/random/boot_id", h->boot_id, sizeof h->boot_id, 0, 0);
     h->rank = in->rank;
     h->mpi = in->mpi;
     h->origin_unix_ns = in->origin_unix_ns;
@@ -462,7 +468,8 @@ static void fill_header(const sl_journal_in *in)
     if (exe)
         snprintf(h->executable, sizeof h->executable, "%s", exe);
     free(exe);
-    read_text("/proc/self/cmdline", h->command_line, sizeof h->command_line, 1);
+    read_text("/proc/self/cmdline", h->command_line, sizeof h->command_line, 1,
+              !sl_g.cfg.keep_args);
     __atomic_store_n(&h->state, SL_JRN_RUNNING, __ATOMIC_RELEASE);
 }
 
@@ -475,11 +482,11 @@ int sl_journal_begin(const sl_journal_in *in)
     int rc = path ? create_at(path, size) : -ENAMETOOLONG;
     free(path);
     if (rc != 0) {
-        /* The output directory will not do: $TMPDIR, else /tmp. */
+        /* The output directory will not do: $TMPDIR, else /tmp (each only
+         * where no other user can change what is in it). */
         const char *base = strrchr(in->output, '/');
         base = base ? base + 1 : in->output;
-        const char *tmpdir = secure_getenv("TMPDIR");
-        const char *dirs[] = {tmpdir && tmpdir[0] == '/' ? tmpdir : NULL, "/tmp"};
+        const char *dirs[] = {sl_spare_dir(0), sl_spare_dir(1)};
         char suffix[64];
         snprintf(suffix, sizeof suffix, ".%lld.journal", (long long)in->pid);
         for (int i = 0; i < 2 && rc != 0; i++) {
@@ -504,10 +511,9 @@ static int renew_file(const char *output, pid_t pid, char **path_out)
 {
     const char *base = strrchr(output, '/');
     base = base ? base + 1 : output;
-    const char *tmpdir = secure_getenv("TMPDIR");
     char suffix[64];
     snprintf(suffix, sizeof suffix, ".%lld.journal", (long long)pid);
-    const char *dirs[] = {NULL, tmpdir && tmpdir[0] == '/' ? tmpdir : NULL, "/tmp"};
+    const char *dirs[] = {NULL, sl_spare_dir(0), sl_spare_dir(1)};
     int rc = -ENOENT;
     for (int i = 0; i < 3 && rc < 0; i++) {
         if (i > 0 && !dirs[i])
@@ -519,11 +525,11 @@ static int renew_file(const char *output, pid_t pid, char **path_out)
             rc = -ENAMETOOLONG;
             continue;
         }
-        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, SL_MODE_PRIVATE);
         struct stat st;
         if (fd < 0) {
             rc = -errno;
-        } else if (fstat(fd, &st) != 0 || fchmod(fd, (st.st_mode & 07777) | S_IRUSR | S_IWUSR) != 0 ||
+        } else if (fstat(fd, &st) != 0 || fchmod(fd, SL_MODE_PRIVATE) != 0 ||
                    ftruncate(fd, (off_t)jsize) != 0) {
             rc = -errno;
             close(fd);

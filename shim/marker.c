@@ -2,7 +2,9 @@
  * environment read at Init, the result file's name, the one copy of the
  * shim in a process, and its messages. */
 #include "shim.h"
+#include "fileio.h"
 #include "name_fit.h"
+#include "trusted_dir.h"
 #include "vec.h"
 
 #include <elf.h>
@@ -21,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <pwd.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -120,6 +124,13 @@ static void check_counting(void)
 
 static void do_init(void)
 {
+    /* A setuid or setgid program (AT_SECURE) runs with rights its user does
+     * not have: nothing of the shim's runs in it, no file, no process, no
+     * line (docs/SECURITY.md). */
+    if (getauxval(AT_SECURE)) {
+        atomic_store(&sl_mode, SL_MODE_PASS);
+        return;
+    }
     sl_spawn_at_load();
     sl_entry_at_load();
     sl_config_load(&sl_g.cfg);
@@ -153,8 +164,12 @@ static void do_init(void)
     if (gethostname(host, sizeof host - 1) != 0)
         host[0] = '\0';
     char *cwd = getcwd(NULL, 0);
+    free(sl_g.user);
+    sl_g.user = sl_user_name(getuid());
+    sl_spare_dirs_note();
+    sl_proof_key_make();
     sl_output_vars v = {.rank = sl_g.rank, .pid = sl_g.pid, .host = host,
-                        .job = sl_job_from_env(), .user = sl_user_from_env(),
+                        .job = sl_job_from_env(), .user = sl_g.user,
                         .unix_s = real / 1000000000, .cwd = cwd};
     /* where it runs, once: Close may run at exit or in a signal's wake */
     sl_provenance_read(&sl_g.prov);
@@ -632,6 +647,13 @@ void sl_config_load(sl_config *c)
         sl_log_warn("SCOPE_LIKWID_MAX_CALLS='%s' not understood: expected an integer >= 0; "
                     "using %d", v, SL_DEFAULT_MAX_CALLS);
 
+    /* A site may keep the arguments out of every result (they may hold
+     * secrets); the program's name stays. */
+    c->keep_args = env_bool("SCOPE_LIKWID_ARGS", 1);
+    if (sl_share_setting() < 0)
+        sl_log_warn("%s='%s' not understood: expected group or none; sharing nothing",
+                    SL_SHARE_ENV, getenv(SL_SHARE_ENV));
+
     c->output = env_path("SCOPE_LIKWID_OUTPUT");
     c->collector = env_path("SCOPE_LIKWID_COLLECTOR");
     c->writer = env_path("SCOPE_LIKWID_WRITER");
@@ -719,12 +741,23 @@ int sl_rank_from_env(int64_t *rank)
     return 0;
 }
 
-const char *sl_user_from_env(void)
+char *sl_user_name(uid_t uid)
 {
-    const char *u = getenv("USER");
-    if (!u || !*u)
-        u = getenv("LOGNAME");
-    return u && *u ? u : NULL;
+    size_t cap = 1024;
+    char *buf = malloc(cap), *name = NULL;
+    struct passwd pw, *found = NULL;
+    while (buf && getpwuid_r(uid, &pw, buf, cap, &found) == ERANGE && cap < (1u << 20)) {
+        char *b = realloc(buf, cap *= 2);
+        if (!b)
+            break;
+        buf = b;
+    }
+    if (buf && found && pw.pw_name[0])
+        name = strdup(pw.pw_name);
+    free(buf);
+    if (!name && asprintf(&name, "%u", (unsigned)uid) < 0)
+        name = NULL;
+    return name;
 }
 
 int sl_excluded(const char *patterns, const char *exe)
@@ -851,19 +884,6 @@ char *sl_output_expand(const char *tmpl, const sl_output_vars *v)
     return b.s;
 }
 
-static const char *kind_of(mode_t m)
-{
-    if (S_ISCHR(m))
-        return "a character device";
-    if (S_ISBLK(m))
-        return "a block device";
-    if (S_ISFIFO(m))
-        return "a FIFO";
-    if (S_ISSOCK(m))
-        return "a socket";
-    return "not a regular file";
-}
-
 /* The default name in dir (NULL: relative, as the caller's cwd resolves it). */
 static char *default_in(const char *dir, int mpi, const sl_output_vars *v)
 {
@@ -872,50 +892,73 @@ static char *default_in(const char *dir, int mpi, const sl_output_vars *v)
     return sl_output_expand(sl_output_default(mpi, v->job != NULL), &in);
 }
 
-/* Creates the components of dir (a copy, changed and restored) from the top. */
-static int mkdirs_in(char *dir, const char *path)
+/* The directories a file of the process goes to when the result's own
+ * directory will not take it: TMPDIR (absolute), then /tmp, each only when
+ * another user cannot change what is in it (trusted_dir.h). Looked at
+ * once, at the first Init. */
+static char *spare[2];
+static int spare_noted;
+
+void sl_spare_dirs_note(void)
 {
-    struct stat st;
-    /* each missing component, from the top: another rank may create the
-     * same ones at the same time (EEXIST is success) */
-    for (char *p = dir + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char c = *p;
-        *p = '\0';
-        if (mkdir(dir, 0777) == 0) {
-            /* the umask decides group and others; the owner must be able
-             * to write the result into it whatever the umask */
-            if (stat(dir, &st) == 0 && (st.st_mode & 0700) != 0700)
-                chmod(dir, (st.st_mode & 07777) | 0700);
-        } else if (errno != EEXIST) {
-            int e = errno;
-            sl_log_warn("cannot create the directory %s for SCOPE_LIKWID_OUTPUT %s: %s", dir,
-                        path, strerror(e));
-            return -e;
-        }
-        *p = c;
-        if (!c)
-            return 0;
-    }
+    if (spare_noted)
+        return;
+    const char *tmpdir = secure_getenv("TMPDIR");
+    const char *cand[2] = {tmpdir && tmpdir[0] == '/' ? tmpdir : NULL, "/tmp"};
+    char *why = malloc(PATH_MAX + 128);
+    for (int i = 0; i < 2; i++)
+        if (cand[i] && why && sl_dir_trusted(cand[i], geteuid(), why, PATH_MAX + 128) == 0)
+            spare[i] = strdup(cand[i]);
+    free(why);
+    spare_noted = 1;
 }
 
-int sl_output_mkdirs(const char *path)
+const char *sl_spare_dir(int i)
 {
-    const char *last = strrchr(path, '/');
-    if (!last || last == path)
-        return 0;
-    char *dir = strndup(path, (size_t)(last - path));    /* Init: no stack for PATH_MAX */
-    if (!dir)
-        return -ENOMEM;
-    struct stat st;
-    int rc = 0;
-    if (stat(dir, &st) == 0)
-        rc = S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-    else
-        rc = mkdirs_in(dir, path);
+    sl_spare_dirs_note();
+    return i >= 0 && i < 2 ? spare[i] : NULL;
+}
+
+#define WHY_BYTES (2 * PATH_MAX + 256)
+
+/* The directory of path made (make) or found as it is, and trusted: path;
+ * else, when another user could change what is in it, the same name in a
+ * spare directory (one line says which); none there either: NULL with
+ * *no_result set. A directory that cannot be made is said and path kept
+ * (the rescue file then takes the timing to a spare directory). */
+static char *settle(char *path, int make, int *no_result)
+{
+    char *dir = sl_dir_of(path), *why = malloc(WHY_BYTES);
+    if (!dir || !why) {
+        free(dir);
+        free(why);
+        return path;
+    }
+    int rc = make ? sl_dir_make(dir, sl_dir_mode(), geteuid(), why, WHY_BYTES)
+                  : sl_dir_trusted(dir, geteuid(), why, WHY_BYTES);
+    if (rc != 0 && rc != -EPERM && (make || rc != -ENOENT))
+        sl_log_warn("cannot create the directory %s for the result %s (%s)", dir, path, why);
+    if (rc == -EPERM) {
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        char *moved = NULL;
+        for (int i = 0; i < 2 && !moved; i++)
+            if (sl_spare_dir(i))
+                moved = sl_name_fit_in(sl_spare_dir(i), "", base, "");
+        if (moved)
+            sl_log_warn("the directory %s is not safe for the result (%s: another user could "
+                        "change what is in it); writing %s instead", dir, why, moved);
+        else
+            sl_log_warn("the directory %s is not safe for the result (%s: another user could "
+                        "change what is in it), nor is TMPDIR or /tmp: no result file (the "
+                        "calls pass through to LIKWID untimed)", dir, why);
+        free(path);
+        path = moved;
+        *no_result = !moved;
+    }
     free(dir);
-    return rc;
+    free(why);
+    return path;
 }
 
 char *sl_output_place(char *path, int mpi, const sl_output_vars *v, int *no_result)
@@ -927,16 +970,10 @@ char *sl_output_place(char *path, int mpi, const sl_output_vars *v, int *no_resu
     if ((len > 0 && path[len - 1] == '/') || (exists && S_ISDIR(st.st_mode))) {
         char *in = default_in(path, mpi, v);
         free(path);
-        if (in)
-            sl_output_mkdirs(in);
-        return in;
+        return in ? settle(in, 1, no_result) : NULL;
     }
-    if (!exists) {
-        sl_output_mkdirs(path);
-        return path;
-    }
-    if (S_ISREG(st.st_mode))
-        return path;
+    if (!exists || S_ISREG(st.st_mode))
+        return settle(path, 1, no_result);
     if (stat("/dev/null", &null_st) == 0 && st.st_dev == null_st.st_dev &&
         st.st_ino == null_st.st_ino) {
         sl_log_warn("SCOPE_LIKWID_OUTPUT is %s: no result file (the calls pass through to "
@@ -948,9 +985,9 @@ char *sl_output_place(char *path, int mpi, const sl_output_vars *v, int *no_resu
     char *fallback = default_in(v->cwd, mpi, v);
     if (fallback)
         sl_log_warn("SCOPE_LIKWID_OUTPUT %s is %s: expected a regular file or a directory; "
-                    "writing %s instead", path, kind_of(st.st_mode), fallback);
+                    "writing %s instead", path, sl_mode_kind(st.st_mode), fallback);
     free(path);
-    return fallback;
+    return fallback ? settle(fallback, 0, no_result) : NULL;
 }
 
 /* "<dir>/<stem>.<what><N><.h5 or nothing>", kept within NAME_MAX. */

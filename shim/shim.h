@@ -40,6 +40,7 @@ typedef struct sl_config {
     char *output;           /* SCOPE_LIKWID_OUTPUT template, NULL: default */
     char *collector;        /* SCOPE_LIKWID_COLLECTOR, NULL: next to the shim */
     char *writer;           /* SCOPE_LIKWID_WRITER, NULL: next to the shim */
+    int keep_args;          /* SCOPE_LIKWID_ARGS (default 1): the command line's arguments */
 } sl_config;
 
 /* Only SCOPE_LIKWID_DISABLE (checked before anything else is done). */
@@ -110,9 +111,11 @@ int sl_rank_from_env(int64_t *rank);
  * that holds a positive count; -1 when none does. */
 int64_t sl_world_size_from_env(void);
 
-/* The user for %u: USER, else LOGNAME (never the passwd database: it could
- * load NSS modules into the application); NULL when neither is set. */
-const char *sl_user_from_env(void);
+/* The user for %u and /metadata's user: the name of uid in the passwd
+ * database (looked up once, at Init), the number where it has none; never
+ * the environment (USER, LOGNAME: unset under cron, anybody's name when
+ * set). Newly allocated; NULL on ENOMEM. */
+char *sl_user_name(uid_t uid);
 
 /* Whether SCOPE_LIKWID_EXCLUDE (':'-separated shell patterns) matches exe
  * (an absolute path) or its last component: such a program is left alone
@@ -131,22 +134,39 @@ char *sl_output_expand(const char *tmpl, const sl_output_vars *v);
 /* Where the result goes for what SCOPE_LIKWID_OUTPUT expanded to (path;
  * taken over, freed or returned): a directory, or a name ending in '/', gets
  * the default name (sl_output_default) inside it; the directories of a name
- * not there yet are created (sl_output_mkdirs); /dev/null means no result
- * file: NULL with *no_result set, said once; another file that is not a
- * regular one (a device, FIFO, socket) is refused with one line and the
- * default name in v->cwd is used (nothing is created next to it). NULL
- * without *no_result on ENOMEM. */
+ * not there yet are created (mode sl_dir_mode(), whatever the umask);
+ * /dev/null means no result file: NULL with *no_result set, said once;
+ * another file that is not a regular one (a device, FIFO, socket) is
+ * refused with one line and the default name in v->cwd is used (nothing is
+ * created next to it). A directory another user could change
+ * (sl_dir_trusted) is not used: one line, and the same name in a spare
+ * directory (sl_spare_dir), else no result file (*no_result). NULL without
+ * *no_result on ENOMEM. */
 char *sl_output_place(char *path, int mpi, const sl_output_vars *v, int *no_result);
 
-/* Creates every directory of path (the part before its last '/') that is
- * not there, with the umask's modes but always rwx for the owner; a failure
- * is said once. 0 or -errno. */
-int sl_output_mkdirs(const char *path);
+/* Where the journal, the rescue file and a result go when their own
+ * directory will not take them: sl_spare_dir(0) TMPDIR, sl_spare_dir(1)
+ * /tmp, each NULL when not there or another user could change what is in
+ * it. Noted once, at the first Init (sl_spare_dirs_note). */
+void sl_spare_dirs_note(void);
+const char *sl_spare_dir(int i);
 
 /* The name of a file derived from output: "<dir>/<stem>.<what><N>" and
  * ".h5" when output has it, kept within NAME_MAX (a later cycle's file:
  * what "cycle"; a forked child's: "pid"). NULL: no memory. */
 char *sl_output_derived(const char *output, const char *what, long long n);
+
+/* ==== proof ==== */
+/* The writer's proof (shim/proof.c, core/mac.h). sl_proof_key_make: a new
+ * key, at Init (a forked child keeps its parent's); sl_proof_env: the
+ * helpers' "SCOPE_LIKWID_WRITE_KEY=<hex>" ("" without a key). */
+void sl_proof_key_make(void);
+const char *sl_proof_env(void);
+/* Whether path is a result the writer whose stdout is out (len bytes)
+ * wrote for this process: a regular file of this user, HDF5's signature,
+ * the writer's proof. NULL when it is; else why not (a fixed text).
+ * Async-signal-safe. */
+const char *sl_proof_check(const char *path, const char *out, size_t len);
 
 /* ==== run's report ==== */
 /* `scope-likwid run` sets SCOPE_LIKWID_RUN_REPORT to a file it created and
@@ -230,6 +250,7 @@ typedef struct sl_state {
     char *first_output;         /* the first cycle's result file; later ones derive theirs */
     sl_provenance prov;         /* CPU, kernel, clock: read at Init */
     char *run_id;               /* /metadata's run_id (sl_run_id_from_env), at Init */
+    char *user;                 /* %u and /metadata's user (sl_user_name), at Init */
 } sl_state;
 
 extern sl_state sl_g;

@@ -186,7 +186,7 @@ static struct {
 } prep;
 
 /* The handler's buffers: static, never on the (maybe small) stack. */
-static char out_buf[4096];  /* the writer's stdout: the path it wrote */
+static char out_buf[4096 + 64];  /* the writer's stdout: its proof, the path it wrote */
 static char err_buf[1024];  /* the last bytes of its stderr */
 static char line[3 * 4096 + 512];
 
@@ -408,13 +408,15 @@ static int read_answer(sl_child *c, int out, int err, sl_deadline *d)
     }
 }
 
-/* The first line of s, in place. */
-static char *first_line(char *s)
+/* The last line of s (the path the writer names after its proof), its
+ * end of line cut in place. */
+static char *last_line(char *s)
 {
-    char *nl = strchr(s, '\n');
-    if (nl)
-        *nl = '\0';
-    return s;
+    size_t n = strlen(s);
+    while (n > 0 && s[n - 1] == '\n')
+        s[--n] = '\0';
+    char *nl = strrchr(s, '\n');
+    return nl ? nl + 1 : s;
 }
 
 /* The last non-empty line of err_buf, in place. */
@@ -495,14 +497,15 @@ void sl_sigwrite_run(int sig)
         say_not_written(sig, "writer exited with status ", WEXITSTATUS(st), *l ? ": " : "", l);
         return;
     }
-    const char *path = first_line(out_buf);
+    const char *path = last_line(out_buf);
     struct stat sb;
     text t = {0};
     if (out[0] < 0) {
         put(&t, "scope-likwid: wrote the result of ");
         put(&t, prep.journal);
         put(&t, " (its name is not known: no descriptor was left for the writer's answer)");
-    } else if (*path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+    } else if (*path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+               !sl_proof_check(path, out_buf, strlen(out_buf))) {
         put(&t, "scope-likwid: wrote ");
         put(&t, path);
         sl_run_report("wrote", path);   /* run names it, as after a Close */

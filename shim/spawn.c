@@ -1,6 +1,7 @@
 /* Starting the helper programs: where they are, running one (pipes,
  * deadline, capped output), and the helper process itself. */
 #include "shim.h"
+#include "mac.h"
 #include "vec.h"
 
 #include <dlfcn.h>
@@ -527,14 +528,15 @@ char **sl_helper_env(char *const environ_[], const char *self_path)
     size_t n = 0;
     while (environ_ && environ_[n])
         n++;
-    char **env = calloc(n + 3, sizeof *env);
+    char **env = calloc(n + 4, sizeof *env);
     if (!env)
         return NULL;
     size_t k = 0;
     int failed = 0;
     for (size_t i = 0; i < n && !failed; i++) {
         const char *e = environ_[i];
-        if (strncmp(e, "SCOPE_LIKWID_DISABLE=", 21) == 0)
+        if (strncmp(e, "SCOPE_LIKWID_DISABLE=", 21) == 0 ||
+            strncmp(e, SL_WRITE_KEY_ENV "=", sizeof SL_WRITE_KEY_ENV) == 0)
             continue;
         if (strncmp(e, "LD_PRELOAD=", 11) == 0) {
             int oom;
@@ -565,6 +567,11 @@ char **sl_helper_env(char *const environ_[], const char *self_path)
     for (k = 0; env[k]; k++)
         ;
     if (!(env[k] = strdup("SCOPE_LIKWID_DISABLE=1"))) {
+        sl_env_free(env);
+        return NULL;
+    }
+    /* the key the writer proves its result with (proof.c) */
+    if (sl_proof_env()[0] && !(env[++k] = strdup(sl_proof_env()))) {
         sl_env_free(env);
         return NULL;
     }

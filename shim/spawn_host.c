@@ -7,6 +7,7 @@
  * writer this way too. */
 #include "shim.h"
 #include "helper_host.h"
+#include "mac.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,23 +20,53 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The host's address as it was at Init (a setuid program ignores it). */
+/* The host's address and key as they were at Init; no key, no host. */
 static struct sockaddr_un host_addr;
 static socklen_t host_addr_len;
+static sl_mac_key host_key;
 
 void sl_host_take(void)
 {
-    const char *v = secure_getenv(SL_HOST_ENV);
+    const char *v = secure_getenv(SL_HOST_ENV), *k = secure_getenv(SL_HOST_KEY_ENV);
     host_addr_len = 0;
     size_t n = v ? strlen(v) : 0;
     /* "@NAME": NAME in the abstract namespace (no file to leave behind,
      * none to reach through a chroot) */
-    if (n < 2 || v[0] != '@' || n > sizeof host_addr.sun_path)
+    if (n < 2 || v[0] != '@' || n > sizeof host_addr.sun_path || !k ||
+        sl_mac_key_parse(k, &host_key) != 0)
         return;
     memset(&host_addr, 0, sizeof host_addr);
     host_addr.sun_family = AF_UNIX;
     memcpy(host_addr.sun_path + 1, v + 1, n - 1);
     host_addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+}
+
+/* A host that fails its check is never asked again: one line says so
+ * (async-signal-safe: no stdio). */
+static void distrust(const char *why)
+{
+    static const char *const part[] = {"scope-likwid: run's helper host ", SL_HOST_ENV "=@",
+                                       " failed its check (", "): the shim starts its helpers "
+                                       "itself\n"};
+    char line[512];
+    size_t n = 0;
+    const size_t name_len = host_addr_len - offsetof(struct sockaddr_un, sun_path) - 1;
+    for (int i = 0; i < 4; i++) {
+        const char *p = part[i];
+        size_t len = strlen(p);
+        if (n + len < sizeof line) {
+            memcpy(line + n, p, len);
+            n += len;
+        }
+        const char *add = i == 1 ? host_addr.sun_path + 1 : i == 2 ? why : NULL;
+        size_t add_len = i == 1 ? name_len : add ? strlen(add) : 0;
+        if (add && n + add_len < sizeof line) {
+            memcpy(line + n, add, add_len);
+            n += add_len;
+        }
+    }
+    host_addr_len = 0;
+    sl_log_line_raw(line, n);
 }
 
 /* The start's own deadline: the host answers as soon as the program runs. */
@@ -151,6 +182,62 @@ static int take_reply(int fd, sl_host_reply *r, int block)
     }
 }
 
+/* n bytes whole by the deadline: 0, -ETIMEDOUT, -EPIPE (closed), -errno. */
+static int recv_all(int fd, void *buf, size_t n, int64_t deadline)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = recv(fd, (char *)buf + got, n - got, MSG_DONTWAIT);
+        if (r > 0) {
+            got += (size_t)r;
+            continue;
+        }
+        if (r == 0)
+            return -EPIPE;
+        if (errno != EINTR && errno != EAGAIN)
+            return -errno;
+        int ok = ready(fd, POLLIN, deadline);
+        if (ok <= 0)
+            return ok < 0 ? ok : -ETIMEDOUT;
+    }
+    return 0;
+}
+
+/* Before anything of ours goes to the host: its listener is this user's,
+ * and it knows run's key (helper_host.h). 0 with *proof (the tag of ours
+ * to send), 1: not a host to use (said once), -EPIPE: it hung up (it
+ * refused us: started here, nothing said). */
+static int check_host(int s, uint64_t *proof, int64_t deadline)
+{
+    struct ucred cred;
+    socklen_t cl = sizeof cred;
+    if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || cred.uid != geteuid()) {
+        distrust("its listener belongs to another user");
+        return 1;
+    }
+    sl_host_hello hello = {.magic = SL_HOST_HELLO_MAGIC};
+    sl_host_proof answer;
+    if (sl_mac_random(hello.nonce, sizeof hello.nonce) != 0)
+        return 1;   /* no nonce to ask with: the keeper */
+    struct iovec hv = {&hello, sizeof hello};
+    int rc = send_all(s, &hv, 1, deadline);
+    if (rc == 0)
+        rc = recv_all(s, &answer, sizeof answer, deadline);
+    if (rc == -EPIPE || rc == -ECONNRESET)
+        return -EPIPE;
+    if (rc != 0) {
+        distrust(rc == -ETIMEDOUT ? "it did not answer" : "its answer could not be read");
+        return 1;
+    }
+    if (memcmp(answer.magic, SL_HOST_PROOF_MAGIC, sizeof answer.magic) != 0 ||
+        !sl_mac_equal(answer.tag, sl_host_tag(&host_key, 1, hello.nonce, answer.nonce))) {
+        distrust("it did not prove it is the run that started this process");
+        return 1;
+    }
+    *proof = sl_host_tag(&host_key, 0, hello.nonce, answer.nonce);
+    return 0;
+}
+
 static void close_fds(int *fd, int n)
 {
     for (int i = 0; i < n; i++)
@@ -179,8 +266,15 @@ int sl_host_child_start(sl_child *c, const char *path, char *const argv[], char 
         return 0;
     }
 
+    int64_t deadline = now_ms() + START_MS;
+    uint64_t proof = 0;
+    if (check_host(s, &proof, deadline) != 0) {
+        close(s);
+        errno = saved;
+        return 0;   /* the keeper starts it */
+    }
     sl_host_request rq = {.magic = SL_HOST_MAGIC, .umask = (int32_t)sl_proc_umask(),
-                          .nlimits = SL_HOST_NLIMITS};
+                          .nlimits = SL_HOST_NLIMITS, .proof = proof};
     double ms = timeout_s * 1000.0;
     rq.timeout_ms = ms <= 0 ? 0 : ms >= 4e9 ? 4000000000u : (uint32_t)ms;
     for (int i = 0; i < SL_HOST_NLIMITS; i++) {
@@ -222,7 +316,6 @@ int sl_host_child_start(sl_child *c, const char *path, char *const argv[], char 
     cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
     memcpy(CMSG_DATA(cm), given, sizeof(int) * (size_t)n);
 
-    int64_t deadline = now_ms() + START_MS;
     ssize_t w;
     do
         w = sendmsg(s, &m, MSG_NOSIGNAL);   /* the socket is empty: the head goes whole */

@@ -51,3 +51,10 @@ int tu_exists(const char *path)
     struct stat st;
     return stat(path, &st) == 0;
 }
+
+char *tu_slurp_result(const char *path, size_t *len)
+{
+    char wire[4200];
+    snprintf(wire, sizeof wire, "%s.wire", path);
+    return tu_slurp(tu_exists(wire) ? wire : path, len);
+}

@@ -12,4 +12,13 @@ char *tu_script(const char *dir, const char *name, const char *body);
 char *tu_slurp(const char *path, size_t *len);
 int tu_exists(const char *path);
 
+/* The body of a fake writer script that copies the rescue file "$1" to
+ * "$2.wire" and makes "$2" a result the shim takes as ours (fake_result.c):
+ * the run it wrote is then read from "$2.wire". */
+#define TU_COPY_WRITER "cp \"$1\" \"$2.wire\" && '" TU_FAKE_RESULT "' \"$2\""
+
+/* What a fake writer wrote to path: path.wire when there is one (the
+ * TU_COPY_WRITER's copy), else path itself; as tu_slurp. */
+char *tu_slurp_result(const char *path, size_t *len);
+
 #endif

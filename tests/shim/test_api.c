@@ -1,6 +1,7 @@
 /* The marker API end to end inside one process, without LIKWID (its symbols
  * are absent: "not linked" mode), with a fake writer script that copies the
- * rescue file to the output path. Each test runs in its own process. */
+ * rescue file beside the output path (TU_COPY_WRITER). Each test runs in
+ * its own process. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -60,7 +61,7 @@ static void setup_with(const char *writer_body)
 
 static void setup(void)
 {
-    setup_with("cp \"$1\" \"$2\" && echo \"$2\"");
+    setup_with(TU_COPY_WRITER);
 }
 
 static void setup_failing_writer(void)
@@ -71,7 +72,7 @@ static void setup_failing_writer(void)
 static sl_run read_run(const char *path)
 {
     size_t len;
-    char *buf = tu_slurp(path, &len);
+    char *buf = tu_slurp_result(path, &len);
     cr_assert_not_null(buf, "%s missing", path);
     sl_run run;
     sl_diag d;

@@ -42,7 +42,7 @@ static void setup(void)
     snprintf(tmpl, sizeof tmpl, "%s/out.h5", dir);
     snprintf(output, sizeof output, "%s/out.h5", dir);
     snprintf(markerfile, sizeof markerfile, "%s/likwid_1.txt", dir);
-    char *w = tu_script(dir, "writer.sh", "cp \"$1\" \"$2\" && echo \"$2\"");
+    char *w = tu_script(dir, "writer.sh", TU_COPY_WRITER);
     setenv("SCOPE_LIKWID_WRITER", w, 1);
     free(w);
     setenv("SCOPE_LIKWID_OUTPUT", tmpl, 1);
@@ -85,7 +85,7 @@ static int app(void)
 static sl_run result(void)
 {
     size_t len;
-    char *buf = tu_slurp(output, &len);
+    char *buf = tu_slurp_result(output, &len);
     cr_assert_not_null(buf, "no result file");
     sl_run run;
     sl_diag d;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,15 +60,30 @@ Test(output, user_and_date_codes)
     free(s);
 }
 
-Test(output, user_from_env)
+/* %u is the real uid's passwd name, whatever USER and LOGNAME say; the
+ * number where the uid has no entry. */
+Test(output, user_from_passwd)
 {
+    struct passwd *pw = getpwuid(getuid());
+    cr_assert_not_null(pw);
+    char *want = strdup(pw->pw_name);
     setenv("USER", "ann", 1);
     setenv("LOGNAME", "bob", 1);
-    cr_assert_str_eq(sl_user_from_env(), "ann");
+    char *u = sl_user_name(getuid());
+    cr_assert_str_eq(u, want, "USER set to another name");
+    free(u);
     unsetenv("USER");
-    cr_assert_str_eq(sl_user_from_env(), "bob");
     unsetenv("LOGNAME");
-    cr_assert_null(sl_user_from_env());
+    u = sl_user_name(getuid());
+    cr_assert_str_eq(u, want, "USER and LOGNAME unset");
+    free(u);
+    free(want);
+    uid_t nobody_known = 4000000123u;
+    cr_assert_null(getpwuid(nobody_known), "test premise: uid %u has no passwd entry",
+                   (unsigned)nobody_known);
+    u = sl_user_name(nobody_known);
+    cr_assert_str_eq(u, "4000000123");
+    free(u);
 }
 
 /* SCOPE_LIKWID_EXCLUDE: shell patterns on the path or the program's name. */
@@ -308,8 +324,7 @@ Test(output, place_directory_gets_default_name, .init = redirect_stderr)
 }
 
 /* A name in directories not there yet (the man page's Slurm example without
- * mkdir, a name ending in '/'): they are created, owner rwx whatever the
- * umask, the rest as the umask says. */
+ * mkdir, a name ending in '/'): they are created 0700 whatever the umask. */
 static mode_t mode_of(const char *p)
 {
     struct stat st;
@@ -340,7 +355,7 @@ Test(output, place_creates_directories, .init = redirect_stderr)
     cr_assert_str_eq(p, want, "a directory to be: the default name inside it");
     free(p);
     snprintf(a, sizeof a, "%s/new", dir);
-    cr_assert_eq(mode_of(a), 0755, "umask 022: as the umask says");
+    cr_assert_eq(mode_of(a), 0700, "umask 022: the owner's alone all the same");
     umask(old);
     rmdir(ab);
     snprintf(ab, sizeof ab, "%s/a", dir);
@@ -367,8 +382,8 @@ Test(output, place_directory_cannot_be_made, .init = redirect_stderr)
     rmdir(dir);
     fflush(stderr);
     snprintf(want, sizeof want,
-             "scope-likwid: cannot create the directory %s/sub for SCOPE_LIKWID_OUTPUT %s: "
-             "Not a directory\n", file, in);
+             "scope-likwid: cannot create the directory %s/sub for the result %s (%s is not "
+             "a directory)\n", file, in, file);
     cr_assert_stderr_eq_str(want);
 }
 

@@ -726,15 +726,19 @@ int sl_cmd_run(int argc, char **argv)
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
 
     /* the helpers of APP's shim become run's children, not APP's */
-    char host_name[108];
+    char host_name[108], host_key[SL_MAC_HEX + 1];
     int host_control = -1;
-    pid_t host = sl_run_host_start(&host_control, host_name, sizeof host_name);
-    if (host > 0 && setenv(SL_HOST_ENV, host_name, 1) != 0) {
+    pid_t host = sl_run_host_start(&host_control, host_name, sizeof host_name, host_key,
+                                   sizeof host_key);
+    if (host > 0 && (setenv(SL_HOST_ENV, host_name, 1) != 0 ||
+                     setenv(SL_HOST_KEY_ENV, host_key, 1) != 0)) {
         sl_run_host_end(host, host_control);
         host = -1;
     }
-    if (host <= 0)
+    if (host <= 0) {
         unsetenv(SL_HOST_ENV);  /* an outer run's host is not ours */
+        unsetenv(SL_HOST_KEY_ENV);
+    }
 
     pid_t pid;
     int rc = posix_spawnp(&pid, cmd[0], NULL, &attr, cmd, environ);

@@ -2,11 +2,14 @@
  * shim's helper processes on the application's behalf. The host accepts
  * connections until run says the application ended (its control pipe
  * closes), then waits for the helpers still running and exits. Each
- * connection gets a process of its own (a "minder"): it reads the
- * request, checks that it comes from the same user, root and mount
+ * connection gets a process of its own (a "minder"): it checks that the
+ * peer is this user's and knows run's key (answering nothing before the
+ * first check, proving its own knowledge of the key only after it), reads
+ * the request, checks that it comes from the same root and mount
  * namespace, starts the program, and reports its end. */
 #include "run_host.h"
 #include "helper_host.h"
+#include "mac.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -136,21 +139,46 @@ static void exec_program(const sl_host_request *rq, const int *fd_of, char *path
     _exit(127);
 }
 
+/* The key run gave the application's processes (SCOPE_LIKWID_RUN_HOST_KEY). */
+static sl_mac_key host_key;
+
+/* The peer is this user's and knows the key (helper_host.h): 0 with the
+ * tag its request must carry in *want, else -1 (nothing more is said to
+ * it: the shim starts its helper itself). */
+static int check_peer(int conn, uint64_t *want, int64_t deadline)
+{
+    struct ucred cred;
+    socklen_t cl = sizeof cred;
+    if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || cred.uid != geteuid() ||
+        cred.gid != getegid())
+        return -1;      /* another user (or group): not a word to it */
+    sl_host_hello hello;
+    if (read_all(conn, &hello, sizeof hello, deadline, NULL, NULL) != 0 ||
+        memcmp(hello.magic, SL_HOST_HELLO_MAGIC, sizeof hello.magic) != 0)
+        return -1;
+    sl_host_proof answer = {.magic = SL_HOST_PROOF_MAGIC};
+    if (sl_mac_random(answer.nonce, sizeof answer.nonce) != 0)
+        return -1;
+    answer.tag = sl_host_tag(&host_key, 1, hello.nonce, answer.nonce);
+    if (send(conn, &answer, sizeof answer, MSG_NOSIGNAL) != (ssize_t)sizeof answer)
+        return -1;
+    *want = sl_host_tag(&host_key, 0, hello.nonce, answer.nonce);
+    return 0;
+}
+
 /* One connection, in a process of its own: never returns. */
 static void minder(int conn)
 {
     int64_t deadline = now_ms() + REQUEST_MS;
     sl_host_request rq;
     int fds[SL_HOST_MAX_FDS], nfd = 0;
-    struct ucred cred;
-    socklen_t cl = sizeof cred;
-    if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || cred.uid != geteuid() ||
-        cred.gid != getegid()) {
-        reply(conn, SL_HOST_REFUSED, EPERM);     /* another user: it starts its own */
+    uint64_t want = 0;
+    if (check_peer(conn, &want, deadline) != 0)
         _exit(0);
-    }
     if (read_all(conn, &rq, sizeof rq, deadline, fds, &nfd) != 0)
         _exit(0);
+    if (!sl_mac_equal(rq.proof, want))
+        _exit(0);       /* not a process run started: its descriptors go unused */
     int rc = sl_host_request_check(&rq);
     if (rc == 0 && sl_host_nfds(rq.fds) != nfd)
         rc = -EPROTO;
@@ -296,11 +324,13 @@ static void host_main(int listener, int control)
     }
 }
 
-pid_t sl_run_host_start(int *control, char *name, size_t cap)
+pid_t sl_run_host_start(int *control, char *name, size_t cap, char *key, size_t key_cap)
 {
     unsigned char rnd[12];
-    if (getrandom(rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
+    if (getrandom(rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd ||
+        key_cap <= SL_MAC_HEX || sl_mac_random(host_key.k, sizeof host_key.k) != 0)
         return -1;
+    sl_mac_key_hex(&host_key, key);
     char id[2 * sizeof rnd + 1];
     for (size_t i = 0; i < sizeof rnd; i++)
         snprintf(id + 2 * i, 3, "%02x", rnd[i]);
