@@ -99,7 +99,7 @@ static int from_journal(const char *path, long long orphan_of, int by_parent, do
     sl_jrn_info info;
     /* Held until we exit: a second child's writer waits, then finds the
      * journal recovered (or gone) and writes nothing. */
-    int lock_fd = orphan_of ? open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    int lock_fd = orphan_of ? sl_open_regular(path, O_RDONLY, NULL) : -1;
     if (orphan_of && (lock_fd < 0 || flock(lock_fd, LOCK_EX) != 0))
         return fail(d, "the journal is gone (delivered): nothing written");
     if (sl_journal_read_info(path, &info, d) != 0)

@@ -24,7 +24,8 @@ int sl_jf_check(const jfile *j, const char *name, sl_diag *d)
 int sl_jf_open(const char *path, jfile *j, sl_diag *d)
 {
     memset(j, 0, sizeof *j);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* never waits (a FIFO planted under a journal's name), never follows a link */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         int e = errno;
         sl_diag_add(d, path, 0, "cannot open: %s", strerror(e));

@@ -1,5 +1,6 @@
 /* What recover and the writer's journal mode share (see journal_recover.h). */
 #include "journal_recover.h"
+#include "fileio.h"
 #include "name_fit.h"
 
 #include <fcntl.h>
@@ -14,7 +15,7 @@
 
 void sl_jrn_set_state(const char *path, int32_t state)
 {
-    int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = sl_open_regular(path, O_WRONLY, NULL);
     if (fd < 0)
         return;
     if (pwrite(fd, &state, sizeof state, offsetof(sl_jrn_header, state)) != sizeof state)

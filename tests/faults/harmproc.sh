@@ -322,59 +322,50 @@ subreaper)
     done ;;
 host-fallback)
     # SCOPE_LIKWID_RUN_HOST names a host that is not there, one that hangs
-    # up, one that refuses, and one that answers garbage: the shim starts
-    # its helpers itself (one result, no line but 'wrote'). One that takes
-    # the request and never answers: Close ends within seconds, the timing
-    # saved in the rescue file, and the line says why.
-    cat >"$T/host.py" <<'PYEOF'
-import os, socket, struct, sys, time
-name, how = sys.argv[1], sys.argv[2]
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.bind("\0" + name)
-s.listen(8)
-open(sys.argv[3], "w").close()
-while True:
-    c, _ = s.accept()
-    if how == "hangup":
-        c.close()
-    elif how == "refuse":
-        c.recv(65536)
-        c.sendall(struct.pack("ii", 2, 1))
-        c.close()
-    elif how == "garbage":
-        c.recv(65536)
-        c.sendall(b"\x07" * 8)
-        c.close()
-    else:
-        c.recv(65536)
-        time.sleep(30)
-PYEOF
+    # up, one that refuses after the handshake: the shim starts its helpers
+    # itself (one result, no line but 'wrote'). One that answers the hello
+    # with junk, or not at all: it failed its check, one line says so, and
+    # the shim starts its helpers itself (one result). One that passes the
+    # handshake, takes the request and never answers: Close ends within
+    # seconds, the timing saved in the rescue file, and the line says why.
+    # The stand-in host: tests/security/slhost.py.
+    key=000102030405060708090a0b0c0d0e0f
     SCOPE_LIKWID_TIMEOUT=10
     export SCOPE_LIKWID_TIMEOUT
     run a.base "$SL_HARMPROC_APP" plain
-    for how in absent hangup refuse garbage silent; do
-        name=scope-likwid-test-$$-$how
+    for how in absent hangup refuse garbage mute silent; do
+        hname=scope-likwid-test-$$-$how
         pid=
         if [ "$how" != absent ]; then
-            "$PY" "$T/host.py" "$name" "$how" "$T/$how.ready" &
+            "$PY" "$SL_SRC/tests/security/slhost.py" "$hname" "$how" "$T/$how.ready" "$T/$how.log" "$key" &
             pid=$!
             n=0
             while [ ! -f "$T/$how.ready" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
         fi
         t0=$(date +%s)
-        run "$how.shim" env SCOPE_LIKWID_RUN_HOST="@$name" LD_PRELOAD="$SL_SHIM" "$SL_HARMPROC_APP" plain
+        run "$how.shim" env SCOPE_LIKWID_RUN_HOST="@$hname" SCOPE_LIKWID_RUN_HOST_KEY=$key \
+            LD_PRELOAD="$SL_SHIM" "$SL_HARMPROC_APP" plain
         took=$(($(date +%s) - t0))
         [ -n "$pid" ] && kill "$pid" 2>/dev/null
         same_behaviour a.base "$how.shim"
-        if [ "$how" = silent ]; then
+        case $how in
+        silent)
             [ "$took" -lt 9 ] || fail "$how.shim: took $took s: expected Close within the 5 s start deadline"
             expect_line "$how.shim" "could not write .*writer could not be started" "why the writer did not run"
-            check_rescue "$how.shim" --timing "work=1x3" --timing-tags work --no-likwid >/dev/null
-        else
+            check_rescue "$how.shim" --timing "work=1x3" --timing-tags work --no-likwid >/dev/null ;;
+        garbage|mute)
+            [ "$how" = garbage ] && want="it did not prove it is the run that started this process" ||
+                want="it did not answer"
+            expect_line "$how.shim" "run's helper host SCOPE_LIKWID_RUN_HOST=@$hname failed its check \\($want\\): the shim starts its helpers itself" \
+                "the host named as failing its check"
+            [ "$(shim_lines "$how.shim" | grep -vc "^scope-likwid: wrote \|failed its check")" = 0 ] ||
+                fail "$how.shim: another line: $(shim_lines "$how.shim")"
+            one_result "$how.shim" && check "$R" --timing "work=1x3" --timing-tags work --no-likwid >/dev/null ;;
+        *)
             [ "$(shim_lines "$how.shim" | grep -vc '^scope-likwid: wrote ')" = 0 ] ||
                 fail "$how.shim: a line besides 'wrote': $(shim_lines "$how.shim")"
-            one_result "$how.shim" && check "$R" --timing "work=1x3" --timing-tags work --no-likwid >/dev/null
-        fi
+            one_result "$how.shim" && check "$R" --timing "work=1x3" --timing-tags work --no-likwid >/dev/null ;;
+        esac
         [ "$FAILED" = 0 ] || { show_run "$how.shim"; break; }
     done ;;
 run-drop-nobody)

@@ -144,7 +144,12 @@ umask)
         command -v setpriv >/dev/null 2>&1 || skip "root without setpriv: file modes would not matter"
         as="setpriv --reuid=65534 --regid=65534 --clear-groups"
     fi
-    for r in n.base n.shim w.base w.shim k.base k.shim conv; do mkdir -p "$T/$r"; chmod 777 "$T/$r"; done
+    # each run's directory the user's own (a directory others may write in
+    # is not used for results: docs/SECURITY.md)
+    for r in n.base n.shim w.base w.shim k.base k.shim conv; do
+        mkdir -p "$T/$r"
+        [ -z "$as" ] || chown 65534:65534 "$T/$r"
+    done
     # asu CMD...: CMD with the umask (as nobody when root); a command, for run.
     printf '#!/bin/sh\numask %s && exec %s "$@"\n' "$um" "$as" >"$T/asu"
     chmod 755 "$T/asu"

@@ -142,12 +142,21 @@ int sl_rescue_to_result(const char *rescue, const char *output, char **written)
  * killed too) is the whole result, counters included, and becomes the
  * result file. 0 or 1 when done (the status of recover), -1 to read the
  * journal instead (the rescue file cannot be read). */
-static int from_rescue(const char *path, const sl_jrn_info *info)
+static int from_rescue_at(const char *path, const sl_jrn_info *info, const char *rescue)
 {
-    const char *rescue = info->rescue;
-    int fd = open(rescue, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT ? already_delivered(path) : -1;
+    struct stat st;
+    int fd = sl_open_regular(rescue, O_RDONLY, &st);
+    if (fd == -ENOENT)
+        return already_delivered(path);
+    if (fd >= 0 && st.st_uid != geteuid()) {
+        close(fd);
+        fd = -EPERM;
+    }
+    if (fd < 0) {
+        sl_error("recover", "%s: the rescue file %s is not a regular file of yours (%s): reading "
+                 "the journal instead", path, rescue, strerror(-fd));
+        return -1;
+    }
     int locked = flock(fd, LOCK_EX | LOCK_NB) == 0;
     if (!locked)
         sl_error("recover", "%s: a writer is still at work on %s: waiting for it", path, rescue);
@@ -185,7 +194,24 @@ static int from_rescue(const char *path, const sl_jrn_info *info)
     return 0;
 }
 
-int sl_recover_journal(const char *path, const char *why)
+/* The rescue file the header names, taken only when it is one beside the
+ * journal (recover_owner.c). */
+static int from_rescue(const char *path, const sl_jrn_info *info, const sl_jrn_place *place)
+{
+    char *rescue = sl_recover_rescue_ok(place, info->rescue);
+    if (!rescue) {
+        sl_error("recover", "%s: its header names the rescue file %s, which is not one beside "
+                 "it: reading the journal instead", path, info->rescue);
+        return -1;
+    }
+    int rc = from_rescue_at(path, info, rescue);
+    free(rescue);
+    return rc;
+}
+
+/* One journal recover may act on (recover_owner.c): the names it writes
+ * and removes are place's, derived from where the journal is. */
+static int recover_one(const char *path, const char *why, const sl_jrn_place *place)
 {
     sl_diag d;
     sl_diag_init(&d);
@@ -208,6 +234,11 @@ int sl_recover_journal(const char *path, const char *why)
         sl_diag_free(&d);
         return 0;
     }
+    /* The result goes beside the journal, whatever its header says. */
+    if (!sl_recover_same_output(place, info.output))
+        sl_error("recover", "%s: its header names %s as the result; the result goes beside the "
+                 "journal: %s", path, info.output, place->output);
+    snprintf(info.output, sizeof info.output, "%s", place->output);
     if (delivered) {
         /* Its result was delivered; only the removal did not happen. */
         sl_jrn_drop_batch_file(&info);
@@ -217,7 +248,7 @@ int sl_recover_journal(const char *path, const char *why)
         return 0;
     }
     if (info.state == SL_JRN_DELIVERING && info.rescue[0]) {
-        int done = from_rescue(path, &info);
+        int done = from_rescue(path, &info, place);
         if (done == 0)
             sl_jrn_drop_batch_file(&info);  /* the delivery held the batch */
         if (done >= 0) {
@@ -256,6 +287,11 @@ int sl_recover_journal(const char *path, const char *why)
     return 0;
 }
 
+int sl_recover_journal(const char *path, const char *why)
+{
+    return sl_recover_guarded(path, why, recover_one);
+}
+
 static int has_suffix(const char *s, const char *suf)
 {
     size_t a = strlen(s), b = strlen(suf);
@@ -277,7 +313,7 @@ static int recover_dir(const char *dir)
         if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
             continue;
         n++;
-        failed |= sl_recover_journal(path, NULL);
+        failed |= sl_recover_journal(path, NULL) == 1;  /* a skipped one is not ours to fail on */
     }
     closedir(d);
     if (!n)
@@ -339,7 +375,7 @@ static int recover_operands(int argc, char **argv)
         } else if (S_ISDIR(st.st_mode)) {
             failed |= recover_dir(argv[i]);
         } else {
-            failed |= sl_recover_journal(argv[i], NULL);
+            failed |= sl_recover_journal(argv[i], NULL) != 0;
         }
     }
     return failed ? SL_EXIT_FAIL : SL_EXIT_OK;
