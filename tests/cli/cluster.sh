@@ -93,6 +93,8 @@ case $(attr "$TMP/slurm/scope-likwid-$pid.h5" metadata run_id) in
 esac
 
 # ---- site-wide: a central directory by user and date, excluded programs ----
+# %u is the user running it (its passwd name), whatever USER says.
+me=$(id -un)
 mkdir "$TMP/central"
 chmod 1777 "$TMP/central"
 (cd "$TMP" && USER=ann SCOPE_LIKWID_OUTPUT="$TMP/central/%u/%d/" LD_PRELOAD=$SHIM "$APP") \
@@ -101,14 +103,16 @@ pid=$(sed -n 's/^pid //p' "$TMP/site.out")
 day=$(date -u +%Y-%m-%d)
 CHECKS=$((CHECKS + 1))
 # (a run across midnight UTC may name the day before)
-[ -f "$TMP/central/ann/$day/scope-likwid-$pid.h5" ] ||
-    [ -f "$TMP/central/ann/$(date -u -d yesterday +%Y-%m-%d)/scope-likwid-$pid.h5" ] ||
-    fail "central directory: no $TMP/central/ann/$day/scope-likwid-$pid.h5: $(find "$TMP/central")"
+[ -f "$TMP/central/$me/$day/scope-likwid-$pid.h5" ] ||
+    [ -f "$TMP/central/$me/$(date -u -d yesterday +%Y-%m-%d)/scope-likwid-$pid.h5" ] ||
+    fail "central directory: no $TMP/central/$me/$day/scope-likwid-$pid.h5: $(find "$TMP/central")"
+before=$(find "$TMP/central" | sort)
 (cd "$TMP" && SCOPE_LIKWID_EXCLUDE="bash:marker_*" SCOPE_LIKWID_OUTPUT="$TMP/central/%u/%d/" \
     SCOPE_LIKWID_QUIET=0 USER=bob LD_PRELOAD=$SHIM "$APP") >"$TMP/excl.out" 2>"$TMP/excl.err" ||
     fail "excluded run: exit $?"
 CHECKS=$((CHECKS + 1))
-[ ! -e "$TMP/central/bob" ] || fail "excluded program: $(find "$TMP/central/bob") created"
+[ "$(find "$TMP/central" | sort)" = "$before" ] ||
+    fail "excluded program: created $(find "$TMP/central" | sort | grep -vxF "$before")"
 check_eq "$(grep 'scope-likwid:' "$TMP/excl.err" || true)" "" "excluded program: nothing said"
 
 # ---- a PBS job, 2 ranks, launched twice in one directory ----

@@ -209,6 +209,13 @@ static int from_rescue(const char *path, const sl_jrn_info *info, const sl_jrn_p
     return rc;
 }
 
+/* The names recover writes and removes (the result, a batch file beside
+ * it): those of the journal's location, never its header's. */
+static void take_place(sl_jrn_info *info, const sl_jrn_place *place)
+{
+    snprintf(info->output, sizeof info->output, "%s", place->output);
+}
+
 /* One journal recover may act on (recover_owner.c): the names it writes
  * and removes are place's, derived from where the journal is. */
 static int recover_one(const char *path, const char *why, const sl_jrn_place *place)
@@ -238,7 +245,7 @@ static int recover_one(const char *path, const char *why, const sl_jrn_place *pl
     if (!sl_recover_same_output(place, info.output))
         sl_error("recover", "%s: its header names %s as the result; the result goes beside the "
                  "journal: %s", path, info.output, place->output);
-    snprintf(info.output, sizeof info.output, "%s", place->output);
+    take_place(&info, place);
     if (delivered) {
         /* Its result was delivered; only the removal did not happen. */
         sl_jrn_drop_batch_file(&info);
@@ -262,6 +269,7 @@ static int recover_one(const char *path, const char *why, const sl_jrn_place *pl
     int rc = sl_run_init(&run);
     if (rc == 0)
         rc = sl_journal_read(path, &clk, &run, &info, &d);
+    take_place(&info, place);   /* read again with the header */
     char *status = rc == 0 ? sl_jrn_partial_status(&info, "scope-likwid recover", why) : NULL;
     if (rc == 0 && (!status || sl_set_string(&run.likwid_status, status) != 0))
         rc = -ENOMEM;
