@@ -596,15 +596,11 @@ int sl_config_disabled(void)
     return env_bool("SCOPE_LIKWID_DISABLE", 0);
 }
 
-/* A variable that names a program or a path: ignored in a setuid or setgid
- * program (secure_getenv), where it would let the user who started it pick
- * what runs, or where a file is created, with the program's privileges. */
+/* A variable that names a program or a path (secure_getenv: a setuid or
+ * setgid program never gets this far, do_init leaves it alone). */
 static char *env_path(const char *name)
 {
     const char *v = secure_getenv(name);
-    if (!v && getenv(name))
-        sl_log_warn("%s ignored: a setuid or setgid program (AT_SECURE) takes no paths from "
-                    "the environment; using the default", name);
     if (v && !*v) {
         sl_log_warn("%s is empty: expected a path; using the default", name);
         return NULL;

@@ -24,6 +24,7 @@
 static struct sockaddr_un host_addr;
 static socklen_t host_addr_len;
 static sl_mac_key host_key;
+static uid_t uid_at_init;       /* a process that changed its user since: run's is not ours */
 
 void sl_host_take(void)
 {
@@ -35,6 +36,7 @@ void sl_host_take(void)
     if (n < 2 || v[0] != '@' || n > sizeof host_addr.sun_path || !k ||
         sl_mac_key_parse(k, &host_key) != 0)
         return;
+    uid_at_init = geteuid();
     memset(&host_addr, 0, sizeof host_addr);
     host_addr.sun_family = AF_UNIX;
     memcpy(host_addr.sun_path + 1, v + 1, n - 1);
@@ -211,7 +213,13 @@ static int check_host(int s, uint64_t *proof, int64_t deadline)
 {
     struct ucred cred;
     socklen_t cl = sizeof cred;
-    if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || cred.uid != geteuid()) {
+    if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0)
+        return 1;
+    if (cred.uid != geteuid()) {
+        /* run's own, of the user this process was at Init (a service that
+         * dropped its privileges): not a host for it, nothing to say */
+        if (cred.uid == uid_at_init)
+            return 1;
         distrust("its listener belongs to another user");
         return 1;
     }

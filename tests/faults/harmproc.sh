@@ -360,6 +360,9 @@ host-fallback)
                 "the host named as failing its check"
             [ "$(shim_lines "$how.shim" | grep -vc "^scope-likwid: wrote \|failed its check")" = 0 ] ||
                 fail "$how.shim: another line: $(shim_lines "$how.shim")"
+            # nothing but the hello (a nonce) went to a host that failed its check
+            [ "$how" != garbage ] || [ "$(cat "$T/$how.log" 2>/dev/null)" = "BYTES 24" ] ||
+                fail "$how.shim: the host that failed its check got $(cat "$T/$how.log" 2>/dev/null): expected BYTES 24 (the hello)"
             one_result "$how.shim" && check "$R" --timing "work=1x3" --timing-tags work --no-likwid >/dev/null ;;
         *)
             [ "$(shim_lines "$how.shim" | grep -vc '^scope-likwid: wrote ')" = 0 ] ||

@@ -4,7 +4,8 @@ the tests: a listener on an abstract Unix socket that plays the host right
 
     slhost.py NAME MODE READY LOG [KEY]
 
-MODE: hangup (closes at once), garbage (answers the hello with junk),
+MODE: hangup (closes at once), garbage (answers the hello with junk and
+logs how many bytes it got in all),
 mute (reads the hello, answers nothing), refuse (the handshake right, then
 refuses the request), silent (the handshake right, then never answers the
 request), squat (what another user does with a name run left: take
@@ -80,8 +81,8 @@ def handshake(c, key):
 def squat(c, log):
     """Everything the victim's shim sends, its descriptors used as another
     user would use them."""
-    data, fds = b"", []
-    c.settimeout(3)
+    data, fds, answered = b"", [], False
+    c.settimeout(1)
     try:
         while True:
             msg, anc, _, _ = c.recvmsg(65536, socket.CMSG_SPACE(16 * 4))
@@ -91,13 +92,12 @@ def squat(c, log):
             if not msg:
                 break
             data += msg
-            if len(data) >= HELLO and not fds:
-                # a host would answer here: a squatter answers junk and waits
+            if len(data) == HELLO and not answered:
+                # a host would answer a hello here: a squatter answers junk
                 c.sendall(b"SLPROF2\0" + os.urandom(24))
-            if fds:
-                break
+                answered = True
     except (socket.timeout, OSError):
-        pass
+        pass    # all of it came: the shim waits for an answer
     with open(log, "ab") as f:
         f.write(b"BYTES %d\n" % len(data))
         f.write(data.replace(b"\0", b"\n"))
@@ -126,8 +126,19 @@ def main():
         if mode == "hangup":
             c.close()
         elif mode == "garbage":
-            recv_exact(c, HELLO)
+            got = recv_exact(c, HELLO)
             c.sendall(b"\x07" * 32)
+            c.settimeout(1)
+            try:
+                while True:
+                    b = c.recv(65536)
+                    if not b:
+                        break
+                    got += b
+            except (socket.timeout, OSError):
+                pass
+            with open(log, "a") as f:
+                f.write("BYTES %d\n" % len(got))
             c.close()
         elif mode == "mute":
             recv_exact(c, HELLO)

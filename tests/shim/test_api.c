@@ -240,6 +240,58 @@ Test(api, writer_fails_rescue_kept, .init = setup_failing_writer)
     free(err);
 }
 
+/* A writer's answer counts only for a result it proves it wrote for this
+ * process (shim/proof.c): an answer naming some other file, one without a
+ * proof, or one whose proof is of another key, leaves the rescue file and
+ * the journal, and the line says why. */
+static void setup_naming_hostname(void)
+{
+    setup_with("echo /etc/hostname");
+}
+
+static void setup_unproved(void)
+{
+    setup_with(TU_COPY_WRITER " | grep -v '^proof '");
+}
+
+static void setup_forged(void)
+{
+    setup_with(TU_COPY_WRITER " | sed 's/^proof .*/proof 0123456789abcdef/'");
+}
+
+static void fake_answer_refused(const char *why)
+{
+    likwid_markerInit();
+    likwid_markerStartRegion("r");
+    likwid_markerStopRegion("r");
+    likwid_markerClose();
+    cr_assert(tu_exists(rescue), "the rescue file was removed on a fake answer");
+    sl_run run = read_run(rescue);
+    cr_assert_eq(find(&run, "r")->call_counts[0], 1);
+    sl_run_free(&run);
+    char *err = tu_slurp(errfile, NULL);
+    cr_assert_not_null(strstr(err, "which is not a result it wrote for this process: "), "%s", err);
+    cr_assert_not_null(strstr(err, why), "%s", err);
+    cr_assert_not_null(strstr(err, "timing data saved in "), "%s", err);
+    cr_assert_null(strstr(err, "scope-likwid: wrote "), "%s", err);
+    free(err);
+}
+
+Test(api, writer_naming_another_file, .init = setup_naming_hostname)
+{
+    fake_answer_refused("/etc/hostname");
+}
+
+Test(api, writer_without_proof, .init = setup_unproved)
+{
+    fake_answer_refused("the writer gave no proof of it");
+}
+
+Test(api, writer_forged_proof, .init = setup_forged)
+{
+    fake_answer_refused("the writer's proof does not match it");
+}
+
 Test(api, writer_missing, .init = setup)
 {
     char missing[700];
