@@ -44,7 +44,8 @@ def want(k, v):
         bad.append("%s = %r: expected %r" % (k, m.get(k), v))
 want("hostname", socket.gethostname())
 want("hostname", f["rank0"].attrs["hostname"])
-want("user", "sp-user")
+import pwd, os
+want("user", pwd.getpwuid(os.getuid()).pw_name)   # the passwd name, never USER
 want("SLURM_JOB_ID", "4711")
 want("working_directory", sys.argv[2])
 want("total_cores", 2)
@@ -124,7 +125,7 @@ if [ -n "${real:-}" ]; then
     run into "$SL_CLI" convert "$SL_SRC/tests/data/samples/v52_two_groups.txt" --into "$T/out/into.h5"
     [ "$(rc_of into)" = 0 ] || { fail "convert --into exited $(rc_of into)"; show_run into; }
     sp convert-into "$T/out/into.h5" --ranks 1 --calls $CALLS --likwid --require-metadata --omp-threads 2
-    [ "$(h5dump -a /metadata/user "$T/out/into.h5" 2>&1 | grep -c sp-user)" = 1 ] ||
+    [ "$(h5dump -a /metadata/user "$T/out/into.h5" 2>&1 | grep -c "\"$(id -un)\"")" = 1 ] ||
         fail "convert --into replaced the file's /metadata: expected it kept"
 fi
 
