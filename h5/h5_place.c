@@ -33,16 +33,6 @@ unsigned sl_h5_placed(void)
     return (unsigned)placed;
 }
 
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return strdup(".");
-    if (slash == path)
-        return strdup("/");
-    return strndup(path, (size_t)(slash - path));
-}
-
 static const char *base_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -62,7 +52,7 @@ static void sync_dir(const char *dir)
 static int make_temp(const char *path, char **tmp_out, sl_diag *diag)
 {
     static unsigned counter;
-    char *dir = dir_of(path);
+    char *dir = sl_dir_of(path);
     if (!dir)
         return -ENOMEM;
     const char *base = base_of(path);
@@ -230,7 +220,7 @@ static int link_into_place(char *tmp, const char *path, int sync, char **written
         drop_temp(tmp);
         return rc;
     }
-    char *dir = dir_of(name);
+    char *dir = sl_dir_of(name);
     if (dir)
         sync_dir(dir);
     free(dir);
@@ -294,7 +284,7 @@ int sl_place_replace(const char *path, const void *buf, size_t len, sl_diag *dia
     if (rc && tmp)
         unlink(tmp);
     if (!rc) {
-        char *dir = dir_of(target);
+        char *dir = sl_dir_of(target);
         if (dir)
             sync_dir(dir);
         free(dir);
