@@ -350,13 +350,15 @@ journal)
     [ "$(rc victim)" = 0 ] || fail "the victim's recover of a directory with others' journals: exit status $(rc victim)"
     [ "$(grep -c 'skipped: it belongs to uid' "$L/victim.err")" = 2 ] ||
         fail "the victim's recover: expected one 'skipped' line per journal: $(cat "$L/victim.err")"
-    [ -z "$(find "$T" -newer "$T/marker" -user "$A")" ] ||
-        fail "the victim's recover made: $(find "$T" -newer "$T/marker" -user "$A")"
+    # (files: a directory's time also changes when a runtime's temporary
+    # file comes and goes in it, as ThreadSanitizer's does in TMPDIR)
+    [ -z "$(find "$T" -newer "$T/marker" -user "$A" ! -type d)" ] ||
+        fail "the victim's recover made: $(find "$T" -newer "$T/marker" -user "$A" ! -type d)"
     # the epilog
     (timeout -k 5 60 "$CLI" recover "$T/shared") >"$L/root.out" 2>"$L/root.err"
     echo $? >"$L/root.rc"
     [ "$(rc root)" = 0 ] || fail "root's recover: exit status $(rc root)"
-    made=$(find "$T" -newer "$T/marker" ! -path "$L" ! -path "$L/*" ! -path "$T/shared" ! -user "$B")
+    made=$(find "$T" -newer "$T/marker" ! -type d ! -path "$L/*" ! -user "$B")
     [ -z "$made" ] || fail "root's recover made or changed files not the journal's owner's: $made"
     [ -z "$(ls -A "$T/rootonly")" ] || fail "root's recover wrote into the root-only directory: $(ls -A "$T/rootonly")"
     [ ! -e "$T/$A/keys.h5" ] || fail "a recover made $T/$A/keys.h5 in the victim's home"
