@@ -273,6 +273,11 @@ modes)
         cl=$(attr "$R" rank0 command_line)
         [ "$cl" = "$APP" ] || fail "SCOPE_LIKWID_ARGS=0: command_line '$cl': expected the program alone ($APP)"
     fi
+    as argsk "$A" "$T/$A" env SCOPE_LIKWID_ARGS=0 SCOPE_LIKWID_OUTPUT="$T/$A/argsk/" LD_PRELOAD="$SHIM" \
+        "$APP" kill --password=hunter2
+    j=$(ls "$T/$A/argsk"/*.journal 2>/dev/null)
+    [ -n "$j" ] || fail "SCOPE_LIKWID_ARGS=0, killed: no journal left: $(lines argsk)"
+    [ -n "$j" ] && grep -q hunter2 "$j" && fail "SCOPE_LIKWID_ARGS=0: the journal holds the arguments"
     R=$(results "$T/$A/out022/sub")
     [ -n "$R" ] && case $(attr "$R" rank0 command_line) in
         *hunter2*) ;;
