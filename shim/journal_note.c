@@ -45,7 +45,7 @@ static void put_count(note *t, const char *name, int64_t v)
 
 static void fill(note *t, const char *cwd, int64_t mpi_size, int64_t omp)
 {
-    const char *user = sl_user_from_env();
+    const char *user = sl_g.user;    /* the passwd name, never USER */
     if (user)
         put(t, "user", 4, user);
     if (cwd)
