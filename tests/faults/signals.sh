@@ -71,7 +71,7 @@ m = f["metadata"].attrs
 if not text(m.get("run_id", "")).startswith("slurm-4242.3/"):
     bad.append("run_id %r, expected 'slurm-4242.3/HOST:PID:START'" % text(m.get("run_id", "")))
 want = {"SLURM_JOB_ID": "4242", "SLURM_STEP_ID": "3", "SLURM_TEST_NOTE": "noted at Init",
-        "user": "sl-note-user",
+        "user": __import__("pwd").getpwuid(os.getuid()).pw_name,   # never USER (sl-note-user)
         "mpi_size": 1, "omp_num_threads": int(os.environ.get("OMP_NUM_THREADS", "0") or 0) or m.get("omp_num_threads")}
 for k, v in want.items():
     if m.get(k) != v:
