@@ -1,6 +1,7 @@
 /* The exported entry points: the marker API in C and gfortran's names, and
  * the exec and fork wrappers. */
 #include "shim.h"
+#include "rebind.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -124,6 +125,21 @@ void likwid_markergetregion_(const char *tag, int *nr_events, double *events, do
     free(heap);
     SL_ERRNO_RESTORE_KEEP
 }
+
+/* ==== own addresses ==== */
+
+/* Every entry point's own address, by the name a relocation gives it: an
+ * object bound past the global scope has its slots rewritten to these
+ * (rebind.c). Hidden aliases: no other definition in the process can
+ * stand in for them. */
+#define SL_OWN_ALIAS(cname, member, ret, params, args, fname, fshape, errno_)                 \
+    extern __typeof__(cname) sl_own_##cname __attribute__((alias(#cname), visibility("hidden"))); \
+    extern __typeof__(fname) sl_own_##fname __attribute__((alias(#fname), visibility("hidden")));
+SL_MARKER_FNS(SL_OWN_ALIAS)
+#define SL_OWN_ROW(cname, member, ret, params, args, fname, fshape, errno_) \
+    {#cname, (void (*)(void))sl_own_##cname}, {#fname, (void (*)(void))sl_own_##fname},
+const sl_own_entry sl_own_entries[] = {SL_MARKER_FNS(SL_OWN_ROW)};
+const size_t sl_own_nentries = sizeof sl_own_entries / sizeof sl_own_entries[0];
 
 /* ==== wrap exec ==== */
 

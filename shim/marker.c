@@ -3,6 +3,7 @@
  * shim in a process, and its messages. */
 #include "shim.h"
 #include "fileio.h"
+#include "rebind.h"
 #include "name_fit.h"
 #include "trusted_dir.h"
 #include "vec.h"
@@ -249,8 +250,10 @@ void sl_shim_init(void)
         atomic_store(&sl_mode, SL_MODE_ACTIVE);
         m = SL_MODE_ACTIVE;
     }
-    if (m == SL_MODE_ACTIVE)
+    if (m == SL_MODE_ACTIVE) {
+        sl_rebind_loaded();     /* objects bound past the global scope reach the shim */
         sl_rt_self();
+    }
     if (r->init) {
         atomic_store(&sl_in_real_init, 1);
         r->init();

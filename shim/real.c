@@ -89,7 +89,7 @@ const char *sl_real_other_copy(void)
 
 /* Any object whose file name starts with "liblikwid.so" (liblikwid.so,
  * liblikwid.so.5.2, ...; not liblikwidpin.so, not liblikwid-hwloc.so). */
-static int is_likwid(const char *path)
+int sl_real_is_likwid(const char *path)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -111,7 +111,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *vp)
         p->subs = info->dlpi_subs;
         p->first = 0;
     }
-    if (info->dlpi_name && is_likwid(info->dlpi_name)) {
+    if (info->dlpi_name && sl_real_is_likwid(info->dlpi_name)) {
         p->path = strdup(info->dlpi_name);
         return 1;
     }
@@ -185,99 +185,6 @@ const sl_real_api *sl_real(void)
     return resolve_slow();
 }
 
-/* ---- objects whose marker calls bypass the shim ---- */
-
-/* An object loaded with RTLD_DEEPBIND (or otherwise bound past the global
- * scope) that calls LIKWID's markers reaches LIKWID, never the shim: its
- * regions are timed by nobody, and nothing else would say so. At exit each
- * loaded object's relocations of likwid_marker* are looked at: a slot that
- * holds an address inside liblikwid means its calls went there (a lazy
- * slot is bound at its first call). */
-typedef struct bypass {
-    const void *self_base;
-    int said;
-} bypass;
-
-static uintptr_t dyn_ptr(const struct dl_phdr_info *info, uintptr_t p)
-{
-    /* glibc relocates most d_ptr entries in place; the vDSO's are not. */
-    return p < info->dlpi_addr ? p + info->dlpi_addr : p;
-}
-
-/* Whether the slot at addr (a GOT entry) leads into liblikwid. */
-static int into_likwid(uintptr_t addr, const void *self_base)
-{
-    void *to;
-    Dl_info at;
-    memcpy(&to, (const void *)addr, sizeof to);
-    return to && dladdr(to, &at) && at.dli_fname && at.dli_fbase != self_base &&
-           is_likwid(at.dli_fname);
-}
-
-static int bypass_visit(struct dl_phdr_info *info, size_t size, void *vp)
-{
-    bypass *b = vp;
-    (void)size;
-    const char *name = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "the program";
-    if (b->said || is_likwid(name) || strncmp(name, "linux-vdso", 10) == 0 ||
-        (const void *)info->dlpi_addr == b->self_base)
-        return 0;
-    const ElfW(Dyn) *dyn = NULL;
-    for (int i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-    uintptr_t jmprel = 0, rela = 0, symtab = 0, strtab = 0;
-    size_t pltsz = 0, relasz = 0;
-    for (; dyn && dyn->d_tag != DT_NULL; dyn++)
-        switch (dyn->d_tag) {
-        case DT_JMPREL: jmprel = dyn_ptr(info, dyn->d_un.d_ptr); break;
-        case DT_PLTRELSZ: pltsz = dyn->d_un.d_val; break;
-        case DT_RELA: rela = dyn_ptr(info, dyn->d_un.d_ptr); break;
-        case DT_RELASZ: relasz = dyn->d_un.d_val; break;
-        case DT_SYMTAB: symtab = dyn_ptr(info, dyn->d_un.d_ptr); break;
-        case DT_STRTAB: strtab = dyn_ptr(info, dyn->d_un.d_ptr); break;
-        default: break;
-        }
-    if (!symtab || !strtab)
-        return 0;
-    const struct { uintptr_t at; size_t bytes; } tables[] = {{jmprel, pltsz}, {rela, relasz}};
-    for (size_t t = 0; t < 2; t++) {
-        const ElfW(Rela) *r = (const ElfW(Rela) *)tables[t].at;
-        for (size_t k = 0; r && k < tables[t].bytes / sizeof *r; k++) {
-            size_t sym = ELF64_R_SYM(r[k].r_info);
-            const ElfW(Sym) *s = (const ElfW(Sym) *)symtab + sym;
-            const char *sname = (const char *)strtab + s->st_name;
-            if (sym == 0 || strncmp(sname, "likwid_marker", 13) != 0 ||
-                !into_likwid(info->dlpi_addr + r[k].r_offset, b->self_base))
-                continue;
-            sl_log_warn("%s calls LIKWID's %s directly, not through the shim (its symbols were "
-                        "bound past the global scope, as RTLD_DEEPBIND does): its regions are not "
-                        "timed; load it without RTLD_DEEPBIND",
-                        name, sname);
-            b->said = 1;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-#if defined(__x86_64__) || defined(__aarch64__)
-__attribute__((destructor)) static void bypass_note(void)
-{
-    static const char self_marker = 0;
-    Dl_info self;
-    bypass b = {0};
-    /* Not where the user asked for no timing (pass-through). */
-    const char *off = getenv("SCOPE_LIKWID_DISABLE");
-    int disabled = 0;
-    if (atomic_load(&sl_mode) == SL_MODE_PASS || (off && sl_parse_bool(off, &disabled) == 0 && disabled))
-        return;
-    if (!dladdr(&self_marker, &self))
-        return;
-    b.self_base = self.dli_fbase;
-    dl_iterate_phdr(bypass_visit, &b);
-}
-#endif
 /* The file of the library that defines r's Init (the liblikwid the
  * application loaded), on the heap; NULL when there is none. The collector
  * opens the same file, so it reads with the application's LIKWID. */

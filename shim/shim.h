@@ -214,6 +214,10 @@ const sl_real_api *sl_real(void);
  * out: shim.h), or NULL. */
 const char *sl_real_other_copy(void);
 
+/* Whether path names liblikwid: its file name starts with "liblikwid.so"
+ * (liblikwid.so, liblikwid.so.5.2; not liblikwidpin.so). */
+int sl_real_is_likwid(const char *path);
+
 /* The path of the library holding r's functions, malloc'd; NULL: none. */
 char *sl_real_library(const sl_real_api *r);
 /* Its LIKWID version ("5.5.1", "5.2"; "unknown"), into out (n bytes). */
@@ -414,6 +418,9 @@ void sl_child_watch_end(sl_child_watch *w);
                        "process is started, a new process could kill the application"
 void sl_sandbox_note(void);
 int sl_sandbox_since_init(void);
+/* The seccomp mode and filter count now (filters -1: the kernel does not
+ * say); errno kept. */
+void sl_seccomp_read(long *mode, long *filters);
 
 /* spawn.c: a pipe, both ends O_CLOEXEC and above fd 2 (an application may
  * have closed 0-2); 0 or -errno. Async-signal-safe. */

@@ -868,6 +868,15 @@ long sl_proc_umask(void)
     return v;
 }
 
+void sl_seccomp_read(long *mode, long *filters)
+{
+    int saved = errno;
+    seccomp_state s = seccomp_now();
+    errno = saved;
+    *mode = s.mode;
+    *filters = s.filters;
+}
+
 static seccomp_state at_init = {-1, -1};
 
 void sl_sandbox_note(void)

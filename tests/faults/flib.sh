@@ -63,3 +63,37 @@ check_rescue() {
 
 # The timing of fault_app's default regions ("work": main thread, 3 calls).
 work_timing() { check "$@" --timing "work=1x3"; }
+
+# calls_exact FILE SPEC... (after pick_python): every region's per-call
+# records equal its call count (nothing dropped, nothing lost or merged), no
+# negative time, and each SPEC "TAG=CALLS" (a tag ending in * covers every tag of that prefix,
+# CALLS each) holds.
+calls_exact() {
+    "$PY" - "$@" <<'PY' >"$T/exact.log" 2>&1 || { fail "calls_exact: $(cat "$T/exact.log")"; return 1; }
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+g = f[[k for k in f if k.startswith("rank")][0]]["timing/regions"]
+got, bad = {}, []
+for name, rg in g.items():
+    tag = rg.attrs["tag"]
+    tag = tag.decode() if isinstance(tag, bytes) else str(tag)
+    calls = int(rg["call_counts"][()].sum())
+    recs = len(rg["call_threads"][()])
+    got[tag] = calls
+    if recs != calls or int(rg.attrs["dropped_calls"]) != 0:
+        bad.append("%s: %d calls, %d per-call records, %d dropped" % (tag, calls, recs, int(rg.attrs["dropped_calls"])))
+    if (rg["total_ns"][()] < 0).any() or (rg["end_times"][()] < rg["start_times"][()]).any():
+        bad.append("%s: a negative time" % tag)
+for spec in sys.argv[2:]:
+    tag, _, n = spec.rpartition("=")
+    if tag.endswith("*"):
+        some = [t for t in got if t.startswith(tag[:-1])]
+        if len(some) == 0 or any(got[t] != int(n) for t in some):
+            bad.append("%s: %d tags, counts %s" % (tag, len(some), sorted(set(got[t] for t in some))))
+    elif got.get(tag) != int(n):
+        bad.append("%s: %s calls, expected %s" % (tag, got.get(tag), n))
+if bad:
+    print("; ".join(bad[:10]))
+    sys.exit(1)
+PY
+}

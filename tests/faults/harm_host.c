@@ -6,7 +6,11 @@
  *                            plugin_run(), dlclose()s it (LIKWID goes with
  *                            it), maps 64 MiB where it may have been, loads
  *                            and runs it again
- *   harm_host deepbind PATH  PATH loaded with RTLD_DEEPBIND, run once, kept */
+ *   harm_host deepbind PATH  PATH loaded with RTLD_DEEPBIND (RTLD_NOW), run
+ *                            once, kept
+ *   harm_host deepbind-lazy PATH  the same with RTLD_LAZY
+ *   harm_host deepbind-reload PATH  RTLD_DEEPBIND, loaded, run, unloaded,
+ *                            loaded and run again as in plugin */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +19,7 @@
 static int plugin(const char *path, int flags, int loads)
 {
     for (int l = 0; l < loads; l++) {
-        void *h = dlopen(path, RTLD_NOW | flags);
+        void *h = dlopen(path, (flags & RTLD_LAZY ? 0 : RTLD_NOW) | flags);
         if (!h) {
             printf("dlopen failed\n");
             return 1;
@@ -43,6 +47,10 @@ int main(int argc, char **argv)
         return plugin(arg, RTLD_GLOBAL, 2);
     if (strcmp(mode, "deepbind") == 0)
         return plugin(arg, RTLD_LOCAL | RTLD_DEEPBIND, 1);
-    fprintf(stderr, "usage: harm_host plugin|deepbind PATH\n");
+    if (strcmp(mode, "deepbind-lazy") == 0)
+        return plugin(arg, RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND, 1);
+    if (strcmp(mode, "deepbind-reload") == 0)
+        return plugin(arg, RTLD_LOCAL | RTLD_DEEPBIND, 2);
+    fprintf(stderr, "usage: harm_host plugin|deepbind|deepbind-lazy|deepbind-reload PATH\n");
     return 2;
 }
