@@ -64,6 +64,8 @@ typedef struct scan {
     int note;                   /* the exit note: nothing is written */
     const void *last_before;    /* the objects after this one are new; NULL: none */
     int past_last, checked, stale;
+    int quick;                  /* only the cached objects are read */
+    int any_marker;             /* the object has a marker relocation */
     signed char found[NOWN];    /* FOUND_* per entry point, for new objects */
     int any_likwid;             /* some found[] is FOUND_LIKWID */
     int is_new;                 /* the object being looked at */
@@ -71,6 +73,18 @@ typedef struct scan {
     size_t page;
     const char *sym;            /* the note: the relocation found */
 } scan;
+
+/* The objects with marker relocations, found by the last full walk while
+ * no object was loaded or unloaded since (dlpi_adds, dlpi_subs): a walk
+ * then reads only their relocations (a process may load hundreds of
+ * objects and call Init in every cycle). Under the loader's lock. */
+#define MAX_CACHED 64
+static struct {
+    int valid;
+    unsigned long long adds, subs;
+    int n;
+    const void *phdr[MAX_CACHED];
+} cache;
 
 /* Rewrites that failed: read by the note (both under the loader's lock). */
 static struct failure {
@@ -159,7 +173,10 @@ static int evidence(void *ctx, const sl_elf_obj *o, uintptr_t word, const char *
     scan *s = ctx;
     (void)o;
     (void)kind;
-    if (defined || own_index(sym) < 0 || !into_likwid(s->lay, word_at(word)))
+    if (defined || own_index(sym) < 0)
+        return 0;
+    s->any_marker = 1;
+    if (!into_likwid(s->lay, word_at(word)))
         return 0;
     s->sym = sym;
     return 1;
@@ -210,8 +227,6 @@ static const char *why_not(const void *phdr, char *buf, size_t n)
 
 static int note_object(scan *s, const sl_elf_obj *o)
 {
-    if (!sl_elf_each_reloc(o, PREFIX, evidence, s))
-        return 0;
     char buf[128];
     sl_log_warn("%s calls LIKWID's %s directly, not through the shim (bound past the global "
                 "scope, as RTLD_DEEPBIND does; %s): those calls are not timed; load it without "
@@ -220,27 +235,59 @@ static int note_object(scan *s, const sl_elf_obj *o)
     return 1;
 }
 
+static int cached(const void *phdr)
+{
+    for (int i = 0; i < cache.n; i++)
+        if (cache.phdr[i] == phdr)
+            return 1;
+    return 0;
+}
+
+/* The walk's first object: 0 when objects were loaded or unloaded since
+ * the first walk (start over); whether the cache holds. */
+static int first_object(scan *s, const struct dl_phdr_info *info)
+{
+    s->checked = 1;
+    if (info->dlpi_adds != s->lay->adds || info->dlpi_subs != s->lay->subs) {
+        s->stale = 1;
+        return 0;
+    }
+    s->quick = cache.valid && cache.adds == info->dlpi_adds && cache.subs == info->dlpi_subs;
+    if (!s->quick) {
+        cache.valid = 1;
+        cache.adds = info->dlpi_adds;
+        cache.subs = info->dlpi_subs;
+        cache.n = 0;
+    }
+    return 1;
+}
+
 static int object_visit(struct dl_phdr_info *info, size_t size, void *vp)
 {
     scan *s = vp;
     (void)size;
-    if (!s->checked) {
-        s->checked = 1;
-        if (info->dlpi_adds != s->lay->adds || info->dlpi_subs != s->lay->subs) {
-            s->stale = 1;   /* loaded or unloaded since the first walk */
-            return 1;
-        }
-    }
+    if (!s->checked && !first_object(s, info))
+        return 1;
     s->is_new = s->past_last;
     if (s->last_before && info->dlpi_phdr == s->last_before)
         s->past_last = 1;
     sl_elf_obj o;
-    if (sl_elf_obj_read(info, s->page, &o) != 0 || is_vdso(o.name) ||
-        sl_real_is_likwid(o.name) || in_span(s->lay->self, o.lo))
+    if ((s->quick && !cached(info->dlpi_phdr)) || sl_elf_obj_read(info, s->page, &o) != 0 ||
+        is_vdso(o.name) || sl_real_is_likwid(o.name) || in_span(s->lay->self, o.lo))
         return 0;
-    if (s->note)
+    s->any_marker = 0;
+    int past = sl_elf_each_reloc(&o, PREFIX, evidence, s);
+    if (!s->quick && s->any_marker && cache.valid) {
+        if (cache.n < MAX_CACHED)
+            cache.phdr[cache.n++] = o.phdr;
+        else
+            cache.valid = 0;
+    }
+    if (s->note && past) {
+        cache.valid &= s->quick;    /* the walk ends here: the rest was not read */
         return note_object(s, &o);
-    if (sl_elf_each_reloc(&o, PREFIX, evidence, s) || (s->is_new && s->any_likwid))
+    }
+    if (!s->note && (past || (s->is_new && s->any_likwid)))
         sl_elf_each_reloc(&o, PREFIX, rewrite, s);
     return 0;
 }

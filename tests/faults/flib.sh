@@ -97,3 +97,17 @@ if bad:
     sys.exit(1)
 PY
 }
+
+# plug_results RUN FILES CALLS: RUN left FILES result files (one per
+# Init..Close of harm_plugin.c), each with CALLS calls of "plug" made by one
+# thread (h5py).
+plug_results() {
+    n=0
+    for f in "$T/$1"/scope-likwid-*.h5; do
+        [ -f "$f" ] || continue
+        check "$f" --timing "plug=1x$3" --timing-tags plug --no-likwid >/dev/null
+        calls_exact "$f" "plug=$3"
+        n=$((n + 1))
+    done
+    [ "$n" = "$2" ] || fail "$1: expected $2 result file(s), found $n: $(ls "$T/$1") $(shim_lines "$1")"
+}

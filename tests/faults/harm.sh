@@ -114,14 +114,7 @@ churn)
 plugin)
     pair a real "$SL_HARM_HOST" plugin "$SL_HARM_PLUGIN"
     [ "$(rc_of a.shim)" = 0 ] || show_run a.shim
-    n=0
-    for f in "$T"/a.shim/scope-likwid-*.h5; do
-        [ -f "$f" ] || continue
-        check "$f" --timing "plug=1x10" --timing-tags plug --no-likwid >/dev/null
-        calls_exact "$f" "plug=10"
-        n=$((n + 1))
-    done
-    [ "$n" = 2 ] || fail "expected 2 result files (one per load), found $n: $(ls "$T/a.shim")"
+    plug_results a.shim 2 10
     [ "$(shim_lines a.shim | grep -c '^scope-likwid: wrote ')" = 2 ] || fail "expected 2 wrote lines: $(shim_lines a.shim)" ;;
 cycles-run)
     # 11 cycles, then SIGKILL between cycles, under scope-likwid run: run
@@ -269,11 +262,7 @@ deepbind)
     fi
     # Its slots are rewritten to the shim's entry points after the dlopen.
     pair a real "$SL_HARM_HOST" deepbind "$SL_HARM_PLUGIN"
-    f=$(result_file a.shim) || fail "no result file: $(shim_lines a.shim)"
-    if [ -n "$f" ]; then
-        check "$f" --timing "plug=1x10" --timing-tags plug --no-likwid >/dev/null
-        calls_exact "$f" "plug=10"
-    fi
+    plug_results a.shim 1 10
     [ "$(shim_lines a.shim | grep -vc '^scope-likwid: wrote ')" = 0 ] ||
         fail "expected only the wrote line: $(shim_lines a.shim)" ;;
 *)

@@ -39,9 +39,7 @@ plugin_dir=$(dirname "$SL_HARM_PLUGIN")
 # timed RUN CALLS: RUN's one result file holds exactly CALLS calls of
 # "plug" (h5py), and the shim said nothing but the wrote line.
 timed() {
-    f=$(result_file "$1") || { fail "$1: no result file (one expected): $(ls "$T/$1") $(shim_lines "$1")"; return; }
-    check "$f" --timing "plug=1x$2" --timing-tags plug --no-likwid >/dev/null
-    calls_exact "$f" "plug=$2"
+    plug_results "$1" 1 "$2"
     [ "$(shim_lines "$1" | grep -vc '^scope-likwid: wrote ')" = 0 ] ||
         fail "$1: expected only the wrote line: $(shim_lines "$1")"
 }
@@ -75,14 +73,7 @@ lazy)
     timed a.shim 10 ;;
 reload)
     pair a real "$SL_HARM_HOST" deepbind-reload "$SL_HARM_PLUGIN"
-    n=0
-    for f in "$T"/a.shim/scope-likwid-*.h5; do
-        [ -f "$f" ] || continue
-        check "$f" --timing "plug=1x10" --timing-tags plug --no-likwid >/dev/null
-        calls_exact "$f" "plug=10"
-        n=$((n + 1))
-    done
-    [ "$n" = 2 ] || fail "expected 2 result files (one per load), found $n: $(ls "$T/a.shim")" ;;
+    plug_results a.shim 2 10 ;;
 relro)
     # The fixture: bound at load, its marker calls through GLOB_DAT slots.
     readelf -dW "$SL_HARM_PLUGIN_NOW" | grep -Eq 'BIND_NOW|FLAGS.*NOW' ||
