@@ -70,6 +70,7 @@ typedef struct scan {
     int any_likwid;             /* some found[] is FOUND_LIKWID */
     int is_new;                 /* the object being looked at */
     int may_protect;            /* sl_got_may_protect, asked once; -1 not yet */
+    int err;                    /* the object's last failed write (errno, SANDBOXED) */
     size_t page;
     const char *sym;            /* the note: the relocation found */
 } scan;
@@ -155,14 +156,19 @@ static int layout_visit(struct dl_phdr_info *info, size_t size, void *vp)
     return 0;
 }
 
+/* err 0: the object's rewrite succeeded (a record of an earlier object
+ * at the same place goes). */
 static void record_failure(const void *phdr, int err)
 {
     for (int i = 0; i < nfailed; i++)
         if (failed[i].phdr == phdr) {
-            failed[i].err = err;
+            if (err)
+                failed[i].err = err;
+            else
+                failed[i] = failed[--nfailed];
             return;
         }
-    if (nfailed < MAX_FAILED)
+    if (err && nfailed < MAX_FAILED)
         failed[nfailed++] = (struct failure){phdr, err};
 }
 
@@ -200,10 +206,8 @@ static int rewrite(void *ctx, const sl_elf_obj *o, uintptr_t word, const char *s
     if (s->may_protect < 0 && word >= o->relro_lo && word < o->relro_hi)
         s->may_protect = sl_got_may_protect();
     int rc = sl_got_write(o, word, to, s->may_protect > 0);
-    if (rc == -EPERM && s->may_protect == 0)
-        record_failure(o->phdr, SANDBOXED);
-    else if (rc != 0)
-        record_failure(o->phdr, -rc);
+    if (rc != 0)
+        s->err = rc == -EPERM && s->may_protect == 0 ? SANDBOXED : -rc;
     return 0;
 }
 
@@ -287,8 +291,11 @@ static int object_visit(struct dl_phdr_info *info, size_t size, void *vp)
         cache.valid &= s->quick;    /* the walk ends here: the rest was not read */
         return note_object(s, &o);
     }
-    if (!s->note && (past || (s->is_new && s->any_likwid)))
+    if (!s->note && (past || (s->is_new && s->any_likwid))) {
+        s->err = 0;
         sl_elf_each_reloc(&o, PREFIX, rewrite, s);
+        record_failure(o.phdr, s->err);
+    }
     return 0;
 }
 
