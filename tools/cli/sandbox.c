@@ -35,10 +35,10 @@
 
 #define MIB ((size_t)1 << 20)
 #define READING_MAX 4096
-#define SHARED_SIZE (READING_MAX + sizeof(uint64_t)) /* the path, then inputs_begun */
+#define SHARED_SIZE (READING_MAX + sizeof(uint64_t)) /* the path, then begun_ns */
 
 static char *reading;        /* shared with the child: the input being read */
-static uint64_t *inputs_begun; /* shared: how many inputs the child began to read */
+static uint64_t *begun_ns;   /* shared: when the child began it (CLOCK_MONOTONIC), 0: none */
 static size_t mem_limit;     /* the child's RLIMIT_AS, 0: none */
 static int terminal = -2;    /* the child's way to the terminal, -1: none, -2: not sandboxed */
 
@@ -47,6 +47,13 @@ int sl_sandbox_terminal(void)
     if (terminal == -2)
         return isatty(STDERR_FILENO) ? STDERR_FILENO : -1;
     return terminal;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 void sl_sandbox_reading(const char *path)
@@ -58,7 +65,7 @@ void sl_sandbox_reading(const char *path)
         n = READING_MAX - 1;
     memcpy(reading, path, n);
     reading[n] = '\0';
-    __atomic_fetch_add(inputs_begun, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(begun_ns, now_ns(), __ATOMIC_RELEASE);
 }
 
 size_t sl_sandbox_mem_limit(void)
@@ -143,27 +150,14 @@ static void pass_on(int fd, int out)
     }
 }
 
-static struct timespec secs_after(struct timespec t, double secs)
-{
-    t.tv_sec += (time_t)secs;
-    t.tv_nsec += (long)((secs - (double)(time_t)secs) * 1e9);
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    return t;
-}
-
-/* Waits for the child until the deadline (secs 0: none), which starts
- * again whenever the child begins another input: a merge of thousands of
- * inputs takes minutes, each input a fraction of a second. 1 when the
- * child had to be killed. */
+/* Waits for the child until the deadline (secs 0: none): secs after it
+ * began its latest input, or after its start when it began none. A merge
+ * of thousands of inputs takes minutes, each input a fraction of a second;
+ * an input that gives no answer (a FIFO, a hung file system) is given secs
+ * in all. 1 when the child had to be killed. */
 static int wait_child(pid_t pid, const sigset_t *chld, double secs, int *status)
 {
-    struct timespec end, now;
-    uint64_t begun = __atomic_load_n(inputs_begun, __ATOMIC_ACQUIRE);
-    clock_gettime(CLOCK_MONOTONIC, &end);
-    end = secs_after(end, secs);
+    uint64_t start = now_ns(), limit = (uint64_t)(secs * 1e9);
     for (;;) {
         pid_t w = waitpid(pid, status, WNOHANG);
         if (w == pid)
@@ -174,24 +168,16 @@ static int wait_child(pid_t pid, const sigset_t *chld, double secs, int *status)
             sigwaitinfo(chld, NULL);
             continue;
         }
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        struct timespec left = {end.tv_sec - now.tv_sec, end.tv_nsec - now.tv_nsec};
-        if (left.tv_nsec < 0) {
-            left.tv_sec--;
-            left.tv_nsec += 1000000000L;
-        }
-        if (left.tv_sec < 0) {
-            uint64_t b = __atomic_load_n(inputs_begun, __ATOMIC_ACQUIRE);
-            if (b != begun) { /* another input since: a new deadline from now */
-                begun = b;
-                end = secs_after(now, secs);
-                continue;
-            }
+        uint64_t begun = __atomic_load_n(begun_ns, __ATOMIC_ACQUIRE);
+        uint64_t end = (begun > start ? begun : start) + limit, now = now_ns();
+        if (now >= end) {
             kill(pid, SIGKILL);
             while (waitpid(pid, status, 0) < 0 && errno == EINTR)
                 ;
             return 1;
         }
+        struct timespec left = {(time_t)((end - now) / 1000000000u),
+                                (long)((end - now) % 1000000000u)};
         sigtimedwait(chld, NULL, &left);
     }
 }
@@ -257,8 +243,8 @@ int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv, int damaged_rc)
         return fn(argc, argv);
     }
     reading[0] = '\0';
-    inputs_begun = (uint64_t *)(void *)(reading + READING_MAX);
-    *inputs_begun = 0;
+    begun_ns = (uint64_t *)(void *)(reading + READING_MAX);
+    *begun_ns = 0;
     signal(SIGCHLD, SIG_DFL); /* an inherited SIG_IGN would reap the child for us */
     sigset_t chld, old;
     sigemptyset(&chld);
@@ -323,6 +309,6 @@ int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv, int damaged_rc)
     close(err);
     munmap(reading, SHARED_SIZE);
     reading = NULL;
-    inputs_begun = NULL;
+    begun_ns = NULL;
     return rc;
 }
