@@ -1,9 +1,13 @@
 #!/usr/bin/python3
-"""Every relative link in README.md and docs/*.md resolves to a file of the
-repository, and its #anchor (if any) to a heading of that file (GitHub's
+"""Every relative link in README.md, bench/README.md and docs/*.md resolves
+to a file of the repository, and its #anchor (if any) to a heading of that file (GitHub's
 slugs). So does every `path` in backticks that names a file of the tree
-(starting with one of the top folders, or ending in .md). Prints one line
-per broken reference, "FILE:LINE: what: expected what"; exit 1 if any.
+(starting with one of the top folders, or ending in .md). Every section
+named after a page, in those pages and in the man pages (docs/man/*.in),
+as in (SHIM.md, "Timing") or ([SHIM.md](SHIM.md), "Timing"), is a heading
+of that page (or one side of its ':', or the heading without a last
+parenthesis). Prints one line per
+broken reference, "FILE:LINE: what: expected what"; exit 1 if any.
     links.py SOURCE_ROOT"""
 import glob
 import os
@@ -11,13 +15,71 @@ import re
 import sys
 
 root = sys.argv[1]
-files = ["README.md"] + sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "docs", "*.md")))
+files = ["README.md", "bench/README.md"] + sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "docs", "*.md")))
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"`([^`\s]+)`")
 TOPS = ("core/", "shim/", "tools/", "tests/", "docs/", "scripts/", "examples/", "bench/", ".ci/",
         "helpers/", "h5/")
 # a code span with these is a pattern or a placeholder, not a path
 PATTERN = re.compile(r"[*<>{}\[\]$%|]|\.\.\.|[A-Z]{3,}(?![a-z])")
+
+
+# PAGE.md, "Section" (the page possibly a link: [PAGE.md](target))
+SECTION = re.compile(r"([\w./-]+\.md)(?:\]\([^)\s]*\))?,\s+\"([^\"]+)\"")
+
+
+def headings(path):
+    """The headings of a markdown file as a section reference names them:
+    lower case, without backticks; whole, or one side of their first ':',
+    or without a last parenthesis ("Merged files (`merge`)")."""
+    out, fence = set(), False
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("```"):
+            fence = not fence
+        if fence or not line.startswith("#"):
+            continue
+        text = line.lstrip("#").strip().replace("`", "").lower()
+        out.add(text)
+        out.update(side.strip() for side in text.split(":", 1))
+        out.add(re.sub(r"\s*\([^)]*\)$", "", text))
+    return out
+
+
+def page_text(path):
+    """(line number, text) of each line, man pages as read: roff's \\(dq a
+    quote, \\- a dash, font escapes and request names dropped."""
+    for no, line in enumerate(open(path, encoding="utf-8"), 1):
+        if path.endswith(".in"):
+            if line.startswith('.\\"'):
+                continue
+            line = re.sub(r"^\.[A-Za-z]+\s?", "", line)
+            line = line.replace("\\(dq", '"').replace("\\-", "-").replace("\\(aq", "'")
+            line = re.sub(r"\\f[BIRP]", "", line)
+        yield no, line.rstrip("\n")
+
+
+def section_refs(root, f):
+    """The broken section references of f: a reference may span two lines."""
+    bad, lines = [], list(page_text(os.path.join(root, f)))
+    here = os.path.dirname(f)
+    seen = set()
+    for i, (no, line) in enumerate(lines):
+        text = line + (" " + lines[i + 1][1] if i + 1 < len(lines) else "")
+        for m in SECTION.finditer(text):
+            if m.start() >= len(line) or (m.group(1), m.group(2)) in seen:
+                continue  # begins on the next line: checked there
+            seen.add((m.group(1), m.group(2)))
+            page, name = m.group(1), m.group(2)
+            cands = [os.path.join(root, here, page), os.path.join(root, page),
+                     os.path.join(root, "docs", page)]
+            target = next((c for c in cands if os.path.isfile(c)), None)
+            if target is None:
+                bad.append("%s:%d: section %s, \"%s\": no such page: expected a file of the "
+                           "repository" % (f, no, page, name))
+            elif name.replace("`", "").lower() not in headings(target):
+                bad.append("%s:%d: section %s, \"%s\": no such heading in %s: expected one of its "
+                           "headings" % (f, no, page, name, os.path.relpath(target, root)))
+    return bad
 
 
 def slugs(path):
@@ -71,9 +133,15 @@ for f in files:
                     os.path.exists(os.path.join(root, here, path))):
                 print("%s:%d: `%s`: no such file: expected a file of the repository" % (f, no, t))
                 bad = 1
+mans = sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "docs", "man", "*.in")))
+for f in files + mans:
+    for line in section_refs(root, f):
+        print(line)
+        bad = 1
+    checked += 1
 if checked == 0:
     print("no link or path found: expected some")
     sys.exit(1)
 if not bad:
-    print("ok: %d links and paths in %d files" % (checked, len(files)))
+    print("ok: %d links, paths and pages' sections in %d files" % (checked, len(files) + len(mans)))
 sys.exit(bad)
