@@ -14,7 +14,7 @@
 #include "sandbox.h"
 
 static const char usage[] =
-    "usage: scope-likwid merge [--per-launch] -o OUT.h5 RANK_FILE.h5...\n"
+    "usage: scope-likwid merge [--allow-mixed | --per-launch] -o OUT.h5 RANK_FILE.h5...\n"
     "\n"
     "Writes one result file holding every rank<R> group of the inputs,\n"
     "copied unchanged (HDF5 object copy), with the root attributes format,\n"
