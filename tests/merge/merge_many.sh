@@ -1,7 +1,7 @@
 #!/bin/sh
 # scope-likwid merge of 1000 inputs: with fewer open files allowed than
 # inputs (ulimit -n 64), every input is merged (1000 rank groups, checked
-# with h5ls); a merge of more than a second shows a progress line on a
+# with h5ls) and their 999 clashes (all are rank 0) said in one line; a merge of more than a second shows a progress line on a
 # terminal (script(1) gives it one) and none when stderr is a file; the
 # sandbox's deadline (SCOPE_LIKWID_READ_TIMEOUT) does not end a merge that
 # takes longer than it in all.
@@ -33,6 +33,10 @@ got=$("$H5LS" job.h5 | grep -c '^rank[0-9]* *Group' || true)
 [ "$got" = "$N" ] || fail "merged file has $got rank groups, expected $N"
 CHECKS=$((CHECKS + 1))
 grep -q "inputs" m.err && fail "progress line on stderr that is not a terminal: $(grep -m1 inputs m.err)"
+# every input is rank 0: 999 clashes, said in one line
+CHECKS=$((CHECKS + 1))
+[ "$(wc -l <m.err)" = 1 ] && grep -q "^scope-likwid: merge: $((N - 1)) rank groups clash with a rank of an earlier input: written as /rank1 to /rank$((N - 1)) " m.err ||
+    fail "$((N - 1)) clashes: expected one line saying so, got $(wc -l <m.err) lines: $(head -c 300 m.err)"
 
 # 2. stderr a terminal: the progress line, then cleared, then the result.
 # The line comes only after a second of merging, so the inputs here are

@@ -23,9 +23,10 @@ static const char usage[] =
     "\n"
     "When two inputs hold the same rank (non-MPI processes are all rank 0),\n"
     "both are kept: the first as rank<R>, later ones under the next numbers\n"
-    "after the highest rank (docs/FORMAT.md); each such clash is said on\n"
-    "stderr. Every group keeps its mpi_rank and gains merged_from (the input)\n"
-    "and merged_from_group (its name there), unless an earlier merge set them.\n"
+    "after the highest rank (docs/FORMAT.md), said in one line on stderr\n"
+    "(how many clashed, and the first). Every group keeps its mpi_rank and\n"
+    "gains merged_from (the input) and merged_from_group (its name there),\n"
+    "unless an earlier merge set them.\n"
     "OUT.h5 is never overwritten: OUT.1.h5, OUT.2.h5, ... is used instead.\n"
     "Inputs of different launches (their /metadata run_id differ: another\n"
     "job, step or mpirun) are refused, naming both; one line notes rank\n"
@@ -46,12 +47,15 @@ static const char usage[] =
 
 /* A merge that takes more than a second says how far it is, on the
  * terminal only (stderr a terminal), on one line it rewrites and clears
- * at the end. */
+ * at the end. Its clashes are said in one line when it is written. */
 typedef struct progress {
     size_t done, total;
     int fd;             /* the terminal, -1: none */
     double start, last; /* seconds; last: when the line was written, 0: never */
     int width;          /* of the line written */
+    size_t clashes;     /* of the merge under way */
+    char *first_clash;  /* its first, as a line says one; NULL: none (or no memory) */
+    char first_as[48], last_as[48]; /* where the first and the last clash were written */
 } progress;
 
 static double now_s(void)
@@ -83,13 +87,34 @@ static void progress_clear(progress *p)
     p->last = 0;
 }
 
-/* A rank clash is said on stderr as it happens (usage above). */
-static void tell_clash(void *ctx, const char *input, const char *group, const char *clash_group,
+/* A rank clash, noted for the line said at the end (tell_clashes). */
+static void note_clash(void *ctx, const char *input, const char *group, const char *clash_group,
                        const char *clash_input, const char *written_as)
 {
-    progress_clear(ctx); /* not run into the progress line (no sandbox) */
-    fprintf(stderr, "scope-likwid: merge: %s: /%s clashes with /%s of %s: written as /%s\n",
-            input, group, clash_group, clash_input, written_as);
+    progress *p = ctx;
+    if (p->clashes++ == 0) {
+        if (asprintf(&p->first_clash, "%s: /%s clashes with /%s of %s", input, group,
+                     clash_group, clash_input) < 0)
+            p->first_clash = NULL;
+        snprintf(p->first_as, sizeof p->first_as, "%s", written_as);
+    }
+    snprintf(p->last_as, sizeof p->last_as, "%s", written_as);
+}
+
+/* One line for every clash of a merge that was written: thousands of
+ * non-MPI inputs (all rank 0) clash thousands of times. */
+static void tell_clashes(progress *p, int written)
+{
+    if (written && p->clashes == 1 && p->first_clash)
+        sl_error("merge", "%s: written as /%s", p->first_clash, p->first_as);
+    else if (written && p->clashes > 1)
+        sl_error("merge", "%zu rank groups clash with a rank of an earlier input: written as /%s "
+                 "to /%s (merged_from and merged_from_group say where each came from); the "
+                 "first: %s", p->clashes, p->first_as, p->last_as,
+                 p->first_clash ? p->first_clash : "(out of memory)");
+    free(p->first_clash);
+    p->first_clash = NULL;
+    p->clashes = 0;
 }
 
 /* The input being read, for the sandbox's message if libhdf5 dies on it. */
@@ -148,9 +173,10 @@ static int merge_one_output(const char *out, char **inputs, size_t ninputs, int 
     sl_diag diag;
     sl_diag_init(&diag);
     char *written = NULL;
-    int rc = sl_h5_merge(out, inputs, ninputs, allow_mixed, tell_clash, reading, p, &written,
+    int rc = sl_h5_merge(out, inputs, ninputs, allow_mixed, note_clash, reading, p, &written,
                          &diag);
     progress_clear(p);
+    tell_clashes(p, !rc);
     for (size_t i = 0; i < diag.kept; i++)
         sl_error("merge", "%s", diag.lines[i]);
     if (!rc)
@@ -261,7 +287,7 @@ int sl_cmd_merge(int argc, char **argv)
         return sl_usage_error("merge", "--allow-mixed and --per-launch: choose one");
     char **inputs = argv + optind;
     size_t ninputs = (size_t)(argc - optind);
-    progress p = {0, ninputs, sl_sandbox_terminal(), now_s(), 0, 0};
+    progress p = {.total = ninputs, .fd = sl_sandbox_terminal(), .start = now_s()};
     if (per_launch)
         return merge_per_launch(out, inputs, ninputs, &p);
     return merge_one_output(out, inputs, ninputs, allow_mixed, &p) ? SL_EXIT_FAIL : SL_EXIT_OK;
