@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void sl_why_in(sl_why *w, char *buf, size_t size)
 {
@@ -72,4 +73,21 @@ void sl_why_vaddn(sl_why *w, size_t max, const char *fmt, va_list ap)
 const char *sl_why_text(const sl_why *w)
 {
     return w->s ? w->s : "";
+}
+
+const char *sl_clip(char buf[SL_CLIP_BUF], const char *value)
+{
+    size_t len = strlen(value), n = len;
+    if (n > SL_CLIP_MAX) {
+        n = SL_CLIP_MAX;
+        while (n > 0 && ((unsigned char)value[n] & 0xC0) == 0x80)
+            n--; /* value[n] continues a sequence: cut before it begins */
+    }
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (unsigned char)value[i] < 0x20 || value[i] == 0x7f ? '?' : value[i];
+    if (n < len)
+        snprintf(buf + n, SL_CLIP_BUF - n, "...(%zu bytes)", len);
+    else
+        buf[n] = '\0';
+    return buf;
 }

@@ -42,4 +42,12 @@ void sl_why_vaddn(sl_why *w, size_t max, const char *fmt, va_list ap)
 /* The text so far ("" when nothing was added). */
 const char *sl_why_text(const sl_why *w);
 
+/* A value read from a file, fit to echo in a one-line message (a host name
+ * may be megabytes long): its first SL_CLIP_MAX bytes at most (cut before a
+ * UTF-8 sequence, never inside one), control bytes as '?', and when cut
+ * "...(N bytes)" after them. Written into buf; returns buf. */
+#define SL_CLIP_MAX 64
+#define SL_CLIP_BUF (SL_CLIP_MAX + 32)
+const char *sl_clip(char buf[SL_CLIP_BUF], const char *value);
+
 #endif

@@ -291,6 +291,24 @@ hid_t sl_h5_open_group(hid_t parent, const char *name)
     return g;
 }
 
+const char *sl_h5_object_kind(hid_t parent, const char *name)
+{
+    H5O_info_t info;
+    htri_t has = H5Lexists(parent, name, sl_h5_guard_lapl());
+    herr_t rc = has > 0 ? H5Oget_info_by_name2(parent, name, &info, H5O_INFO_BASIC,
+                                               sl_h5_guard_lapl())
+                        : -1;
+    H5Eclear2(H5E_DEFAULT);
+    if (has == 0)
+        return "missing";
+    if (rc < 0)
+        return "not readable";
+    return info.type == H5O_TYPE_GROUP           ? "a group"
+           : info.type == H5O_TYPE_DATASET       ? "a dataset"
+           : info.type == H5O_TYPE_NAMED_DATATYPE ? "a named datatype"
+                                                 : "not readable";
+}
+
 static hid_t open_data(sl_h5r *r, hid_t g, const char *path, const char *name, const char *want)
 {
     /* H5Oopen + H5Iget_type: the same on HDF5 1.10 and later. Why an open

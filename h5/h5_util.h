@@ -214,6 +214,10 @@ int sl_h5r_match_str(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *
                      const char *name, char **out);
 /* Group name of parent, -1 when it is missing or not a group (no message). */
 hid_t sl_h5_open_group(hid_t parent, const char *name);
+/* What name below parent is, for a message that expected a group: "a
+ * group", "a dataset", "a named datatype", "missing" (no such link) or "not
+ * readable". No soft or external link is followed. */
+const char *sl_h5_object_kind(hid_t parent, const char *name);
 /* 1-D string array attr; *n must equal want unless want is (size_t)-1.
  * out NULL: its type and length checked, the strings not read. */
 int sl_h5r_strv(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, size_t want,

@@ -24,6 +24,7 @@
 
 #include "name_fit.h"
 #include "vec.h"
+#include "why.h"
 #include "h5_util.h"
 
 /* Where the rank groups ran, told once when they differ: their first value
@@ -212,11 +213,23 @@ static int copy_group(merge *m, sl_h5w *w, hid_t src, hid_t dst, const char *pat
     htri_t ok = H5Lexists(src, timing, sl_h5_guard_lapl()); /* no soft/external link followed */
     /* copied links would dangle or reach outside the file: ours have none */
     int hard = ok > 0 && sl_h5_guard_hard(src, from->name) && sl_h5_guard_hard(src, timing);
+    /* what is not a group here would fail in the output: the input's fault */
+    const char *self = sl_h5_object_kind(src, from->name);
+    const char *kind = ok > 0 && hard ? sl_h5_object_kind(src, timing) : "a group";
     free(timing);
+    if (strcmp(self, "a group")) {
+        sl_diag_add(m->diag, path, 0, "/%s: %s: expected a rank group", from->name, self);
+        return -EINVAL;
+    }
     if (ok <= 0) {
         H5Eclear2(H5E_DEFAULT);
         sl_diag_add(m->diag, path, 0, "/%s has no %s group: expected a rank group", from->name,
                     sp ? SL_H5N_regions : SL_H5N_timing);
+        return -EINVAL;
+    }
+    if (strcmp(kind, "a group")) {
+        sl_diag_add(m->diag, path, 0, "/%s/%s: %s: expected a group", from->name,
+                    sp ? SL_H5N_regions : SL_H5N_timing, kind);
         return -EINVAL;
     }
     if (!hard) {
@@ -347,9 +360,10 @@ static int check_run_id(merge *m, sl_h5r *r, hid_t src, const char *path)
         return 0;
     }
     if (strcmp(id, m->run_id) != 0 && !m->allow_mixed) {
+        char ours[SL_CLIP_BUF], theirs[SL_CLIP_BUF];
         sl_diag_add(m->diag, path, 0, "run_id '%s', but %s has run_id '%s': the files are of "
-                    "different launches (--allow-mixed merges them anyway)", id, m->run_id_from,
-                    m->run_id);
+                    "different launches (--allow-mixed merges them anyway)", sl_clip(ours, id),
+                    m->run_id_from, sl_clip(theirs, m->run_id));
         rc = -EINVAL;
     }
     free(id);
@@ -403,9 +417,11 @@ static void tell_origins(merge *m)
     size_t n = 0;
     for (int i = 0; i < SL_ORIGINS; i++) {
         const origin *o = &m->origins[i];
+        char first[SL_CLIP_BUF], other[SL_CLIP_BUF];
         if (o->other && n < sizeof line)
             n += (size_t)snprintf(line + n, sizeof line - n, "%s%s ('%s', '%s', ...)",
-                                  n ? ", " : "", what[i], o->first, o->other);
+                                  n ? ", " : "", what[i], sl_clip(first, o->first),
+                                  sl_clip(other, o->other));
     }
     if (n)
         sl_diag_add(m->diag, m->out, 0, "note: the rank groups ran on different %s", line);

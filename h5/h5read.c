@@ -20,7 +20,8 @@ static hid_t open_group(sl_h5r *r, hid_t parent, const char *path, const char *n
 {
     hid_t g = sl_h5_open_group(parent, name);
     if (g < 0)
-        sl_diag_add(r->diag, r->file, 0, "%s/%s: group missing: expected a group", path, name);
+        sl_diag_add(r->diag, r->file, 0, "%s/%s: %s: expected a group", path, name,
+                    sl_h5_object_kind(parent, name));
     return g;
 }
 

@@ -17,6 +17,9 @@
  *                       every int64 dataset and attribute INT64_MAX,
  *                       INT64_MIN, or alternating
  *   nonfinite.h5        every float64 dataset NaN, +Inf, -Inf, -0, DBL_MAX
+ *   huge-host.h5        rank0's hostname a string of 2 MiB (valid)
+ *   timing-dataset.h5   rank0/timing a dataset (rank0/regions gone), and
+ *                       rank1 a committed datatype
  * Exit 0, or 1 with a message. */
 #include <float.h>
 #include <hdf5.h>
@@ -272,6 +275,52 @@ static void extremes(const char *name, int mode)
     H5Fclose(f);
 }
 
+static void huge_host(void)
+{
+    hid_t f = open_copy("huge-host.h5");
+    hid_t r = H5Gopen2(f, "rank0", H5P_DEFAULT);
+    CHECK(r);
+    size_t n = (size_t)2 << 20;
+    char *v = malloc(n + 1);
+    memset(v, 'h', n);
+    v[n] = '\0';
+    if (H5Aexists(r, "hostname") > 0)
+        CHECK(H5Adelete(r, "hostname"));
+    hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate(H5S_SCALAR);
+    CHECK(H5Tset_size(t, H5T_VARIABLE));
+    CHECK(H5Tset_cset(t, H5T_CSET_UTF8));
+    hid_t a = H5Acreate2(r, "hostname", t, s, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(a);
+    CHECK(H5Awrite(a, t, &v));
+    H5Aclose(a);
+    H5Sclose(s);
+    H5Tclose(t);
+    free(v);
+    H5Gclose(r);
+    H5Fclose(f);
+}
+
+static void timing_dataset(void)
+{
+    hid_t f = open_copy("timing-dataset.h5");
+    CHECK(H5Ldelete(f, "rank0/timing", H5P_DEFAULT));
+    if (H5Lexists(f, "rank0/regions", H5P_DEFAULT) > 0)
+        CHECK(H5Ldelete(f, "rank0/regions", H5P_DEFAULT));
+    hsize_t n = 3;
+    int64_t v[3] = {1, 2, 3};
+    hid_t s = H5Screate_simple(1, &n, NULL);
+    hid_t d = H5Dcreate2(f, "rank0/timing", H5T_STD_I64LE, s, H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT);
+    CHECK(d);
+    CHECK(H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v));
+    H5Dclose(d);
+    H5Sclose(s);
+    hid_t t = H5Tcopy(H5T_NATIVE_DOUBLE);
+    CHECK(H5Tcommit2(f, "rank1", t, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Tclose(t);
+    H5Fclose(f);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -297,5 +346,7 @@ int main(int argc, char **argv)
     extremes("int64-min.h5", 1);
     extremes("int64-mixed.h5", 2);
     extremes("nonfinite.h5", 3);
+    huge_host();
+    timing_dataset();
     return 0;
 }

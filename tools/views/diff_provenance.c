@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "field_names.h"
+#include "why.h"
 
 /* A field's text for one run: "" when unknown (not compared). */
 #define SL_PROV_BUF 64
@@ -63,11 +64,12 @@ static int compare_field(const struct prov_row *f, const sl_runset *base, const 
     }
     if (!differ)
         return 0;
-    char bb[SL_PROV_BUF], nb[SL_PROV_BUF];
+    char bb[SL_PROV_BUF], nb[SL_PROV_BUF], bc[SL_CLIP_BUF], nc[SL_CLIP_BUF];
     const sl_run *b = &base->runs[first], *n = &new_->runs[to_new[first]];
     return sl_diff_warn(d, "base and new differ in %s: '%s' (base) vs '%s' (new), %zu of %zu "
                            "rank pairs",
-                        f->field, f->text(b, bb), f->text(n, nb), differ, known);
+                        f->field, sl_clip(bc, f->text(b, bb)), sl_clip(nc, f->text(n, nb)),
+                        differ, known);
 }
 
 int sl_diff_provenance(const sl_runset *base, const sl_runset *new_, const size_t *to_new,

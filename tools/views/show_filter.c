@@ -179,10 +179,9 @@ static void no_such(sl_why *m, const char *path, const char *what, const char *x
         sl_why_add(m, "none");
     size_t shown = have->n < 40 ? have->n : 40;
     for (size_t i = 0; i < shown; i++) {
-        /* control bytes would break the one-line message */
-        sl_why_add(m, "%s", i ? ", " : "");
-        for (const char *p = have->v[i]; *p; p++)
-            sl_why_add(m, "%c", (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
+        /* cut, and control bytes (which would break the line) as '?' */
+        char clip[SL_CLIP_BUF];
+        sl_why_add(m, "%s%s", i ? ", " : "", sl_clip(clip, have->v[i]));
     }
     if (shown < have->n)
         sl_why_add(m, ", ... (%zu more)", have->n - shown);
