@@ -269,7 +269,7 @@ CHECKS=$((CHECKS + 1))
 # taken: the shim writes mine.1.h5, and run says so (not the old file)
 sl_env SCOPE_LIKWID_OUTPUT=$TMP/mine.h5 taken run -- "$APP"
 check_rc 0 "taken output"
-only_line taken "scope-likwid: run: result in $TMP/mine.1.h5" "taken output: the new name"
+only_line taken "scope-likwid: run: result in $TMP/mine.1.h5 ($TMP/mine.h5 exists: never overwritten)" "taken output: the new name, and why"
 # a template: the expanded name, never the template
 sl_env SCOPE_LIKWID_OUTPUT=$TMP/tmpl-%p.h5 tmpl run -- "$APP"
 app_pid=$(sed -n 's/^pid //p' "$TMP/tmpl.out")

@@ -1,7 +1,9 @@
 #!/bin/sh
 # scope-likwid run under mpirun, each rank running `scope-likwid run`: each
 # rank's run names its own rank's file only, one line (Open MPI,
-# --output-filename: every rank's stdout and stderr apart).
+# --output-filename: every rank's stdout and stderr apart); the files are
+# scope-likwid-rank<R>.h5, which README.md's `merge -o job.h5
+# scope-likwid-rank*.h5` makes one file of (checked with h5ls).
 # Third argument: a program using the marker API; fourth: the shim.
 . "$(dirname "$0")/lib.sh"
 APP=$3
@@ -31,14 +33,24 @@ while [ $r -lt $NP ]; do
     CHECKS=$((CHECKS + 1))
     pid=$(sed -n 's/^pid //p' "$d/stdout" 2>/dev/null || true)
     lines=$(grep '^scope-likwid: run: result in' "$d/stderr" 2>/dev/null || true)
-    want="scope-likwid: run: result in $TMP/scope-likwid-run-$pid.h5"
+    want="scope-likwid: run: result in $TMP/scope-likwid-rank$r.h5"
     if [ -z "$pid" ] || [ "$lines" != "$want" ]; then
         fail "rank $r: said '$lines', expected only '$want'"
     fi
     CHECKS=$((CHECKS + 1))
-    [ -f "$TMP/scope-likwid-run-$pid.h5" ] || fail "rank $r: scope-likwid-run-$pid.h5 not written"
+    [ -f "$TMP/scope-likwid-rank$r.h5" ] || fail "rank $r: scope-likwid-rank$r.h5 not written"
     r=$((r + 1))
 done
+# README.md's merge of a job's rank files
+sl merge merge -o job.h5 scope-likwid-rank*.h5
+check_rc 0 "merge -o job.h5 scope-likwid-rank*.h5"
+CHECKS=$((CHECKS + 1))
+if command -v h5ls >/dev/null 2>&1; then
+    groups=$(h5ls job.h5 | awk '{print $1}' | grep '^rank' | tr '\n' ' ')
+    [ "$groups" = "rank0 rank1 rank2 " ] || fail "merged rank files: groups '$groups', expected rank0 rank1 rank2"
+fi
+CHECKS=$((CHECKS + 1))
+[ ! -s "$TMP/merge.err" ] || fail "merge of the rank files said: $(cat "$TMP/merge.err")"
 CHECKS=$((CHECKS + 1))
 n=$(cat "$TMP"/o/1/rank.*/stderr | grep -c '^scope-likwid: run: result in' || true)
 [ "$n" = $NP ] || fail "$n 'result in' lines from $NP ranks: expected $NP"

@@ -47,8 +47,10 @@ static const char usage[] =
     "\n"
     "The result file is SCOPE_LIKWID_OUTPUT when set, else\n"
     "./scope-likwid-run-<PID>.h5 (in a batch job scope-likwid-run-<JOB>-<PID>.h5),\n"
-    "PID being the process of APP that calls\n"
-    "likwid_markerInit (scope-likwid-run-<PID>.1.h5 if that name is taken).\n"
+    "PID being the process of APP that calls likwid_markerInit; as one rank\n"
+    "of a launch (mpirun, srun) ./scope-likwid-rank<R>.h5 (in a batch job\n"
+    "scope-likwid-<JOB>-rank<R>.h5), as the shim names rank files. A name\n"
+    "that is taken gets .1, .2, ... before .h5 (never overwritten).\n"
     "After APP exits, one line names each file its processes wrote. The\n"
     "shim's helper processes (collector, writer) run as run's children, not\n"
     "APP's.\n"
@@ -408,6 +410,34 @@ static char *escape_percent(const char *s)
     return out;
 }
 
+/* Whether run is one rank of a parallel launch (mpirun, srun's tasks, ...):
+ * a rank in the environment, in a world of more than one. The variables
+ * are the shim's (sl_rank_from_env, sl_world_size_from_env): there the
+ * rank files are scope-likwid-rank<R>.h5, the names a job's merge takes. */
+static int launched_rank(void)
+{
+    static const char *const ranks[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                        "SLURM_PROCID", "MV2_COMM_WORLD_RANK", "MPI_LOCALRANKID",
+                                        "ALPS_APP_PE", "PALS_RANKID"};
+    static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+                                        "SLURM_NTASKS", "MV2_COMM_WORLD_SIZE", "PALS_SIZE",
+                                        "OMPI_MCA_orte_ess_num_procs"};
+    const char *step = getenv("SLURM_STEP_ID");
+    int in_step = step && *step; /* Slurm's task variables name a task only in a step */
+    int rank = 0;
+    for (size_t i = 0; !rank && i < sizeof ranks / sizeof ranks[0]; i++) {
+        const char *v = getenv(ranks[i]);
+        rank = v && *v >= '0' && *v <= '9' && (in_step || strncmp(ranks[i], "SLURM_", 6));
+    }
+    for (size_t i = 0; rank && i < sizeof sizes / sizeof sizes[0]; i++) {
+        const char *v = getenv(sizes[i]);
+        if (v && *v && (in_step || strncmp(sizes[i], "SLURM_", 6)))
+            return strtol(v, NULL, 10) != 1;
+    }
+    const char *ess = getenv("OMPI_MCA_ess");
+    return rank && !(ess && !strcmp(ess, "singleton"));
+}
+
 /* ---- what the application's processes wrote ------------------------------ */
 
 /* The file the shim reports to (SCOPE_LIKWID_RUN_REPORT; shim.h, "run's
@@ -545,7 +575,11 @@ static size_t report_results(const char *report, int wait_status)
         if (p)
             p->done = 1;
         struct stat st;
-        if (!strcmp(kind, "wrote") && stat(path, &st) == 0)
+        /* another name than the one asked for: that one is taken */
+        int taken = p && strcmp(p->output, path) != 0 && stat(p->output, &st) == 0;
+        if (!strcmp(kind, "wrote") && stat(path, &st) == 0 && taken)
+            sl_error("run", "result in %s (%s exists: never overwritten)", path, p->output);
+        else if (!strcmp(kind, "wrote") && stat(path, &st) == 0)
             sl_error("run", "result in %s", path);
         else if (!strcmp(kind, "rescue") && stat(path, &st) == 0)
             sl_error("run", "no result file written; the timing is in %s (the line above says "
@@ -654,15 +688,21 @@ int sl_cmd_run(int argc, char **argv)
     const char *user_output = getenv("SCOPE_LIKWID_OUTPUT");
     char cwd[PATH_MAX];
     char *output_tmpl = NULL;
+    const char *shown = NULL; /* the default name, as the no-result line says it */
     if (!user_output || !*user_output) {
         if (!getcwd(cwd, sizeof cwd))
             snprintf(cwd, sizeof cwd, ".");
         /* %p: the pid of APP's process that writes, which run cannot know
-         * beforehand (under likwid-perfctr APP is its grandchild); %j in a
+         * beforehand (under likwid-perfctr APP is its grandchild); a rank's
+         * file by its rank, as the shim names it under a launcher; %j in a
          * batch job, so that reruns never collide */
+        int job = sl_job_from_env() != NULL, rank = launched_rank();
+        const char *name = rank ? (job ? "scope-likwid-%j-rank%r" : "scope-likwid-rank%r")
+                                : (job ? RUN_PREFIX "%j-%p" : RUN_PREFIX "%p");
+        shown = rank ? (job ? "scope-likwid-<JOB>-rank<R>.h5" : "scope-likwid-rank<R>.h5")
+                     : (job ? RUN_PREFIX "<JOB>-<PID>.h5" : RUN_PREFIX "<PID>.h5");
         char *dir = escape_percent(cwd);
-        if (dir && asprintf(&output_tmpl, "%s/" RUN_PREFIX "%s%%p.h5", dir,
-                            sl_job_from_env() ? "%j-" : "") < 0)
+        if (dir && asprintf(&output_tmpl, "%s/%s.h5", dir, name) < 0)
             output_tmpl = NULL;
         free(dir);
     }
@@ -785,9 +825,8 @@ int sl_cmd_run(int argc, char **argv)
                 sl_error("run", "no result file (did %s call likwid_markerInit? "
                          "SCOPE_LIKWID_OUTPUT is %s)", argv[app], user_output);
             else
-                sl_error("run", "%s/" RUN_PREFIX "%s<PID>.h5: no result file (did %s call "
-                         "likwid_markerInit?)", cwd, sl_job_from_env() ? "<JOB>-" : "",
-                         argv[app]);
+                sl_error("run", "%s/%s: no result file (did %s call likwid_markerInit?)", cwd,
+                         shown, argv[app]);
         }
     }
     if (host > 0)
