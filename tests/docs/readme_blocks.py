@@ -11,20 +11,22 @@ lines and "..." inside a line for any text; runs of blanks and of '-'
 count as one (table widths follow the numbers). Without a text block the
 block must only exit 0.
 
-Blocks run in order in one temporary directory (a later block may read
-what an earlier one wrote) holding ./app, the bundled example
-(examples/solver.c), with scope-likwid and a stand-in srun (SRUN below: a
-Slurm job 4242, step 0, of two tasks run one after the other, taking
---export=ALL,VAR=VALUE; a block that runs it has SLURM_JOB_ID=4242, as a
-batch script has) first in PATH and the shim's
-directory in LD_LIBRARY_PATH, standing in for an installed shim found by
-ldconfig (README: Installing). The README shows the output of a machine
-where LIKWID cannot count (every CI runner): where it can, this skips.
+Blocks run in order in one temporary directory standing in for a clone
+that was built into build/ (build is a link to this build tree), as a user
+types them into one shell: a block that exports a variable (PATH) leaves
+it set for the blocks after it, unless it is a batch script (it runs
+srun). Nothing else is set up: the blocks find scope-likwid and ./app as
+written. Then every block runs again, in the same directory: a page's
+blocks must bear being rerun. srun is a stand-in (SRUN below: a Slurm job 4242, step 0, of two
+tasks run one after the other, taking --export=ALL,VAR=VALUE; a block that
+runs it has SLURM_JOB_ID=4242, as a batch script has). The README shows
+the output of a machine where LIKWID cannot count (every CI runner): where
+it can, this skips.
 
-    readme_blocks.py README CLI SHIM APP [--with-pandas]
+    readme_blocks.py DOC BUILD_ROOT [--with-pandas]
 Without --with-pandas the pandas blocks are left out; with it they run too,
 and the test skips (77, one line) when pandas is missing. Exit 0 all passed,
-1 a block failed (each failure: README line, command, expected and actual)."""
+1 a block failed (each failure: line, command, expected and actual)."""
 import os
 import re
 import shutil
@@ -32,9 +34,9 @@ import subprocess
 import sys
 import tempfile
 
-readme, cli, shim, app = (os.path.abspath(a) for a in sys.argv[1:5])
-shim_dir = os.path.dirname(shim)
-with_pandas = "--with-pandas" in sys.argv[5:]
+readme, build = (os.path.abspath(a) for a in sys.argv[1:3])
+cli = os.path.join(build, "tools", "scope-likwid")
+with_pandas = "--with-pandas" in sys.argv[3:]
 PY = "/usr/bin/python3"
 
 MARK = re.compile(r"^<!-- runnable(?:: needs (\w+))? -->\s*$")
@@ -121,17 +123,16 @@ def main():
         return 77
     tmp = tempfile.mkdtemp(prefix="readme-blocks-")
     try:
-        os.mkdir(os.path.join(tmp, "bin"))
-        os.symlink(os.path.abspath(cli), os.path.join(tmp, "bin", "scope-likwid"))
-        with open(os.path.join(tmp, "bin", "srun"), "w") as f:
+        os.symlink(build, os.path.join(tmp, "build"))
+        os.mkdir(os.path.join(tmp, ".bin"))
+        with open(os.path.join(tmp, ".bin", "srun"), "w") as f:
             f.write(SRUN)
-        os.chmod(os.path.join(tmp, "bin", "srun"), 0o755)
-        shutil.copy(app, os.path.join(tmp, "app"))
+        os.chmod(os.path.join(tmp, ".bin", "srun"), 0o755)
         env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("SCOPE_LIKWID_", "LIKWID_", "SIMLIKWID_")) and
+               if not k.startswith(("SCOPE_LIKWID_", "LIKWID_", "SIMLIKWID_", "SLURM_")) and
                k not in ("LD_PRELOAD", "LD_LIBRARY_PATH", "PYTHONPATH")}
-        env.update(PATH=os.path.join(tmp, "bin") + ":/usr/local/bin:/usr/bin:/bin",
-                   LD_LIBRARY_PATH=shim_dir, OMP_NUM_THREADS="2", LC_ALL="C")
+        env.update(PATH=os.path.join(tmp, ".bin") + ":/usr/local/bin:/usr/bin:/bin",
+                   OMP_NUM_THREADS="2", LC_ALL="C")
         probe = subprocess.run([cli, "run", "--", "/bin/true"], cwd=tmp, env=env,
                                capture_output=True, text=True, timeout=120)
         if "cannot count" not in probe.stderr:
@@ -140,26 +141,40 @@ def main():
         for f in os.listdir(tmp):
             if f.endswith(".h5"):
                 os.remove(os.path.join(tmp, f))
+        dump = os.path.join(tmp, ".env")
         failed, ran = 0, 0
-        for line, lang, code, expected, needs in found:
-            if needs and not (needs == "pandas" and with_pandas):
-                continue
-            ran += 1
-            argv = ["sh", "-ec", code] if lang == "sh" else [PY, "-c", code]
-            # a block that runs srun is a batch script: the job's id is set
-            benv = dict(env, SLURM_JOB_ID="4242") if "srun " in code else env
-            r = subprocess.run(argv, cwd=tmp, env=benv, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, timeout=120)
-            actual = r.stdout.rstrip("\n").split("\n") if r.stdout.strip() else []
-            ok = r.returncode == 0 and (expected is None or matches(expected, actual))
-            print("%s README.md:%d (%s)" % ("ok  " if ok else "FAIL", line, lang))
-            if not ok:
-                failed = 1
-                print("  exit %d%s" % (r.returncode, "" if r.returncode == 0 else ": expected 0"))
-                print("  code:\n" + "".join("    " + c + "\n" for c in code.rstrip("\n").split("\n")), end="")
-                if expected is not None:
-                    print("  expected:\n" + "".join("    " + e + "\n" for e in expected), end="")
-                print("  actual:\n" + "".join("    " + a + "\n" for a in actual), end="")
+        # twice, in the same directory: a user reruns what the page shows
+        for again in (False, True):
+            for line, lang, code, expected, needs in found:
+                if needs and not (needs == "pandas" and with_pandas):
+                    continue
+                ran += 1
+                # a block that runs srun is a batch script: the job's id is set,
+                # and what it exports stays in it
+                batch = "srun " in code
+                benv = dict(env, SLURM_JOB_ID="4242") if batch else env
+                if lang == "sh":  # then the environment it leaves, for the next blocks
+                    argv = ["sh", "-ec", code + "\nenv -0 >'%s'\n" % dump]
+                else:
+                    argv = [PY, "-c", code]
+                if os.path.exists(dump):
+                    os.remove(dump)
+                r = subprocess.run(argv, cwd=tmp, env=benv, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, timeout=120)
+                if not batch and os.path.exists(dump):
+                    left = dict(kv.split("=", 1) for kv in open(dump).read().split("\0") if "=" in kv)
+                    env = {k: v for k, v in left.items() if k not in ("PWD", "OLDPWD", "SHLVL", "_")}
+                actual = r.stdout.rstrip("\n").split("\n") if r.stdout.strip() else []
+                ok = r.returncode == 0 and (expected is None or matches(expected, actual))
+                print("%s %s:%d (%s)%s" % ("ok  " if ok else "FAIL", os.path.basename(readme), line,
+                                           lang, ", run again" if again else ""))
+                if not ok:
+                    failed = 1
+                    print("  exit %d%s" % (r.returncode, "" if r.returncode == 0 else ": expected 0"))
+                    print("  code:\n" + "".join("    " + c + "\n" for c in code.rstrip("\n").split("\n")), end="")
+                    if expected is not None:
+                        print("  expected:\n" + "".join("    " + e + "\n" for e in expected), end="")
+                    print("  actual:\n" + "".join("    " + a + "\n" for a in actual), end="")
         if ran == 0:
             print("no block ran: expected some")
             return 1
