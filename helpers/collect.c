@@ -1,11 +1,13 @@
-/* scope-likwid-collect MARKERFILE [LIBLIKWID]: reads LIKWID's marker file back through
+/* scope-likwid-collect MARKERFILE [LIBLIKWID [CYCLE_HZ CPU_HZ]]: reads LIKWID's marker file back through
  * LIKWID's full API (names, counters, metrics) and prints the result in the
  * wire format (docs/WIRE.md) on stdout. It runs as a separate process
  * because LIKWID's perfmon module may exit, crash or hang on hosts where it
  * cannot count; the shim treats any failure here as "no names". The call
  * sequence is the one in the spec likwid-api.md, nothing more. LIKWID is the
  * library the application loaded (LIBLIKWID, the shim passes its path),
- * opened at run time. */
+ * opened at run time; CYCLE_HZ and CPU_HZ are the clock that library
+ * measured in the application, which LIKWID's timer here answers
+ * (collect_clock.c) instead of measuring it again. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <likwid.h>
@@ -15,10 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collect_clock.h"
 #include "collect_groups.h"
 #include "fileio.h"
 #include "likwid_result.h"
 #include "likwid_version.h"
+#include "parse_int.h"
 #include "wire.h"
 
 /* LIKWID's reader overflows a fixed buffer beyond about 78 events per line. */
@@ -66,8 +70,8 @@ static struct {
 } lw_api;
 
 /* Loads `path` (NULL: whichever liblikwid.so the loader finds) and resolves
- * every row of LIKWID_FNS, or says which library lacks what. */
-static void load_likwid(const char *path)
+ * every row of LIKWID_FNS, or says which library lacks what; its handle. */
+static void *load_likwid(const char *path)
 {
     const char *name = path ? path : "liblikwid.so";
     void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
@@ -85,6 +89,41 @@ static void load_likwid(const char *path)
     memcpy(&lw_api.fn, &p, sizeof p);
     LIKWID_FNS(LIKWID_RESOLVE)
 #undef LIKWID_RESOLVE
+    return h;
+}
+
+/* ==== the clock ==== */
+
+/* CYCLE_HZ or CPU_HZ: a clock in Hz. */
+static uint64_t parse_hz(const char *what, const char *s)
+{
+    long long v;
+    if (sl_parse_i64(s, &v) != 0 || v <= 0)
+        die("%s '%s': expected a clock in Hz (a whole number above 0)", what, s);
+    return (uint64_t)v;
+}
+
+/* The given clock reaches LIKWID only through its PLT (collect_clock.c).
+ * A library whose perfmon_init started its own timer has measured the
+ * clock already; one whose metrics read their own clock gets its timer
+ * started (it measures the clock): its metrics are then its own, as
+ * without a given clock. One metric of the first region that has one
+ * tells. */
+static void check_clock(int nregions)
+{
+    if (sl_clock_given() && sl_clock_inits() == 0)
+        sl_clock_own();
+    for (int r = 0; sl_clock_given() && r < nregions; r++) {
+        int gid = lw_api.perfmon_getGroupOfRegion(r);
+        if (gid < 0 || lw_api.perfmon_getThreadsOfRegion(r) <= 0 ||
+            lw_api.perfmon_getNumberOfMetrics(gid) <= 0)
+            continue;
+        unsigned long reads = sl_clock_reads();
+        (void)lw_api.perfmon_getMetricOfRegionThread(r, 0, 0);
+        if (sl_clock_reads() == reads)
+            sl_clock_own();
+        break;
+    }
 }
 
 /* ==== the marker file ==== */
@@ -413,8 +452,8 @@ static void read_region(sl_likwid *lw, const marker *mk, int r, int ngroups)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2 && argc != 3)
-        die("usage: scope-likwid-collect MARKERFILE [LIBLIKWID]");
+    if (argc != 2 && argc != 3 && argc != 5)
+        die("usage: scope-likwid-collect MARKERFILE [LIBLIKWID [CYCLE_HZ CPU_HZ]]");
     const char *path = argv[1];
     const char *mode = need_env("LIKWID_MODE");
     char *events = strdup(need_env("LIKWID_EVENTS"));
@@ -425,8 +464,12 @@ int main(int argc, char **argv)
     int *cpus = parse_cpus(threads, &ncpus);
     char **sets = split_sets(events, &nsets);
     marker mk = {0};
+    uint64_t cycle_hz = argc == 5 ? parse_hz("CYCLE_HZ", argv[3]) : 0;
+    uint64_t cpu_hz = argc == 5 ? parse_hz("CPU_HZ", argv[4]) : 0;
     prepare(path, &mk);
-    load_likwid(argc == 3 && argv[2][0] ? argv[2] : NULL);
+    void *lib = load_likwid(argc >= 3 && argv[2][0] ? argv[2] : NULL);
+    if (sl_clock_bind(lib) == 0 && cycle_hz)
+        sl_clock_give(cycle_hz, cpu_hz);
 
     if (lw_api.init_configuration() != 0)
         die("init_configuration failed");
@@ -453,12 +496,14 @@ int main(int argc, char **argv)
         die("LIKWID read %d regions of %s: expected %lld (its header's)", nregions, path,
             mk.nregions);
 
+    check_clock(nregions);
+
     sl_likwid lw;
     sl_likwid_init(&lw);
     lw.source = SL_SOURCE_FULL_API;
     for (int r = 0; r < nregions; r++)
         read_region(&lw, &mk, r, nsets);
-    if (sl_collect_groups(&lw, argc == 3 && argv[2][0] ? argv[2] : NULL) < 0)
+    if (sl_collect_groups(&lw, argc >= 3 && argv[2][0] ? argv[2] : NULL) < 0)
         die("out of memory");
     /* finalize only: destroyMarkerResults before it would free twice */
     lw_api.perfmon_finalize();

@@ -29,14 +29,12 @@ static int likwid_facts(const char *liblikwid, const char **arch, const char **d
     CpuTopology_t (*topo)(void) = NULL;
     NumaTopology_t (*numa)(void) = NULL;
     int (*numa_init)(void) = NULL;
-    uint64_t (*cycle_clock)(void) = NULL;
     if (h) {
         SL_FN(config, h, "get_configuration");
         SL_FN(info, h, "get_cpuInfo");
         SL_FN(topo, h, "get_cpuTopology");
         SL_FN(numa, h, "get_numaTopology");
         SL_FN(numa_init, h, "numa_init");
-        SL_FN(cycle_clock, h, "timer_getCycleClock");
     }
     Configuration_t cf = config ? config() : NULL;
     CpuInfo_t ci = info ? info() : NULL;
@@ -46,7 +44,9 @@ static int likwid_facts(const char *liblikwid, const char **arch, const char **d
     }
     *arch = ci->short_name;
     *dir = cf->groupPath;
-    uint64_t hz = cycle_clock ? cycle_clock() : 0;
+    /* the collector's timer_getCycleClock (collect_clock.c): the clock
+     * LIKWID's own metrics use, the application's when it was given */
+    uint64_t hz = timer_getCycleClock();
     node->clock_hz = hz ? (double)hz : NAN;
     CpuTopology_t t = topo ? topo() : NULL;
     node->num_sockets = t && t->numSockets ? t->numSockets : NAN;

@@ -430,11 +430,16 @@ int sl_source_collector(const sl_sources_in *in, sl_likwid *lw, sl_text *status)
         free(missing);
         return 0;
     }
-    /* the collector reads with the LIKWID the application loaded */
-    const char *argv[] = {collector, in->markerfile, in->liblikwid, NULL};
+    /* the collector reads with the LIKWID the application loaded, and with
+     * the clock it measured: the collector's LIKWID need not measure it again */
+    char cycle_hz[24], cpu_hz[24];
+    sl_real_likwid_clock(in->liblikwid, cycle_hz, cpu_hz, sizeof cycle_hz);
+    const char *argv[] = {collector, in->markerfile, in->liblikwid,
+                          cycle_hz[0] ? cycle_hz : NULL, cpu_hz, NULL};
     sl_spawn_result res;
-    sl_log_debug("running %s %s %s", collector, in->markerfile,
-                 in->liblikwid ? in->liblikwid : "(no liblikwid found)");
+    sl_log_debug("running %s %s %s %s", collector, in->markerfile,
+                 in->liblikwid ? in->liblikwid : "(no liblikwid found)",
+                 cycle_hz[0] ? cycle_hz : "(no clock)");
     sl_helper_run(argv, in->timeout_s, &res);
     sl_log_debug("collector: outcome %d, status %d, signal %d, %zu bytes out, %zu bytes err",
                  (int)res.outcome, res.exit_code, res.signal, res.out_len, res.err_len);

@@ -3,6 +3,7 @@
 #include "likwid_version.h"
 
 #include <dlfcn.h>
+#include <inttypes.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -211,4 +212,35 @@ void sl_real_likwid_version(const sl_real_api *r, char *out, size_t n)
         dlclose(h);
     }
     free(path);
+}
+
+/* The clock the LIKWID at library measured when its timer started
+ * (timer_getCycleClock: the inverseClock of its metrics; timer_getCpuClock),
+ * as decimal Hz into cycle_hz and cpu_hz (n bytes each); both left empty when
+ * it has none. timer_init first: LIKWID's Init started the timer wherever
+ * this process's LIKWID counted (then it returns at once), and its getters
+ * would print an error if it had not. Loads nothing: RTLD_NOLOAD. */
+void sl_real_likwid_clock(const char *library, char *cycle_hz, char *cpu_hz, size_t n)
+{
+    cycle_hz[0] = cpu_hz[0] = '\0';
+    void *h = library ? dlopen(library, RTLD_NOLOAD | RTLD_LAZY) : NULL;
+    if (!h)
+        return;
+    void (*start)(void);
+    uint64_t (*cycle)(void), (*cpu)(void);
+    void *s = dlsym(h, "timer_init");
+    memcpy(&start, &s, sizeof s);
+    s = dlsym(h, "timer_getCycleClock");
+    memcpy(&cycle, &s, sizeof s);
+    s = dlsym(h, "timer_getCpuClock");
+    memcpy(&cpu, &s, sizeof s);
+    if (start && cycle && cpu) {
+        start();
+        uint64_t a = cycle(), b = cpu();
+        if (a && b) {
+            snprintf(cycle_hz, n, "%" PRIu64, a);
+            snprintf(cpu_hz, n, "%" PRIu64, b);
+        }
+    }
+    dlclose(h);
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { KIND_PLAIN, KIND_FLOPS, KIND_BRANCH, KIND_MEM };
+enum { KIND_PLAIN, KIND_FLOPS, KIND_BRANCH, KIND_MEM, KIND_CLOCK };
 
 static const char *const fixed_ev[] = {"INSTR_RETIRED_ANY", "CPU_CLK_UNHALTED_CORE",
                                        "CPU_CLK_UNHALTED_REF"};
@@ -29,6 +29,9 @@ static const char *const m_flops[] = {"Runtime (RDTSC) [s]", "CPI", "DP [MFLOP/s
 static const char *const m_branch[] = {"Runtime (RDTSC) [s]", "CPI", "Branch rate"};
 static const char *const m_mem[] = {"Runtime (RDTSC) [s]", "CPI",
                                     "Memory bandwidth [MBytes/s]"};
+/* LIKWID's CLOCK group's: FIXC1*inverseClock, 1.E-06*(FIXC1/FIXC2)/inverseClock */
+static const char *const m_clock[] = {"Runtime (RDTSC) [s]", "CPI", "Runtime unhalted [s]",
+                                      "Clock [MHz]"};
 
 static int alloc_names(sim_group *g, int n)
 {
@@ -76,6 +79,8 @@ int sim_group_parse(const char *set, sim_group *g)
         return named(g, set, KIND_BRANCH, branch_ev, branch_ctr, 2, m_branch, 3);
     if (strcmp(set, "MEM") == 0)
         return named(g, set, KIND_MEM, mem_ev, mem_ctr, 4, m_mem, 3);
+    if (strcmp(set, "CLOCK") == 0)
+        return named(g, set, KIND_CLOCK, NULL, NULL, 0, m_clock, 4);
     g->metric_names = m_plain;
     g->nmetrics = 1;
     g->kind = KIND_PLAIN;
@@ -135,7 +140,7 @@ void sim_group_free(sim_group *g)
     memset(g, 0, sizeof *g);
 }
 
-double sim_metric(const sim_group *g, int m, const double *ev, double time)
+double sim_metric(const sim_group *g, int m, const double *ev, double time, double inverse_clock)
 {
     if (m == 0)
         return time;
@@ -150,6 +155,10 @@ double sim_metric(const sim_group *g, int m, const double *ev, double time)
         return ev[0] != 0.0 ? ev[3] / ev[0] : 0.0;
     case KIND_MEM:
         return time > 0 ? 1e-6 * 64.0 * (ev[3] + ev[4] + ev[5] + ev[6]) / time : 0.0;
+    case KIND_CLOCK:
+        if (m == 2)
+            return ev[1] * inverse_clock;
+        return ev[2] != 0.0 ? 1e-6 * (ev[1] / ev[2]) / inverse_clock : 0.0;
     default:
         return 0.0;
     }

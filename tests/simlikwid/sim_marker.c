@@ -187,6 +187,7 @@ void likwid_markerInit(void)
         pthread_mutex_unlock(&lock);
         return;
     }
+    sim_timer_start();  /* LIKWID's perfmon_init starts its timer */
     S.active = 1;
     my_slot();
     pthread_mutex_unlock(&lock);

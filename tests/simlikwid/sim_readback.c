@@ -106,6 +106,7 @@ int perfmon_init(int nrThreads, const int *threadsToCpu)
         return -EINVAL;
     R.initialized = 1;
     R.ncpus = nrThreads;
+    sim_timer_start();
     return 0;
 }
 
@@ -356,7 +357,7 @@ double perfmon_getMetricOfRegionThread(int region, int metricId, int threadId)
     double ev[16] = {0};
     for (int e = 0; e < r->nevents && e < 16; e++)
         ev[e] = r->ev[(size_t)threadId * (size_t)r->nevents + (size_t)e];
-    return sim_metric(g, metricId, ev, r->times[threadId]);
+    return sim_metric(g, metricId, ev, r->times[threadId], sim_inverse_clock());
 }
 
 char *perfmon_getEventName(int groupId, int eventId)
