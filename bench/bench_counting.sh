@@ -36,37 +36,20 @@ COLLECT=$BUILD/helpers/scope-likwid-collect
 WRITE=$BUILD/helpers/scope-likwid-write
 SOLVER=$BUILD/examples/solver
 CYCLER=$BUILD/tests/faults/harm_app
-EMUL=$BUILD/tests/emulated/libemulpmu.so
-PROBE=$BUILD/tests/emulated/rdpmc_probe
-for p in "$SHIM" "$COLLECT" "$WRITE" "$SOLVER" "$CYCLER" "$EMUL" "$PROBE"; do
-    [ -e "$p" ] || die "$p missing: build first, tests enabled, no sanitizer (meson setup $BUILD && ninja -C $BUILD)"
+for p in "$SHIM" "$COLLECT" "$WRITE" "$SOLVER" "$CYCLER"; do
+    [ -e "$p" ] || die "$p missing: build first, tests enabled (meson setup $BUILD && ninja -C $BUILD)"
 done
-command -v likwid-perfctr >/dev/null 2>&1 || skip "likwid-perfctr not found (Debian package likwid)"
-command -v likwid-genTopoCfg >/dev/null 2>&1 || skip "likwid-genTopoCfg not found (Debian package likwid)"
-case $(likwid-perfctr -v 2>&1 | grep -o 'Version [0-9.]*' | head -n 1) in
-"Version 5.2."*) ;;
-*) skip "the emulated PMU serves LIKWID 5.2's direct MSR mode only" ;;
-esac
-[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs for -C 0-1"
-"$PROBE" >/dev/null 2>&1 || skip "LIKWID would read the real counters with RDPMC here"
 /usr/bin/python3 -c 'import h5py' 2>/dev/null || skip "no /usr/bin/python3 with h5py (python3-h5py) to check the results"
-for v in SHIM COLLECT WRITE SOLVER CYCLER EMUL; do
+for v in SHIM COLLECT WRITE SOLVER CYCLER; do
     eval "$v=\$(realpath \"\$$v\")"
 done
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sl-counting.XXXXXX") || die "mktemp failed"
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
-likwid-genTopoCfg -o "$TMP/host.cfg" >"$TMP/gentopo.log" 2>&1 && [ -s "$TMP/host.cfg" ] ||
-    skip "likwid-genTopoCfg cannot describe this host"
-# the host's threads, caches and NUMA domains; the CPU an AMD Zen 2
-sed -e 's/^cpuid_info family = .*/cpuid_info family = 23/' \
-    -e 's/^cpuid_info model = .*/cpuid_info model = 49/' \
-    -e 's/^cpuid_info stepping = .*/cpuid_info stepping = 0/' \
-    -e 's/^cpuid_info isIntel = .*/cpuid_info isIntel = 0/' \
-    -e 's/^cpuid_info \(perf_version\|perf_num_ctr\|perf_width_ctr\|perf_num_fixed_ctr\) = .*/cpuid_info \1 = 0/' \
-    -e 's/^cpuid_info clock = .*/cpuid_info clock = 2000000000/' "$TMP/host.cfg" >"$TMP/topo.cfg"
-export EMULPMU_STATE="$TMP/state" EMULPMU_TOPO="$TMP/topo.cfg" OMP_NUM_THREADS=2
+. "$(dirname "$0")/../tests/emulated/zen2.sh"
+emul_zen2 "$BUILD" "$TMP" >"$TMP/why" || skip "$(cat "$TMP/why")"
+export OMP_NUM_THREADS=2
 
 now_ms() { awk -v n="$(date +%s%N)" 'BEGIN { printf "%.1f", n / 1e6 }'; }
 # full_api FILE...: every file holds counters read through LIKWID's full API
