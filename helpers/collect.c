@@ -1,6 +1,7 @@
-/* scope-likwid-collect MARKERFILE [LIBLIKWID [CYCLE_HZ CPU_HZ]]: reads LIKWID's marker file back through
- * LIKWID's full API (names, counters, metrics) and prints the result in the
- * wire format (docs/WIRE.md) on stdout. It runs as a separate process
+/* scope-likwid-collect MARKERFILE [LIBLIKWID [CYCLE_HZ CPU_HZ]]: reads
+ * LIKWID's marker file back through LIKWID's full API (names, counters,
+ * metrics) and prints the result in the wire format (docs/WIRE.md) on
+ * stdout. It runs as a separate process
  * because LIKWID's perfmon module may exit, crash or hang on hosts where it
  * cannot count; the shim treats any failure here as "no names". The call
  * sequence is the one in the spec likwid-api.md, nothing more. LIKWID is the

@@ -89,6 +89,7 @@ uint64_t timer_getCycleClock(void)
 
 uint64_t timer_getCpuClock(void)
 {
+    clk.reads++;
     if (clk.cpu_hz)
         return clk.cpu_hz;
     return clk.own_cpu ? clk.own_cpu() : 0;

@@ -21,7 +21,7 @@ int sl_clock_given(void);
  * (LIKWID measures the clock, as it does without a given one). */
 void sl_clock_own(void);
 
-/* Calls of LIKWID's timer_init and timer_getCycleClock that reached the
+/* Calls of LIKWID's timer_init, and of its two getters, that reached the
  * collector's: LIKWID's internal calls of its public functions go through
  * its PLT, which the collector's definitions take over; a library built
  * otherwise calls its own, and these stay 0. */
