@@ -1,4 +1,4 @@
-/* scope-likwid-collect MARKERFILE [LIBLIKWID [CYCLE_HZ CPU_HZ]]: reads
+/* scope-likwid-collect MARKERFILE [LIBLIKWID [CYCLE_HZ CPU_HZ [ACCESSD]]]: reads
  * LIKWID's marker file back through LIKWID's full API (names, counters,
  * metrics) and prints the result in the wire format (docs/WIRE.md) on
  * stdout. It runs as a separate process
@@ -8,7 +8,9 @@
  * library the application loaded (LIBLIKWID, the shim passes its path),
  * opened at run time; CYCLE_HZ and CPU_HZ are the clock that library
  * measured in the application, which LIKWID's timer here answers
- * (collect_clock.c) instead of measuring it again. */
+ * (collect_clock.c) instead of measuring it again, and ACCESSD the access
+ * daemon its configuration found, which answers LIKWID's look-up here
+ * (collect_accessd.c). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <likwid.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collect_accessd.h"
 #include "collect_clock.h"
 #include "collect_groups.h"
 #include "fileio.h"
@@ -453,8 +456,8 @@ static void read_region(sl_likwid *lw, const marker *mk, int r, int ngroups)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2 && argc != 3 && argc != 5)
-        die("usage: scope-likwid-collect MARKERFILE [LIBLIKWID [CYCLE_HZ CPU_HZ]]");
+    if (argc < 2 || argc == 4 || argc > 6)
+        die("usage: scope-likwid-collect MARKERFILE [LIBLIKWID [CYCLE_HZ CPU_HZ [ACCESSD]]]");
     const char *path = argv[1];
     const char *mode = need_env("LIKWID_MODE");
     char *events = strdup(need_env("LIKWID_EVENTS"));
@@ -465,12 +468,13 @@ int main(int argc, char **argv)
     int *cpus = parse_cpus(threads, &ncpus);
     char **sets = split_sets(events, &nsets);
     marker mk = {0};
-    uint64_t cycle_hz = argc == 5 ? parse_hz("CYCLE_HZ", argv[3]) : 0;
-    uint64_t cpu_hz = argc == 5 ? parse_hz("CPU_HZ", argv[4]) : 0;
+    uint64_t cycle_hz = argc >= 5 ? parse_hz("CYCLE_HZ", argv[3]) : 0;
+    uint64_t cpu_hz = argc >= 5 ? parse_hz("CPU_HZ", argv[4]) : 0;
     prepare(path, &mk);
     void *lib = load_likwid(argc >= 3 && argv[2][0] ? argv[2] : NULL);
     if (sl_clock_bind(lib) == 0 && cycle_hz)
         sl_clock_give(cycle_hz, cpu_hz);
+    sl_accessd_give(argc == 6 ? argv[5] : NULL);
 
     if (lw_api.init_configuration() != 0)
         die("init_configuration failed");

@@ -5,7 +5,7 @@
  * inverseClock = 1 / timer_getCycleClock(). The application's LIKWID
  * measured that clock already; the shim passes it. The collector defines
  * LIKWID's public timer_init, timer_getCycleClock and timer_getCpuClock,
- * exported (collect_clock.list), so LIKWID's own calls reach them through
+ * exported (collect_exports.list), so LIKWID's own calls reach them through
  * its PLT: with a given clock timer_init does nothing and the getters
  * answer it; without one each forwards to LIKWID's own. */
 #include "collect_clock.h"

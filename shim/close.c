@@ -431,15 +431,18 @@ int sl_source_collector(const sl_sources_in *in, sl_likwid *lw, sl_text *status)
         return 0;
     }
     /* the collector reads with the LIKWID the application loaded, and with
-     * the clock it measured: the collector's LIKWID need not measure it again */
-    char cycle_hz[24], cpu_hz[24];
-    sl_real_likwid_clock(in->liblikwid, cycle_hz, cpu_hz, sizeof cycle_hz);
+     * the clock and access daemon it found: the collector's LIKWID need not
+     * look for them again */
+    sl_likwid_setup setup;
+    sl_real_likwid_setup(in->liblikwid, &setup);
     const char *argv[] = {collector, in->markerfile, in->liblikwid,
-                          cycle_hz[0] ? cycle_hz : NULL, cpu_hz, NULL};
+                          setup.cycle_hz[0] ? setup.cycle_hz : NULL, setup.cpu_hz,
+                          setup.accessd, NULL};
     sl_spawn_result res;
-    sl_log_debug("running %s %s %s %s", collector, in->markerfile,
+    sl_log_debug("running %s %s %s %s %s", collector, in->markerfile,
                  in->liblikwid ? in->liblikwid : "(no liblikwid found)",
-                 cycle_hz[0] ? cycle_hz : "(no clock)");
+                 setup.cycle_hz[0] ? setup.cycle_hz : "(no clock)",
+                 setup.accessd ? setup.accessd : "(no access daemon)");
     sl_helper_run(argv, in->timeout_s, &res);
     sl_log_debug("collector: outcome %d, status %d, signal %d, %zu bytes out, %zu bytes err",
                  (int)res.outcome, res.exit_code, res.signal, res.out_len, res.err_len);
@@ -478,6 +481,7 @@ int sl_source_collector(const sl_sources_in *in, sl_likwid *lw, sl_text *status)
     }
     free(why);
     free(collector);
+    free(setup.accessd);
     sl_spawn_result_free(&res);
     return ok;
 }

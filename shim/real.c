@@ -214,33 +214,49 @@ void sl_real_likwid_version(const sl_real_api *r, char *out, size_t n)
     free(path);
 }
 
-/* The clock the LIKWID at library measured when its timer started
- * (timer_getCycleClock: the inverseClock of its metrics; timer_getCpuClock),
- * as decimal Hz into cycle_hz and cpu_hz (n bytes each); both left empty when
- * it has none. timer_init first: LIKWID's Init started the timer wherever
- * this process's LIKWID counted (then it returns at once), and its getters
- * would print an error if it had not. Loads nothing: RTLD_NOLOAD. */
-void sl_real_likwid_clock(const char *library, char *cycle_hz, char *cpu_hz, size_t n)
+/* The start of LIKWID's Likwid_Configuration (likwid.h; the same from 5.2
+ * to 5.5), what get_configuration() points to once LIKWID started. */
+typedef struct likwid_config_head {
+    char *config_file, *topology_file, *daemon_path;
+} likwid_config_head;
+
+/* dlsym of name in h as a function pointer */
+#define SL_LIKWID_FN(fp, h, name)                                                  \
+    do {                                                                          \
+        void *s_ = dlsym(h, name);                                                \
+        memcpy(&(fp), &s_, sizeof s_);                                            \
+    } while (0)
+
+/* What the LIKWID at library set up in this process that its copy in the
+ * collector would set up again (docs/SHIM.md, full_api): the clock its
+ * timer measured (timer_getCycleClock, timer_getCpuClock) and the access
+ * daemon its configuration found. timer_init first: LIKWID's Init started
+ * the timer wherever this process's LIKWID counted (then it returns at
+ * once), and its getters would print an error if it had not. Loads
+ * nothing: RTLD_NOLOAD. */
+void sl_real_likwid_setup(const char *library, sl_likwid_setup *out)
 {
-    cycle_hz[0] = cpu_hz[0] = '\0';
+    *out = (sl_likwid_setup){{0}, {0}, NULL};
     void *h = library ? dlopen(library, RTLD_NOLOAD | RTLD_LAZY) : NULL;
     if (!h)
         return;
     void (*start)(void);
     uint64_t (*cycle)(void), (*cpu)(void);
-    void *s = dlsym(h, "timer_init");
-    memcpy(&start, &s, sizeof s);
-    s = dlsym(h, "timer_getCycleClock");
-    memcpy(&cycle, &s, sizeof s);
-    s = dlsym(h, "timer_getCpuClock");
-    memcpy(&cpu, &s, sizeof s);
+    likwid_config_head *(*config)(void);
+    SL_LIKWID_FN(start, h, "timer_init");
+    SL_LIKWID_FN(cycle, h, "timer_getCycleClock");
+    SL_LIKWID_FN(cpu, h, "timer_getCpuClock");
+    SL_LIKWID_FN(config, h, "get_configuration");
     if (start && cycle && cpu) {
         start();
         uint64_t a = cycle(), b = cpu();
         if (a && b) {
-            snprintf(cycle_hz, n, "%" PRIu64, a);
-            snprintf(cpu_hz, n, "%" PRIu64, b);
+            snprintf(out->cycle_hz, sizeof out->cycle_hz, "%" PRIu64, a);
+            snprintf(out->cpu_hz, sizeof out->cpu_hz, "%" PRIu64, b);
         }
     }
+    likwid_config_head *c = config ? config() : NULL;
+    if (out->cycle_hz[0] && c && c->daemon_path && c->daemon_path[0])
+        out->accessd = strdup(c->daemon_path);
     dlclose(h);
 }

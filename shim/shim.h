@@ -222,9 +222,15 @@ int sl_real_is_likwid(const char *path);
 char *sl_real_library(const sl_real_api *r);
 /* Its LIKWID version ("5.5.1", "5.2"; "unknown"), into out (n bytes). */
 void sl_real_likwid_version(const sl_real_api *r, char *out, size_t n);
-/* The clock LIKWID at library measured (timer_getCycleClock,
- * timer_getCpuClock) in decimal Hz; empty strings when it has none. */
-void sl_real_likwid_clock(const char *library, char *cycle_hz, char *cpu_hz, size_t n);
+/* What LIKWID at library set up when it started here: the clock it
+ * measured (timer_getCycleClock, timer_getCpuClock) in decimal Hz, empty
+ * when it has none; the access daemon its configuration found, on the
+ * heap, NULL when none (or no clock). */
+typedef struct sl_likwid_setup {
+    char cycle_hz[24], cpu_hz[24];
+    char *accessd;
+} sl_likwid_setup;
+void sl_real_likwid_setup(const char *library, sl_likwid_setup *out);
 
 /* ==== shim ==== */
 /* The shim's state and the one internal path

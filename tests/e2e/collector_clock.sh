@@ -1,11 +1,14 @@
 #!/bin/sh
-# The collector's LIKWID does not measure the CPU clock again: the shim
-# hands it the clock the application's LIKWID measured at Init, and the
-# metrics that use inverseClock are computed with it. The simulated LIKWID
+# The collector's LIKWID does not measure the CPU clock again, nor look for
+# its access daemon again: the shim hands it the clock the application's
+# LIKWID measured at Init (the metrics that use inverseClock are computed
+# with it) and the daemon its configuration found. The simulated LIKWID
 # (tests/simlikwid/sim_timer.c) measures a clock of each process's own and
 # logs every measurement (SIMLIKWID_TIMER_LOG); its CLOCK group has LIKWID's
 # "Runtime unhalted [s]" (FIXC1*inverseClock) and "Clock [MHz]"
-# (1.E-06*(FIXC1/FIXC2)/inverseClock).
+# (1.E-06*(FIXC1/FIXC2)/inverseClock); with SIMLIKWID_ACCESSD_LOOKUP=1 its
+# configuration (sim_config.c) runs LIKWID's `bash ... which likwid-accessD`
+# and logs the daemon it kept (SIMLIKWID_CONFIG_LOG).
 #   collector_clock.sh given     the solver under sim-perfctr -g CLOCK -m
 #                                with the shim: one measurement (the
 #                                application's), the metrics with its clock
@@ -15,14 +18,21 @@
 #                                exported functions: the collector's LIKWID
 #                                measures its own clock and the metrics use
 #                                it (as without a given clock)
+#   collector_clock.sh accessd   as given, with the look-up on and a
+#                                likwid-accessD and a bash that logs who
+#                                started it first in PATH: only the
+#                                application's LIKWID ran the shell, and the
+#                                collector's LIKWID kept the daemon it found
 #   collector_clock.sh args      the collector alone: a given clock reaches
 #                                the metrics and nothing is measured; none
-#                                given: LIKWID measures; a bad clock argument
-#                                is refused with one line
+#                                given: LIKWID measures; a given daemon
+#                                answers LIKWID's look-up without a shell,
+#                                none: LIKWID runs its shell; a bad clock
+#                                argument is refused with one line
 . "$(dirname "$0")/lib.sh"
 case ${1:-} in
-given | direct-init | direct-clock | args) mode=$1 ;;
-*) echo "usage: collector_clock.sh given|direct-init|direct-clock|args" >&2; exit 2 ;;
+given | direct-init | direct-clock | accessd | args) mode=$1 ;;
+*) echo "usage: collector_clock.sh given|direct-init|direct-clock|accessd|args" >&2; exit 2 ;;
 esac
 need SL_SHIM SL_SOLVER SL_COLLECT SL_WRITE SL_SIM_DIR SL_SIM_PERFCTR
 pick_python
@@ -62,6 +72,17 @@ EOF
 }
 # measured PID: the clock the log says process PID measured
 measured() { awk -v p="$1" '$1 == p { print $2 }' "$T/timer.log"; }
+# A likwid-accessD for LIKWID's look-up to find, and a bash that logs the
+# process whose popen started it (its parent's parent: popen runs sh -c).
+mkdir "$T/bin"
+printf '#!/bin/sh\nexit 0\n' >"$T/bin/likwid-accessD"
+real_bash=$(command -v bash) || skip "no bash"
+printf '#!/bin/sh\nawk %s /proc/$PPID/status >>"%s"\nexec "%s" "$@"\n' \
+    "'/^PPid:/ { print \$2 }'" "$T/bash.log" "$real_bash" >"$T/bin/bash"
+chmod +x "$T/bin/likwid-accessD" "$T/bin/bash"
+: >"$T/bash.log"
+SIMLIKWID_CONFIG_LOG=$T/config.log
+export SIMLIKWID_CONFIG_LOG
 
 if [ "$mode" = args ]; then
     # a marker file of the CLOCK group, kept from a run without the shim
@@ -126,8 +147,27 @@ EOF
     grep -qx "scope-likwid-collect: CPU_HZ 'nope': expected a clock in Hz (a whole number above 0)" "$T/bad.cerr" ||
         fail "CPU_HZ 'nope': message: $(cat "$T/bad.cerr")"
     collect bad "$lib" 2000000000
-    [ "$(cat "$T/bad.crc")" = 1 ] && grep -q "^scope-likwid-collect: usage: .*\[CYCLE_HZ CPU_HZ\]" "$T/bad.cerr" ||
+    [ "$(cat "$T/bad.crc")" = 1 ] && grep -q "^scope-likwid-collect: usage: .*\[CYCLE_HZ CPU_HZ \[ACCESSD\]\]" "$T/bad.cerr" ||
         fail "one clock argument: expected the usage line, got exit $(cat "$T/bad.crc"): $(cat "$T/bad.cerr")"
+    # the access daemon: given, LIKWID's look-up reads it, no shell runs
+    # (and LIKWID checks it as it checks the shell's answer); not given,
+    # LIKWID's shell finds the one in PATH
+    export SIMLIKWID_ACCESSD_LOOKUP=1
+    for given in /nonexistent/likwid-accessD "$T/bin/likwid-accessD" ""; do
+        : >"$T/config.log"
+        : >"$T/bash.log"
+        PATH=$T/bin:$PATH collect accessd "$lib" 3000000000 3000000000 ${given:+"$given"}
+        [ "$(cat "$T/accessd.crc")" = 0 ] || fail "daemon '$given': exit $(cat "$T/accessd.crc"): $(cat "$T/accessd.cerr")"
+        case $given in
+        /nonexistent/*) want=- shells=0 ;;
+        "") want=$T/bin/likwid-accessD shells=1 ;;
+        *) want=$given shells=0 ;;
+        esac
+        [ "$(grep -c . "$T/bash.log")" = "$shells" ] ||
+            fail "daemon '$given': LIKWID's shell ran $(grep -c . "$T/bash.log") times: expected $shells"
+        [ "$(cut -d' ' -f2- "$T/config.log")" = "$want" ] ||
+            fail "daemon '$given': LIKWID kept '$(cut -d' ' -f2- "$T/config.log")': expected '$want'"
+    done
     finish
 fi
 
@@ -137,6 +177,7 @@ export SIMLIKWID_TIMER_SLEEP_MS
 case $mode in
 direct-init) SIMLIKWID_TIMER_DIRECT=init; export SIMLIKWID_TIMER_DIRECT ;;
 direct-clock) SIMLIKWID_TIMER_DIRECT=clock; export SIMLIKWID_TIMER_DIRECT ;;
+accessd) SIMLIKWID_ACCESSD_LOOKUP=1 PATH=$T/bin:$PATH; export SIMLIKWID_ACCESSD_LOOKUP PATH ;;
 esac
 run shim env LD_LIBRARY_PATH="$SL_SIM_DIR" "$SL_SIM_PERFCTR" -C 0,1 -g CLOCK -m -- \
     env LD_PRELOAD="$SL_SHIM" "$SL_SOLVER"
@@ -146,7 +187,7 @@ app=$("$PY" -c 'import sys, h5py; print(int(h5py.File(sys.argv[1], "r")["rank0"]
 app_hz=$(measured "$app")
 [ -n "$app_hz" ] || fail "the application (pid $app) did not measure its clock: $(cat "$T/timer.log")"
 others=$(awk -v p="$app" '$1 != p' "$T/timer.log")
-if [ "$mode" = given ]; then
+if [ "$mode" = given ] || [ "$mode" = accessd ]; then
     [ -z "$others" ] || fail "another process measured the clock again: $others"
     clock_metrics "$f" "${app_hz:-0}" || fail "the clock metrics are not those of the application's clock"
 else
@@ -155,6 +196,14 @@ else
         fail "$mode: expected one measurement besides the application's: $(cat "$T/timer.log")"
     clock_metrics "$f" "$(echo "$others" | awk '{ print $2; exit }')" ||
         fail "$mode: the clock metrics are not those of the collector's LIKWID's own clock"
+fi
+if [ "$mode" = accessd ]; then
+    # sim-perfctr is a script (no LIKWID): the application's LIKWID alone
+    # ran the shell; the collector's LIKWID kept the same daemon
+    [ "$(cat "$T/bash.log")" = "$app" ] ||
+        fail "LIKWID's shell was started by '$(tr '\n' ' ' <"$T/bash.log")': expected the application ($app) alone"
+    [ "$(grep -c " $T/bin/likwid-accessD\$" "$T/config.log")" = 2 ] && [ "$(grep -c . "$T/config.log")" = 2 ] ||
+        fail "the daemons LIKWID kept: $(cat "$T/config.log"): expected $T/bin/likwid-accessD in the application and the collector"
 fi
 check "$f" --source full_api --names --metrics --status "used full_api" >/dev/null ||
     fail "result file rejected by the checker"

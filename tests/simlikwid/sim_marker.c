@@ -187,7 +187,8 @@ void likwid_markerInit(void)
         pthread_mutex_unlock(&lock);
         return;
     }
-    sim_timer_start();  /* LIKWID's perfmon_init starts its timer */
+    init_configuration();   /* as LIKWID's perfmon_init does, */
+    sim_timer_start();      /* and starts its timer */
     S.active = 1;
     my_slot();
     pthread_mutex_unlock(&lock);

@@ -80,11 +80,6 @@ static int failing(const char *where)
     return f && strcmp(f, "fail") == 0 && strcmp(at ? at : "init", where) == 0;
 }
 
-int init_configuration(void)
-{
-    return 0;
-}
-
 void HPMmode(int mode)
 {
     R.mode = mode;
@@ -106,6 +101,7 @@ int perfmon_init(int nrThreads, const int *threadsToCpu)
         return -EINVAL;
     R.initialized = 1;
     R.ncpus = nrThreads;
+    init_configuration();
     sim_timer_start();
     return 0;
 }
