@@ -1,13 +1,16 @@
 #!/bin/sh
-# LIKWID 5.2's collector path with the application's clock, on the emulated
-# PMU (zen2.sh): the solver under likwid-perfctr -M 0 -C 0-1 -g CLOCK -m with
-# the shim. The collector is handed the clock LIKWID measured in the
-# application (its third and fourth arguments); LIKWID's own metrics in the
-# result use it: "Runtime unhalted [s]" = PMC1*inverseClock and "Clock
-# [MHz]" = 1.E-06*(FIXC1/FIXC2)/inverseClock (zen2's CLOCK group) with
-# inverseClock = 1 / that clock. Then the collector alone on that marker file:
-# given a clock it ends well within the second LIKWID's own measurement
-# sleeps (2 x 500 ms), given 3 GHz its metrics are those of 3 GHz.
+# LIKWID 5.2's collector path with the application's clock and access
+# daemon, on the emulated PMU (zen2.sh): the solver under likwid-perfctr -M 0
+# -C 0-1 -g CLOCK -m with the shim. The collector is handed the clock LIKWID
+# measured in the application (its third and fourth arguments) and the
+# daemon LIKWID's configuration found (its fifth); LIKWID's own metrics in
+# the result use the clock: "Runtime unhalted [s]" = PMC1*inverseClock and
+# "Clock [MHz]" = 1.E-06*(FIXC1/FIXC2)/inverseClock (zen2's CLOCK group) with
+# inverseClock = 1 / that clock, and the collector's LIKWID runs no shell
+# for its daemon (a bash first in PATH logs who starts it). Then the
+# collector alone on that marker file: given a clock it ends well within the
+# second LIKWID's own measurement sleeps (2 x 500 ms), given 3 GHz its
+# metrics are those of 3 GHz.
 #   collector_clock.sh BUILD_DIR
 # Exit status: 0 pass, 1 fail, 77 cannot emulate here (one line why).
 set -u
@@ -24,9 +27,19 @@ if [ "${SL_KEEP:-0}" = 1 ]; then trap 'say "kept $T"' EXIT; else trap 'rm -rf "$
 emul_zen2 "$build" "$T" >"$T/why" || { say "SKIP: $(cat "$T/why")"; exit 77; }
 collect=$build/helpers/scope-likwid-collect
 
-# the collector, behind a wrapper that keeps its arguments and the marker file
+# LIKWID's look-up of its daemon runs "bash ... which likwid-accessD": this
+# bash logs the process whose popen started it (popen runs sh -c)
+mkdir "$T/bin"
+real_bash=$(command -v bash) || { say "SKIP: no bash"; exit 77; }
+printf '#!/bin/sh\nawk %s /proc/$PPID/status >>"%s"\nexec "%s" "$@"\n' \
+    "'/^PPid:/ { print \$2 }'" "$T/bash.log" "$real_bash" >"$T/bin/bash"
+chmod +x "$T/bin/bash"
+: >"$T/bash.log"
+# the collector, behind a wrapper that keeps its pid (exec keeps it), its
+# arguments and the marker file
 cat >"$T/collector" <<EOF
 #!/bin/sh
+echo \$\$ >>"$T/collector.pids"
 printf '%s\n' "\$@" >"$T/args"
 cp "\$1" "$T/marker.txt"
 env | grep '^LIKWID_' >"$T/likwid.env"
@@ -34,13 +47,19 @@ exec "$collect" "\$@"
 EOF
 chmod +x "$T/collector"
 mkdir "$T/run"
-(cd "$T/run" && LD_PRELOAD="$EMUL:$build/shim/libscope_likwid.so" SCOPE_LIKWID_COLLECTOR="$T/collector" \
+(cd "$T/run" && PATH=$T/bin:$PATH LD_PRELOAD="$EMUL:$build/shim/libscope_likwid.so" SCOPE_LIKWID_COLLECTOR="$T/collector" \
     SCOPE_LIKWID_WRITER="$build/helpers/scope-likwid-write" SCOPE_LIKWID_OUTPUT="$T/result.h5" \
     OMP_NUM_THREADS=2 timeout 120 likwid-perfctr -M 0 -C 0-1 -g CLOCK -m "$build/examples/solver" \
     >"$T/perfctr.txt" 2>"$T/perfctr.err") || { cat "$T/perfctr.err"; fail "likwid-perfctr -m exited $?"; }
 hz=$(sed -n 3p "$T/args" 2>/dev/null)
 [ "$(sed -n 4p "$T/args" 2>/dev/null)" = "$hz" ] && [ "${hz:-0}" -gt 0 ] 2>/dev/null ||
     fail "collector arguments: $(tr '\n' ' ' <"$T/args" 2>/dev/null): expected the application's clock twice after the library"
+accessd=$(sed -n 5p "$T/args" 2>/dev/null)
+[ -x "$accessd" ] || fail "collector arguments: the access daemon '$accessd' is not an executable file"
+for pid in $(cat "$T/collector.pids" 2>/dev/null); do
+    grep -qx "$pid" "$T/bash.log" && fail "the collector's LIKWID (pid $pid) ran its shell for the access daemon"
+done
+[ -s "$T/bash.log" ] || fail "no LIKWID ran its shell: the logging bash was not reached (the check would prove nothing)"
 
 # the result file's clock metrics against the handed clock
 "$py" - "$T/result.h5" "${hz:-1}" >"$T/check.out" 2>&1 <<'EOF' || { cat "$T/check.out"; fail "result.h5: the clock metrics are not those of the handed clock"; }
