@@ -27,8 +27,9 @@ set -u
 BUILD=${1:-build}
 PAIRS=${2:-10}
 CYCLES=${3:-20}
-say() { printf 'bench_counting: %s\n' "$*"; }
-skip() { say "SKIP: $*"; exit 77; }
+src=$(cd "$(dirname "$0")/.." && pwd)
+. "$src/tests/emulated/emul_lib.sh"
+emul_voice bench_counting
 die() { say "$*" >&2; exit 1; }
 
 SHIM=$BUILD/shim/libscope_likwid.so
@@ -39,17 +40,17 @@ CYCLER=$BUILD/tests/faults/harm_app
 for p in "$SHIM" "$COLLECT" "$WRITE" "$SOLVER" "$CYCLER"; do
     [ -e "$p" ] || die "$p missing: build first, tests enabled (meson setup $BUILD && ninja -C $BUILD)"
 done
-/usr/bin/python3 -c 'import h5py' 2>/dev/null || skip "no /usr/bin/python3 with h5py (python3-h5py) to check the results"
 for v in SHIM COLLECT WRITE SOLVER CYCLER; do
     eval "$v=\$(realpath \"\$$v\")"
 done
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/sl-counting.XXXXXX") || die "mktemp failed"
-trap 'rm -rf "$TMP"' EXIT
+# the emulated PMU's checks and T (emul_lib.sh), as an AMD Zen 2
+build=$(cd "$BUILD" && pwd)
+emul_begin
 trap 'exit 130' INT TERM
-. "$(dirname "$0")/../tests/emulated/zen2.sh"
-emul_zen2 "$BUILD" "$TMP" >"$TMP/why" || skip "$(cat "$TMP/why")"
-export OMP_NUM_THREADS=2
+emul_topo zen2 "$T/host-topo.cfg" "$T/topo.cfg" || die "cannot write the topology"
+TMP=$T EMULPMU_TOPO=$T/topo.cfg EMULPMU_STATE=$T/state
+export EMULPMU_TOPO EMULPMU_STATE OMP_NUM_THREADS=2
 
 now_ms() { awk -v n="$(date +%s%N)" 'BEGIN { printf "%.1f", n / 1e6 }'; }
 # full_api FILE...: every file holds counters read through LIKWID's full API
@@ -74,10 +75,10 @@ run() {
     mkdir "$TMP/run" "$TMP/out"
     : >"$EMULPMU_STATE"
     if [ "$kind" = shim ]; then
-        set -- env LD_PRELOAD="$EMUL:$SHIM" SCOPE_LIKWID_COLLECTOR="$COLLECT" SCOPE_LIKWID_WRITER="$WRITE" \
+        set -- env LD_PRELOAD="$emul:$SHIM" SCOPE_LIKWID_COLLECTOR="$COLLECT" SCOPE_LIKWID_WRITER="$WRITE" \
             SCOPE_LIKWID_OUTPUT="$TMP/out/r.h5" "$@"
     else
-        set -- env LD_PRELOAD="$EMUL" "$@"
+        set -- env LD_PRELOAD="$emul" "$@"
     fi
     t0=$(now_ms)
     (cd "$TMP/run" && exec "$@") >"$TMP/o" 2>"$TMP/e"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # LIKWID 5.2's collector path with the application's clock and access
-# daemon, on the emulated PMU (zen2.sh): the solver under likwid-perfctr -M 0
+# daemon, on the emulated PMU (AMD Zen 2): the solver under likwid-perfctr -M 0
 # -C 0-1 -g CLOCK -m with the shim. The collector is handed the clock LIKWID
 # measured in the application (its third and fourth arguments) and the
 # daemon LIKWID's configuration found (its fifth); LIKWID's own metrics in
@@ -11,26 +11,22 @@
 # collector alone on that marker file: given a clock it ends well within the
 # second LIKWID's own measurement sleeps (2 x 500 ms), given 3 GHz its
 # metrics are those of 3 GHz.
-#   collector_clock.sh BUILD_DIR
-# Exit status: 0 pass, 1 fail, 77 cannot emulate here (one line why).
+# Environment: SL_SRC, SL_BUILD. Exit 0 pass, 1 fail, 77 skip.
 set -u
-build=${1:?usage: collector_clock.sh BUILD_DIR}
-build=$(cd "$build" && pwd)
-say() { printf 'emulated-collector-clock: %s\n' "$*"; }
-failed=0
-fail() { say "FAIL: $*"; failed=1; }
-py=/usr/bin/python3
-"$py" -c 'import h5py' >/dev/null 2>&1 || { say "SKIP: $py cannot import h5py (python3-h5py)"; exit 77; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/emul-clock.XXXXXX") || exit 1
-if [ "${SL_KEEP:-0}" = 1 ]; then trap 'say "kept $T"' EXIT; else trap 'rm -rf "$T"' EXIT; fi
-. "$(dirname "$0")/zen2.sh"
-emul_zen2 "$build" "$T" >"$T/why" || { say "SKIP: $(cat "$T/why")"; exit 77; }
+src=$SL_SRC build=$SL_BUILD
+. "$src/tests/emulated/emul_lib.sh"
+emul_voice emulated-collector-clock
+emul_begin
+emul_topo zen2 "$T/host-topo.cfg" "$T/topo.cfg" || { say "FAIL: cannot write the topology"; exit 1; }
+: >"$T/state"
+EMULPMU_TOPO=$T/topo.cfg EMULPMU_STATE=$T/state
+export EMULPMU_TOPO EMULPMU_STATE
 collect=$build/helpers/scope-likwid-collect
 
 # LIKWID's look-up of its daemon runs "bash ... which likwid-accessD": this
 # bash logs the process whose popen started it (popen runs sh -c)
 mkdir "$T/bin"
-real_bash=$(command -v bash) || { say "SKIP: no bash"; exit 77; }
+real_bash=$(command -v bash) || skip "no bash"
 printf '#!/bin/sh\nawk %s /proc/$PPID/status >>"%s"\nexec "%s" "$@"\n' \
     "'/^PPid:/ { print \$2 }'" "$T/bash.log" "$real_bash" >"$T/bin/bash"
 chmod +x "$T/bin/bash"
@@ -47,7 +43,7 @@ exec "$collect" "\$@"
 EOF
 chmod +x "$T/collector"
 mkdir "$T/run"
-(cd "$T/run" && PATH=$T/bin:$PATH LD_PRELOAD="$EMUL:$build/shim/libscope_likwid.so" SCOPE_LIKWID_COLLECTOR="$T/collector" \
+(cd "$T/run" && PATH=$T/bin:$PATH LD_PRELOAD="$emul:$shim" SCOPE_LIKWID_COLLECTOR="$T/collector" \
     SCOPE_LIKWID_WRITER="$build/helpers/scope-likwid-write" SCOPE_LIKWID_OUTPUT="$T/result.h5" \
     OMP_NUM_THREADS=2 timeout 120 likwid-perfctr -M 0 -C 0-1 -g CLOCK -m "$build/examples/solver" \
     >"$T/perfctr.txt" 2>"$T/perfctr.err") || { cat "$T/perfctr.err"; fail "likwid-perfctr -m exited $?"; }
@@ -93,7 +89,7 @@ cat "$T/check.out"
 # and it never sleeps LIKWID's second
 lib=$(sed -n 2p "$T/args" 2>/dev/null)
 start=$(date +%s%N)
-(set -a && . "$T/likwid.env" && LD_PRELOAD=$EMUL timeout 10 "$collect" "$T/marker.txt" "$lib" 3000000000 3000000000) \
+(set -a && . "$T/likwid.env" && LD_PRELOAD=$emul timeout 10 "$collect" "$T/marker.txt" "$lib" 3000000000 3000000000) \
     >"$T/answer" 2>"$T/collect.err" || fail "the collector alone exited $?: $(cat "$T/collect.err")"
 ms=$((($(date +%s%N) - start) / 1000000))
 [ "$ms" -lt 900 ] || fail "the collector with a given clock took $ms ms: LIKWID's own measurement sleeps 1000"
@@ -122,5 +118,5 @@ if bad or not n:
 print("%d clock metrics with 3 GHz" % n)
 EOF
 cat "$T/check.out"
-[ "$failed" = 0 ] || { say "FAIL (files: SL_KEEP=1)"; exit 1; }
+[ "$FAILED" = 0 ] || { say "FAIL (files: SL_KEEP=1)"; exit 1; }
 say "PASS"
