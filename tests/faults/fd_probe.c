@@ -2,7 +2,8 @@
  * check what the shim hands it: appends to $FAULT_PROBE_OUT one line per
  * start, "role fds=LIST preload=yes|no mapped=yes|no", then execs the real
  * helper ($FAULT_PROBE_COLLECT for the collector's arguments, a marker file
- * and the application's liblikwid; else $FAULT_PROBE_WRITE)
+ * and the application's liblikwid, and what that LIKWID found; else
+ * $FAULT_PROBE_WRITE)
  * so that the run still gets its answer. */
 #include <dirent.h>
 #include <fcntl.h>
@@ -39,7 +40,7 @@ int main(int argc, char **argv)
         closedir(d);
     }
     const char *pre = getenv("LD_PRELOAD");
-    int collect = argc == 2 || (argc == 3 && strstr(argv[2], "liblikwid"));
+    int collect = argc == 2 || (argc >= 3 && strstr(argv[2], "liblikwid"));
     const char *role = collect ? "collect" : "write";
     const char *out = getenv("FAULT_PROBE_OUT");
     if (out) {
