@@ -55,3 +55,18 @@ char *sl_name_fit(const char *path, const char *prefix, const char *suffix)
     free(dir);
     return out;
 }
+
+char *sl_name_numbered(const char *path, unsigned k)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (dot == base || (dot && strlen(dot) > 16))
+        dot = NULL; /* ".h5" is a name, not an extension; nor is a long tail */
+    size_t head = dot ? (size_t)(dot - path) : strlen(path);
+    char suffix[32], *stem = strndup(path, head);
+    snprintf(suffix, sizeof suffix, ".%u%s", k, dot ? dot : "");
+    char *out = stem ? sl_name_fit(stem, "", suffix) : NULL;
+    free(stem);
+    return out;
+}

@@ -17,4 +17,10 @@ char *sl_name_fit(const char *path, const char *prefix, const char *suffix);
  * is the root). */
 char *sl_name_fit_in(const char *dir, const char *prefix, const char *base, const char *suffix);
 
+/* path with ".<k>" before the extension of its last component ("out.h5"
+ * -> "out.1.h5"; k > 0), within NAME_MAX: the free name beside a taken
+ * one, as the writer and the shim choose it. Newly allocated; NULL on
+ * ENOMEM. */
+char *sl_name_numbered(const char *path, unsigned k);
+
 #endif

@@ -70,6 +70,7 @@ int sl_run_meta_init(sl_run_meta *m)
 {
     memset(m, 0, sizeof *m);
     m->mpi_size = m->omp_num_threads = m->start_time_ns = m->finalize_time_ns = -1;
+    m->uid = -1;
     m->working_directory = strdup("");
     m->user = strdup("");
     m->run_id = strdup("");

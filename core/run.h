@@ -22,6 +22,7 @@ typedef struct sl_run_meta {
     int64_t finalize_time_ns;   /* on timing.clock: at Close, >= the last end */
     char *working_directory;
     char *user;
+    int64_t uid;                /* the user's uid, -1 unknown: a writer names an empty user by it */
     char *run_id;               /* shared by every process of one launch (FORMAT.md) */
     size_t nvars, capvars;
     sl_env_var *vars;           /* the run's SLURM_* variables */

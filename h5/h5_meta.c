@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "h5read.h"
+#include "user_name.h"
 
 /* ISO-8601 UTC with microseconds and "+00:00", as Python's
  * datetime.isoformat() writes it (and fromisoformat reads it before 3.11,
@@ -72,8 +73,12 @@ int sl_h5w_meta(sl_h5w *w, hid_t file, const sl_run *run)
         rc = put_i64(w, g, SL_H5N_finalize_time_ns, m->finalize_time_ns);
     if (!rc)
         rc = put_str(w, g, SL_H5N_working_directory, m->working_directory);
-    if (!rc)
-        rc = put_str(w, g, SL_H5N_user, m->user);
+    if (!rc) {
+        /* the shim names the user only for a %u: else its uid, named here */
+        char *named = !m->user[0] && m->uid >= 0 ? sl_user_name((uid_t)m->uid) : NULL;
+        rc = put_str(w, g, SL_H5N_user, named ? named : m->user);
+        free(named);
+    }
     if (!rc)
         rc = put_str(w, g, SL_H5N_run_id, m->run_id);
     /* SLURM_* variables under their own names, the first SL_H5_META_VARS

@@ -131,21 +131,6 @@ fail:;
     return -err;
 }
 
-/* path with ".<k>" before the extension of its last component (k > 0). */
-static char *numbered(const char *path, unsigned k)
-{
-    const char *base = base_of(path);
-    const char *dot = strrchr(base, '.');
-    if (dot == base || (dot && strlen(dot) > 16))
-        dot = NULL; /* ".h5" is a name, not an extension; nor is a long tail */
-    size_t head = dot ? (size_t)(dot - path) : strlen(path);
-    char suffix[32], *stem = strndup(path, head);
-    snprintf(suffix, sizeof suffix, ".%u%s", k, dot ? dot : "");
-    char *out = stem ? sl_name_fit(stem, "", suffix) : NULL;
-    free(stem);
-    return out;
-}
-
 static int link_noreplace_now(const char *tmp, const char *name)
 {
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE) == 0)
@@ -197,7 +182,7 @@ static int link_into_place(char *tmp, const char *path, int sync, char **written
         close(fd);
     char *name = NULL;
     for (unsigned k = 0; !rc && k <= MAX_NUMBERED; k++) {
-        name = k ? numbered(path, k) : strdup(path);
+        name = k ? sl_name_numbered(path, k) : strdup(path);
         if (!name) {
             rc = -ENOMEM;
             break;

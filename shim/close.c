@@ -865,10 +865,12 @@ static void bounds(const sl_timing *t, int64_t *start, int64_t *fin)
     }
 }
 
-/* The real uid's name, looked up at Init (sl_user_name): never USER or
- * LOGNAME, which anybody may set to anybody's name. */
+/* The real uid at Init, and its name when Init looked it up (for a %u):
+ * otherwise the writer names it (user_name.h). Never USER or LOGNAME,
+ * which anybody may set to anybody's name. */
 static void user_name(sl_run_meta *m)
 {
+    m->uid = sl_g.uid;
     if (sl_g.user)
         sl_set_string(&m->user, sl_g.user);
 }

@@ -45,9 +45,12 @@ static void put_count(note *t, const char *name, int64_t v)
 
 static void fill(note *t, const char *cwd, int64_t mpi_size, int64_t omp)
 {
-    const char *user = sl_g.user;    /* the passwd name, never USER */
+    const char *user = sl_g.user;    /* the passwd name (for a %u only), never USER */
     if (user)
         put(t, "user", 4, user);
+    char uid[24];       /* the writer names the user by it (user_name.h) */
+    snprintf(uid, sizeof uid, "%u", (unsigned)sl_g.uid);
+    put(t, "uid", 3, uid);
     if (cwd)
         put(t, "working_directory", 17, cwd);
     put_count(t, "mpi_size", mpi_size);

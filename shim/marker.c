@@ -166,7 +166,10 @@ static void do_init(void)
         host[0] = '\0';
     char *cwd = getcwd(NULL, 0);
     free(sl_g.user);
-    sl_g.user = sl_user_name(getuid());
+    sl_g.uid = getuid();
+    /* The passwd lookup may load the site's NSS modules into the
+     * application: done here only for a %u (the defaults have none). */
+    sl_g.user = sl_output_needs_user(sl_g.cfg.output) ? sl_user_name(sl_g.uid) : NULL;
     sl_spare_dirs_note();
     sl_proof_key_make();
     sl_output_vars v = {.rank = sl_g.rank, .pid = sl_g.pid, .host = host,
@@ -740,25 +743,6 @@ int sl_rank_from_env(int64_t *rank)
     return 0;
 }
 
-char *sl_user_name(uid_t uid)
-{
-    size_t cap = 1024;
-    char *buf = malloc(cap), *name = NULL;
-    struct passwd pw, *found = NULL;
-    while (buf && getpwuid_r(uid, &pw, buf, cap, &found) == ERANGE && cap < (1u << 20)) {
-        char *b = realloc(buf, cap *= 2);
-        if (!b)
-            break;
-        buf = b;
-    }
-    if (buf && found && pw.pw_name[0])
-        name = strdup(pw.pw_name);
-    free(buf);
-    if (!name && asprintf(&name, "%u", (unsigned)uid) < 0)
-        name = NULL;
-    return name;
-}
-
 int sl_excluded(const char *patterns, const char *exe)
 {
     if (!patterns || !*patterns || !exe)
@@ -815,6 +799,17 @@ static void put_component(buf *b, const char *s)
 {
     for (; *s; s++)
         put(b, *s == '/' ? "_" : s, 1);
+}
+
+int sl_output_needs_user(const char *tmpl)
+{
+    for (const char *p = tmpl; p && *p; p++)
+        if (*p == '%' && p[1]) {
+            if (p[1] == 'u')
+                return 1;
+            p++;    /* the code ("%%" included) */
+        }
+    return 0;
 }
 
 char *sl_output_expand(const char *tmpl, const sl_output_vars *v)

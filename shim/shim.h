@@ -15,6 +15,7 @@
 #include "provenance.h"
 #include "run.h"
 #include "timing.h"
+#include "user_name.h"
 
 /* ==== config ==== */
 /* The shim's configuration, read once from
@@ -111,11 +112,11 @@ int sl_rank_from_env(int64_t *rank);
  * that holds a positive count; -1 when none does. */
 int64_t sl_world_size_from_env(void);
 
-/* The user for %u and /metadata's user: the name of uid in the passwd
- * database (looked up once, at Init), the number where it has none; never
- * the environment (USER, LOGNAME: unset under cron, anybody's name when
- * set). Newly allocated; NULL on ENOMEM. */
-char *sl_user_name(uid_t uid);
+/* Whether the output template tmpl uses %u (a "%%u" is a literal "%u"):
+ * only then is the user's name looked up inside the application, at Init
+ * (user_name.h: it may load the site's NSS modules); otherwise the writer
+ * names the uid for /metadata. */
+int sl_output_needs_user(const char *tmpl);
 
 /* Whether SCOPE_LIKWID_EXCLUDE (':'-separated shell patterns) matches exe
  * (an absolute path) or its last component: such a program is left alone
@@ -263,7 +264,8 @@ typedef struct sl_state {
     char *first_output;         /* the first cycle's result file; later ones derive theirs */
     sl_provenance prov;         /* CPU, kernel, clock: read at Init */
     char *run_id;               /* /metadata's run_id (sl_run_id_from_env), at Init */
-    char *user;                 /* %u and /metadata's user (sl_user_name), at Init */
+    char *user;                 /* %u's user (sl_user_name), at Init, for a %u only */
+    uid_t uid;                  /* the real uid at Init: /metadata's user (named by the writer) */
 } sl_state;
 
 extern sl_state sl_g;

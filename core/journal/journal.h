@@ -100,8 +100,8 @@ _Static_assert(sizeof(sl_jrn_header) <= SL_JRN_HEADER_BYTES, "the journal header
 
 /* The run's /metadata as known at Init (docs/FORMAT.md), the journal's
  * first record: `bytes` of NUL-terminated "NAME=VALUE" strings follow:
- * user, working_directory, mpi_size, omp_num_threads, then the SLURM_*
- * variables, as many as fit in SL_JRN_META_MAX (what a reader takes at
+ * user (only when the name was looked up at Init), uid, working_directory,
+ * mpi_size, omp_num_threads, then the SLURM_* variables, as many as fit in SL_JRN_META_MAX (what a reader takes at
  * most, whatever the record says). */
 #define SL_JRN_META_MAX 32768
 typedef struct sl_jrn_meta {

@@ -5,6 +5,7 @@
  * a string without '=' or without its NUL is left out. */
 #include "journal_meta.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,8 +87,11 @@ static int64_t count_of(const char *v)
 static void run_var(void *ctx, const char *name, const char *value)
 {
     sl_run_meta *m = ctx;
+    long long uid;
     if (!strcmp(name, "user"))
         sl_set_string(&m->user, value);
+    else if (!strcmp(name, "uid"))
+        m->uid = sl_parse_i64(value, &uid) == 0 && uid >= 0 && uid < UINT32_MAX ? uid : -1;
     else if (!strcmp(name, "working_directory"))
         sl_set_string(&m->working_directory, value);
     else if (!strcmp(name, "mpi_size"))

@@ -16,7 +16,8 @@
 /* The version written; the decoder also reads version 3 (no provenance,
  * likwid_version or run_id lines), version 2 (no parent_pid line either)
  * and version 1 (no metadata lines either). */
-#define SL_WIRE_MAGIC "scope-likwid-wire 4"
+#define SL_WIRE_MAGIC "scope-likwid-wire 5"
+#define SL_WIRE_MAGIC_V4 "scope-likwid-wire 4"
 #define SL_WIRE_MAGIC_V3 "scope-likwid-wire 3"
 #define SL_WIRE_MAGIC_V2 "scope-likwid-wire 2"
 #define SL_WIRE_MAGIC_V1 "scope-likwid-wire 1"

@@ -168,6 +168,8 @@ static int head(sl_wc *c, const char *kind, int *version)
     if (sl_wc_next_line(c, "'" SL_WIRE_MAGIC "'"))
         return c->err;
     if (is_line(c, SL_WIRE_MAGIC))
+        *version = 5;
+    else if (is_line(c, SL_WIRE_MAGIC_V4))
         *version = 4;
     else if (is_line(c, SL_WIRE_MAGIC_V3))
         *version = 3;
@@ -242,6 +244,7 @@ static int meta_part(sl_wc *c, sl_run *run, int version)
         sl_wc_get_i64(c, &m->finalize_time_ns, "finalize_time_ns") || sl_wc_line_done(c) ||
         sl_wc_named_str(c, SL_H5N_working_directory, &m->working_directory) ||
         sl_wc_named_str(c, SL_H5N_user, &m->user) ||
+        (version >= 5 && sl_wc_named_i64(c, "uid", &m->uid)) ||
         (version >= 4 && sl_wc_named_str(c, SL_H5N_run_id, &m->run_id)) ||
         sl_wc_keyword(c, "metavars") ||
         sl_wc_get_count(c, 2, &n, "number of variables") || sl_wc_line_done(c))
@@ -297,7 +300,8 @@ static int starts_line(const char *buf, size_t len, const char *magic)
 
 int sl_wire_is_wire(const char *buf, size_t len)
 {
-    return starts_line(buf, len, SL_WIRE_MAGIC) || starts_line(buf, len, SL_WIRE_MAGIC_V3) ||
+    return starts_line(buf, len, SL_WIRE_MAGIC) || starts_line(buf, len, SL_WIRE_MAGIC_V4) ||
+           starts_line(buf, len, SL_WIRE_MAGIC_V3) ||
            starts_line(buf, len, SL_WIRE_MAGIC_V2) ||
            starts_line(buf, len, SL_WIRE_MAGIC_V1);
 }

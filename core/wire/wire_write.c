@@ -274,6 +274,9 @@ static void meta_part(wbuf *w, const sl_run_meta *m)
     eol(w);
     named_str(w, SL_H5N_working_directory, m->working_directory);
     named_str(w, SL_H5N_user, m->user);
+    word(w, "uid");
+    i64(w, m->uid);
+    eol(w);
     named_str(w, SL_H5N_run_id, m->run_id);
     var_lines(w, "metavars", m->vars, m->nvars);
 }

@@ -146,7 +146,7 @@ Test(wire, exact_text_of_a_small_answer)
     int rc;
     char *buf = encode_likwid(&a, &len, &rc);
     cr_assert_eq(rc, 0);
-    const char *want = "scope-likwid-wire 4\n"
+    const char *want = "scope-likwid-wire 5\n"
                        "kind likwid\n"
                        "likwid marker_file 1\n"
                        "region =io%20phase%25 2 = marker_file 1 1 0 0\n"
@@ -217,8 +217,8 @@ struct bad {
 
 static const struct bad bad_inputs[] = {
     {"", "in:1: truncated"},
-    {"\n", "in:1: not a scope-likwid wire file: expected 'scope-likwid-wire 4'"},
-    {"scope-likwid-wire 5\nkind likwid\nlikwid none 0\nend 3\n", "in:1: not a scope-likwid wire"},
+    {"\n", "in:1: not a scope-likwid wire file: expected 'scope-likwid-wire 5'"},
+    {"scope-likwid-wire 6\nkind likwid\nlikwid none 0\nend 3\n", "in:1: not a scope-likwid wire"},
     {"scope-likwid-wire 1\r\nkind likwid\n", "in:1: not a scope-likwid wire"},
     {"2 3 1\n0:init-0\n", "in:1: not a scope-likwid wire"},
     {"scope-likwid-wire 1", "in:1: truncated"},
@@ -501,7 +501,26 @@ Test(wire, version_3_is_still_read)
     cr_expect_str_eq(r.likwid_version, "");
     sl_run_free(&r);
     sl_diag_free(&d);
-    refused_as(SL_WIRE_MAGIC, body, "in:11: unknown keyword 'env': expected 'likwid_version'");
+    refused_as(SL_WIRE_MAGIC_V4, body, "in:11: unknown keyword 'env': expected 'likwid_version'");
+}
+
+/* A version-4 rescue file (no uid line) still decodes, the uid unknown;
+ * under the version-5 magic the missing line is named. */
+Test(wire, version_4_is_still_read)
+{
+    const char *body = "kind run\nrank 0\nmpi_rank -1\npid 9\nparent_pid 0\nhostname =h\n"
+                       "executable =/x\ncommand_line =x\nlikwid_status =s\nlikwid_version =\n"
+                       "cpu_model =\nkernel_release =\nclock_source =\ntsc_hz 0\nenv 0\n"
+                       "meta 1 1 5 9\nworking_directory =/w\nuser =\nrun_id =\nmetavars 0\n"
+                       "timing =CLOCK_MONOTONIC 5 0\nlikwid none 0\nend 23\n";
+    sl_run r;
+    sl_diag d;
+    cr_assert_eq(decode_as(SL_WIRE_MAGIC_V4, body, &r, &d), 0, "%s", d.kept ? d.lines[0] : "");
+    cr_expect_str_eq(r.meta.user, "");
+    cr_expect_eq(r.meta.uid, -1);
+    sl_run_free(&r);
+    sl_diag_free(&d);
+    refused_as(SL_WIRE_MAGIC, body, "in:20: unknown keyword 'run_id': expected 'uid'");
 }
 
 Test(wire, is_wire)
@@ -509,6 +528,7 @@ Test(wire, is_wire)
     cr_expect(sl_wire_is_wire(SL_WIRE_MAGIC_V1 "\n", strlen(SL_WIRE_MAGIC_V1) + 1));
     cr_expect(sl_wire_is_wire(SL_WIRE_MAGIC_V2 "\n", strlen(SL_WIRE_MAGIC_V2) + 1));
     cr_expect(sl_wire_is_wire(SL_WIRE_MAGIC_V3 "\n", strlen(SL_WIRE_MAGIC_V3) + 1));
+    cr_expect(sl_wire_is_wire(SL_WIRE_MAGIC_V4 "\n", strlen(SL_WIRE_MAGIC_V4) + 1));
     cr_expect(sl_wire_is_wire(SL_WIRE_MAGIC "\n", strlen(SL_WIRE_MAGIC) + 1));
     cr_expect(!sl_wire_is_wire(SL_WIRE_MAGIC, strlen(SL_WIRE_MAGIC)));
     cr_expect(!sl_wire_is_wire("2 3 1\n", 6));

@@ -106,6 +106,7 @@ void build_rich_run(sl_run *run)
     run->meta.finalize_time_ns = 0;
     cr_assert(sl_set_string(&run->meta.working_directory, "/home/a b/%\xff") == 0);
     cr_assert(sl_set_string(&run->meta.user, "\xc3\xa9mile") == 0);
+    run->meta.uid = 4294967294;
     cr_assert(sl_set_string(&run->meta.run_id, "slurm-4711.0") == 0);
     cr_assert(sl_run_meta_add_var(&run->meta, "SLURM_JOB_ID", "77") == 0);
     cr_assert(sl_run_meta_add_var(&run->meta, "SLURM_EMPTY", "") == 0);
@@ -244,6 +245,7 @@ void expect_run_equal(const sl_run *a, const sl_run *b)
     cr_expect_eq(a->meta.finalize_time_ns, b->meta.finalize_time_ns);
     same_str(a->meta.working_directory, b->meta.working_directory, "working_directory");
     same_str(a->meta.user, b->meta.user, "user");
+    cr_expect_eq(a->meta.uid, b->meta.uid);
     same_str(a->meta.run_id, b->meta.run_id, "run_id");
     cr_assert_eq(a->meta.nvars, b->meta.nvars);
     for (size_t i = 0; i < a->meta.nvars; i++) {
