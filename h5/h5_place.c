@@ -234,6 +234,33 @@ int sl_place_new(const char *path, const void *buf, size_t len, char **written, 
     return rc;
 }
 
+int sl_place_fd(int fd, const char *path, const void *buf, size_t len, sl_diag *diag)
+{
+    struct stat st;
+    int rc = 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY)
+        rc = -EBADF;
+    else if (ftruncate(fd, 0) != 0)
+        rc = -errno;
+    for (size_t done = 0; !rc && done < len;) {
+        ssize_t w = pwrite(fd, (const char *)buf + done, len - done, (off_t)done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        rc = w < 0 ? -errno : w == 0 ? -EIO : 0;
+        done += w > 0 ? (size_t)w : 0;
+    }
+    if (!rc && fsync(fd) != 0)
+        rc = -errno;
+    if (rc == -EBADF)
+        sl_diag_add(diag, path, 0, "the descriptor given for it is not a regular file open for "
+                    "writing");
+    else if (rc)
+        sl_diag_add(diag, path, 0, "cannot write it: %s", strerror(-rc));
+    else
+        placed = placed + 1;
+    return rc;
+}
+
 int sl_place_temp(const char *path, char **tmp, sl_diag *diag)
 {
     return make_temp(path, tmp, diag);

@@ -138,6 +138,9 @@ int sl_h5w_rows(sl_h5w *w, hid_t g, sl_h5_obj place, unsigned kinds, const void 
  * exists; never overwrites. *written gets the name used. On failure nothing
  * is left. */
 int sl_place_new(const char *path, const void *buf, size_t len, char **written, sl_diag *diag);
+/* Writes buf into the regular file open for writing on fd (path: its name,
+ * for messages): emptied, written from its start, fsynced. */
+int sl_place_fd(int fd, const char *path, const void *buf, size_t len, sl_diag *diag);
 /* The same in two steps, for a file written in place by HDF5 (merge): an
  * empty temporary file next to path (*tmp, newly allocated), then, once it
  * is complete, fsynced and linked like sl_place_new (tmp removed on

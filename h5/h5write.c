@@ -246,8 +246,10 @@ static const sl_run *meta_run(const sl_run *runs, size_t nruns)
     return &runs[0];
 }
 
-static int write_new(const char *path, const sl_run *runs, size_t nruns, char **written,
-                     sl_diag *diag)
+/* into >= 0: the image goes into that file (sl_place_fd), else to a new
+ * file at path (sl_place_new). */
+static int write_new(const char *path, int into, const sl_run *runs, size_t nruns,
+                     char **written, sl_diag *diag)
 {
     int rc = check_ranks(path, runs, nruns, diag);
     if (rc)
@@ -272,7 +274,8 @@ static int write_new(const char *path, const sl_run *runs, size_t nruns, char **
     }
     mem_close(&m);
     if (!rc)
-        rc = sl_place_new(path, buf, len, written, diag);
+        rc = into >= 0 ? sl_place_fd(into, path, buf, len, diag)
+                       : sl_place_new(path, buf, len, written, diag);
     free(buf);
     return rc;
 }
@@ -415,7 +418,16 @@ int sl_h5_write(const char *path, const sl_run *runs, size_t nruns, char **writt
         *written = NULL;
     sl_h5_errsave quiet;
     sl_h5_silence(&quiet);
-    int rc = write_new(path, runs, nruns, written, diag);
+    int rc = write_new(path, -1, runs, nruns, written, diag);
+    sl_h5_restore(&quiet);
+    return rc;
+}
+
+int sl_h5_write_fd(int fd, const char *path, const sl_run *runs, size_t nruns, sl_diag *diag)
+{
+    sl_h5_errsave quiet;
+    sl_h5_silence(&quiet);
+    int rc = write_new(path, fd, runs, nruns, NULL, diag);
     sl_h5_restore(&quiet);
     return rc;
 }

@@ -15,6 +15,13 @@
 int sl_h5_write(const char *path, const sl_run *runs, size_t nruns,
                 char **written, sl_diag *diag);
 
+/* The same into the regular file open for writing on fd, whatever it
+ * holds (emptied first, then written from its start and synced): a file
+ * made for the result by a process that could create it, for one that no
+ * longer can (the shim before a change of user). path names it in
+ * messages. 0 or negative errno (reason in diag). */
+int sl_h5_write_fd(int fd, const char *path, const sl_run *runs, size_t nruns, sl_diag *diag);
+
 /* Adds (or replaces) rank<R>/likwid for run->rank in an existing HDF5 file,
  * leaving every other object untouched. The change is made on a copy in the
  * same directory and renamed over the original, so an interrupted write

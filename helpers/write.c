@@ -25,7 +25,13 @@
  * forked child (CHILD_PID) left when it ended without delivering (_exit:
  * a multiprocessing pool's worker), run by the shim in its parent at the
  * parent's Close or exit.
- * Either way the path written is printed on stdout. */
+ * Either way the path written is printed on stdout.
+ *
+ * scope-likwid-write --into-stdin ...: any of the above, the result written
+ * into the file open on stdin (made for it by the shim before the process
+ * changed its user, when it still could create it) instead of a new file;
+ * its name (the rescue file's OUTPUT.h5, the journal's result) is printed
+ * as the path written. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -62,6 +68,16 @@ static int fail(sl_diag *d, const char *what)
     return 1;
 }
 
+/* --into-stdin: the result goes into the file on stdin. */
+static int into_stdin;
+
+/* sl_h5_write, or into the file on stdin. */
+static int write_result(const char *path, const sl_run *run, char **written, sl_diag *d)
+{
+    return into_stdin ? sl_h5_write_fd(STDIN_FILENO, path, run, 1, d)
+                      : sl_h5_write(path, run, 1, written, d);
+}
+
 /* The proof that we wrote it, for the shim that gave us a key (core/mac.h):
  * a line before the path. Nothing without a key (run by hand). */
 static void prove(const char *written)
@@ -69,7 +85,8 @@ static void prove(const char *written)
     const char *hex = getenv(SL_WRITE_KEY_ENV);
     sl_mac_key key;
     struct stat st;
-    if (!hex || sl_mac_key_parse(hex, &key) != 0 || stat(written, &st) != 0)
+    if (!hex || sl_mac_key_parse(hex, &key) != 0 ||
+        (into_stdin ? fstat(STDIN_FILENO, &st) : stat(written, &st)) != 0)
         return;
     char tag[SL_MAC_TAG_HEX + 1];
     sl_mac_tag_hex(sl_mac_file(&key, &st), tag);
@@ -146,7 +163,7 @@ static int from_journal(const char *path, long long orphan_of, int by_parent, do
     free(status);
     char *written = NULL;
     if (rc == 0)
-        rc = sl_h5_write(info.output, &run, 1, &written, d);
+        rc = write_result(info.output, &run, &written, d);
     sl_run_free(&run);
     if (rc != 0) {
         free(written);
@@ -173,6 +190,12 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     sl_diag diag;
     sl_diag_init(&diag);
+    if (argc > 1 && strcmp(argv[1], "--into-stdin") == 0) {
+        into_stdin = 1;
+        argv[1] = argv[0];
+        argv++;
+        argc--;
+    }
     if (argc == 3 && strcmp(argv[1], "--journal") == 0)
         return from_journal(argv[2], 0, 0, 0, &diag);
     if (argc == 5 && strcmp(argv[1], "--journal") == 0 && strcmp(argv[3], "--deadline") == 0 &&
@@ -182,9 +205,9 @@ int main(int argc, char **argv)
     if (argc == 4 && (child || strcmp(argv[1], "--orphan") == 0) && atoll(argv[3]) > 0)
         return from_journal(argv[2], atoll(argv[3]), child, 0, &diag);
     if (argc != 3)
-        return fail(&diag, "usage: scope-likwid-write RESCUEFILE OUTPUT.h5 | --journal JOURNAL "
-                           "[--deadline SECONDS] | --orphan JOURNAL PARENT_PID | --child JOURNAL "
-                           "CHILD_PID");
+        return fail(&diag, "usage: scope-likwid-write [--into-stdin] RESCUEFILE OUTPUT.h5 | "
+                           "--journal JOURNAL [--deadline SECONDS] | --orphan JOURNAL PARENT_PID | "
+                           "--child JOURNAL CHILD_PID");
     const char *in = argv[1], *out = argv[2];
     /* Held until we exit (no CLOEXEC needed: we start nothing). */
     int lock_fd = open(in, O_RDONLY | O_CLOEXEC);
@@ -214,7 +237,7 @@ int main(int argc, char **argv)
         return fail(&diag, "out of memory");
     }
     char *written = NULL;
-    rc = sl_h5_write(out, &run, 1, &written, &diag);
+    rc = write_result(out, &run, &written, &diag);
     sl_run_free(&run);
     if (rc < 0) {
         free(written);

@@ -2,6 +2,7 @@
  * the run record, the rescue file, delivery; the next cycle and the exit
  * hook of a process that never closes. */
 #include "shim.h"
+#include "anchor.h"
 #include "diag.h"
 #include "fileio.h"
 #include "likwid_version.h"
@@ -237,12 +238,12 @@ static void survive_end(void)
      * left. A name another file took since is not ours to speak of. */
     char *slash = strrchr(path, '/');
     int e = 0;
-    if ((access(path, F_OK) == 0 || errno != ENOENT) && slash) {
+    if ((sl_at_access(path, F_OK) == 0 || errno != ENOENT) && slash) {
         *slash = '\0';
-        e = access(path[0] ? path : "/", W_OK | X_OK) != 0 ? errno : 0;
+        e = sl_at_access(path[0] ? path : "/", W_OK | X_OK) != 0 ? errno : 0;
         *slash = '/';
     }
-    if (e || sl_root_changed())
+    if (e || sl_anchor_lost())
         sl_log_warn("could not remove the journal %s (%s%s since likwid_markerInit); its "
                     "timing is in the result or rescue file above: 'scope-likwid recover %s' "
                     "removes it", path, e ? strerror(e) : "",
@@ -903,10 +904,11 @@ void sl_run_meta_fill(sl_run *run)
 /* The rescue file (see shim.h). */
 static int write_rescue_at(const char *path, const sl_run *run)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, SL_MODE_PRIVATE);
+    int fd = sl_at_open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, SL_MODE_PRIVATE);
     /* Every descriptor taken: the journal's kept one is the spare. */
     if (fd < 0 && errno == EMFILE && sl_journal_spare_fd())
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, SL_MODE_PRIVATE);
+        fd = sl_at_open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                        SL_MODE_PRIVATE);
     if (fd < 0)
         return -errno;
     /* The owner's alone whatever the umask (it holds the command line and
@@ -917,7 +919,7 @@ static int write_rescue_at(const char *path, const sl_run *run)
     if (close(fd) != 0 && rc == 0)
         rc = -errno;
     if (rc != 0)
-        unlink(path);
+        sl_at_unlink(path);
     return rc;
 }
 
@@ -1009,8 +1011,30 @@ char *sl_rescue_write(const sl_run *run, const char *output, pid_t pid, char *wh
 /* ==== deliver ==== */
 
 /* Rescue file, then the writer helper (see shim.h). */
+static const char no_file[] = "";
+
+/* Whether last (the writer's last line) names a result it wrote for this
+ * process (proof.c): NULL when it does; no_file when it names no file;
+ * else why not. into: the result made before a change of user (-1:
+ * none), which the writer fills through its stdin; made: its name. */
+static const char *not_ours(const char *last, const sl_spawn_result *res, int into,
+                            const char *made)
+{
+    struct stat st;
+    if (!last || !*last)
+        return no_file;
+    if (into >= 0)
+        return strcmp(last, made) != 0 ? "it is not the file made for the result"
+                                       : sl_proof_check_fd(into, res->out, res->out_len);
+    if (sl_at_stat(last, &st, 0) != 0 || !S_ISREG(st.st_mode))
+        return no_file;
+    return sl_proof_check(last, res->out, res->out_len);
+}
+
 /* Runs the writer; returns the written path (newly allocated) or NULL with
- * the reason in why. */
+ * the reason in why. A result made before the process changed its user is
+ * filled through its held descriptor (the writer's stdin), else the writer
+ * creates the file (temporary name, then linked into place). */
 static char *run_writer(const sl_deliver_in *in, const char *rescue, char *why, size_t why_len)
 {
     char *missing;
@@ -1020,7 +1044,10 @@ static char *run_writer(const sl_deliver_in *in, const char *rescue, char *why, 
         free(missing);
         return NULL;
     }
-    const char *argv[] = {writer, rescue, in->output, NULL};
+    const char *made = NULL;
+    int into = sl_anchor_result(in->output, &made);
+    const char *argv_new[] = {writer, rescue, in->output, NULL};
+    const char *argv_into[] = {writer, "--into-stdin", rescue, made, NULL};
     sl_spawn_result res;
     /* The writer is our own code working on data already saved: its time
      * grows with the data (HDF5's per-object cost), not with LIKWID's
@@ -1028,10 +1055,11 @@ static char *run_writer(const sl_deliver_in *in, const char *rescue, char *why, 
      * so a large run is written, not left as a rescue file. */
     struct stat rst;
     double timeout_s = in->timeout_s;
-    if (stat(rescue, &rst) == 0)
+    if (sl_at_stat(rescue, &rst, 0) == 0)
         timeout_s += (double)rst.st_size / (1024.0 * 1024.0);
-    sl_log_debug("running %s %s %s (timeout %g s)", writer, rescue, in->output, timeout_s);
-    sl_helper_run(argv, timeout_s, &res);
+    sl_log_debug("running %s %s %s (timeout %g s)", writer, rescue, into >= 0 ? made : in->output,
+                 timeout_s);
+    sl_helper_run_in(into >= 0 ? argv_into : argv_new, timeout_s, into, &res);
     sl_log_debug("writer: outcome %d, status %d, signal %d", (int)res.outcome, res.exit_code,
                  res.signal);
     char *written = NULL;
@@ -1041,42 +1069,52 @@ static char *run_writer(const sl_deliver_in *in, const char *rescue, char *why, 
     /* What it named counts only when it is a result it wrote for us
      * (proof.c): whoever else answers cannot make us drop the rescue
      * file and the journal. */
-    const char *not_ours = NULL;
-    if (!ok && res.outcome != SL_SPAWN_FAILED && stat(rescue, &st) != 0 && errno == ENOENT) {
+    char *last = sl_last_line(res.out, res.out_len);
+    const char *bad = not_ours(last, &res, into, made);
+    if (!ok && res.outcome != SL_SPAWN_FAILED && sl_at_stat(rescue, &st, 0) != 0 &&
+        errno == ENOENT && !bad) {
         /* Killed at the deadline or by a signal after it had put the
-         * result in place and removed the rescue file: written, if it
+         * result in place and removed the rescue file: written, as it
          * named the file. */
-        char *last = sl_last_line(res.out, res.out_len);
-        if (last && *last && stat(last, &st) == 0 && S_ISREG(st.st_mode) &&
-            !sl_proof_check(last, res.out, res.out_len))
-            written = last;
-        else
-            free(last);
-    }
-    if (ok) {
-        char *last = sl_last_line(res.out, res.out_len);
-        if (last && *last && stat(last, &st) == 0 && S_ISREG(st.st_mode) &&
-            !(not_ours = sl_proof_check(last, res.out, res.out_len))) {
-            written = last;
-        } else if (not_ours) {
-            snprintf(why, why_len, "the writer named %s, which is not a result it wrote for "
-                     "this process: %s", last, not_ours);
-            free(last);
-        } else {
-            char *err = sl_last_line(res.err, res.err_len);
-            snprintf(why, why_len, "the writer named no written file%s%s",
-                     err && *err ? ": " : "", err && *err ? err : "");
-            free(err);
-            free(last);
-        }
-    } else if (!written) {
+        written = last;
+    } else if (ok && !bad) {
+        written = last;
+    } else if (ok && bad != no_file) {
+        snprintf(why, why_len, "the writer named %s, which is not a result it wrote for "
+                 "this process: %s", last, bad);
+    } else if (ok) {
+        char *err = sl_last_line(res.err, res.err_len);
+        snprintf(why, why_len, "the writer named no written file%s%s",
+                 err && *err ? ": " : "", err && *err ? err : "");
+        free(err);
+    } else {
         char *d = sl_spawn_describe(&res, timeout_s);
         snprintf(why, why_len, "writer %s", d ? d : "failed");
         free(d);
     }
+    if (!written)
+        free(last);
     sl_spawn_result_free(&res);
     free(writer);
     return written;
+}
+
+/* After a writer that did not fill the result made before a change of
+ * user: what is left of it (emptied, when still held) goes into why. */
+static void made_left(const sl_deliver_in *in, char *why, size_t why_len)
+{
+    const char *made = sl_anchor_result_name(in->output);
+    if (!made)
+        return;
+    int fd = sl_anchor_result(in->output, NULL);
+    size_t n = strlen(why);
+    if (fd >= 0 && ftruncate(fd, 0) == 0)
+        snprintf(why + n, why_len - n, "; %s, made for the result when the process changed "
+                 "its user, is left empty", made);
+    else if (fd < 0)
+        snprintf(why + n, why_len - n, "; %s, made for the result when the process changed "
+                 "its user, could not be written: its descriptor was closed (by the "
+                 "application)", made);
 }
 
 int sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status)
@@ -1120,12 +1158,14 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
          * chroot the names are those outside it, where the user is. */
         const char *j = sl_journal_path();
         sl_journal_mark_unsaved();
+        if (why)
+            made_left(in, rescue_why, RESCUE_WHY);
         if (j[0])
             sl_log_warn("could not write %s: could not save the rescue file (%s%s); the timing "
                         "data stays in the journal %s: recover it with 'scope-likwid recover %s'",
                         in->output, why ? rescue_why : "out of memory",
-                        sl_root_changed() ? "; the process changed its root directory since "
-                                            "likwid_markerInit" : "", j, j);
+                        sl_anchor_lost() ? "; the process changed its root directory since "
+                                           "likwid_markerInit" : "", j, j);
         else
             sl_log_warn("could not write %s: could not save the rescue file (%s): results lost",
                         in->output, why ? rescue_why : "out of memory");
@@ -1134,12 +1174,18 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
     }
     sl_journal_mark_delivering(rescue);
     char *written = run_writer(in, rescue, why, WHY);
+    /* a rescue file made by name in a new root lies inside it */
+    const char *inside = sl_anchor_lost() ? " (inside the root directory the process changed "
+                                            "to since likwid_markerInit)" : "";
+    if (!written)
+        made_left(in, why, WHY);
     if (written) {
-        unlink(rescue);     /* the writer removed it already; an older writer did not */
+        sl_anchor_result_release();
+        sl_at_unlink(rescue);   /* the writer removed it already; an older writer did not */
         if (!out)
             sl_log_info("wrote %s", written);
         sl_run_report("wrote", written);
-    } else if (access(rescue, F_OK) != 0 && errno == ENOENT) {
+    } else if (sl_at_access(rescue, F_OK) != 0 && errno == ENOENT) {
         /* The writer removes the rescue file only once the result is in
          * place: never "saved in" a file that is gone. */
         sl_log_warn("the writer of %s did not say what it wrote (%s) but removed %s, which it "
@@ -1150,14 +1196,13 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
         char host[256] = "";
         gethostname(host, sizeof host - 1);
         sl_log_warn("could not write %s (%s; not beside it either: %s, so on host %s only); "
-                    "timing data saved in %s: convert it with 'scope-likwid convert %s -o %s'",
-                    in->output, why, rescue_why, host[0] ? host : "unknownhost", rescue, rescue,
-                    in->output);
+                    "timing data saved in %s%s: convert it with 'scope-likwid convert %s -o %s'",
+                    in->output, why, rescue_why, host[0] ? host : "unknownhost", rescue, inside,
+                    rescue, in->output);
     } else {
         sl_log_warn("could not write %s (%s); timing data saved in %s%s: convert it with "
-                    "'scope-likwid convert %s -o %s'", in->output, why, rescue,
-                    sl_root_changed() ? " (inside the root directory the process changed to "
-                                        "since likwid_markerInit)" : "", rescue, in->output);
+                    "'scope-likwid convert %s -o %s'", in->output, why, rescue, inside, rescue,
+                    in->output);
     }
     if (!written)
         sl_run_report("rescue", rescue);
@@ -1216,7 +1261,7 @@ static char *batch_file;            /* its path; NULL: none (cycle_lock) */
 static void batch_file_drop(void)
 {
     if (batch_file)
-        unlink(batch_file);
+        sl_at_unlink(batch_file);
     free(batch_file);
     batch_file = NULL;
 }
@@ -1261,15 +1306,15 @@ static int batch_file_write(const sl_state *g, int first)
     char *path = batch_file ? batch_file : sl_name_fit(g->output, "", ".batch.rescue");
     int rc = tmp && path ? 0 : -ENOMEM;
     if (rc == 0) {
-        unlink(tmp);    /* one a kill left mid-write */
+        sl_at_unlink(tmp);    /* one a kill left mid-write */
         xfsz_guard xg;
         xfsz_hold(&xg);
         rc = write_rescue_at(tmp, &run);
         xfsz_release(&xg);
     }
-    if (rc == 0 && rename(tmp, path) != 0) {
+    if (rc == 0 && sl_at_rename(tmp, path, 0) != 0) {
         rc = -errno;
-        unlink(tmp);
+        sl_at_unlink(tmp);
     }
     sl_run_free(&run);
     free(tmp);
@@ -1543,7 +1588,7 @@ void sl_exit_superseded(void)
     if (early_done) {
         /* Our own file, written moments ago in this exit: Close's result
          * takes its name. */
-        unlink(early.written ? early.written : early.rescue);
+        sl_at_unlink(early.written ? early.written : early.rescue);
         free(early.written);
         free(early.rescue);
         early = (sl_delivered){0};

@@ -2,6 +2,7 @@
  * the exec and fork wrappers. */
 #include "shim.h"
 #include "rebind.h"
+#include "anchor.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -508,6 +509,7 @@ int sl_fork_adopt(void)
     sl_close_rearm();
     atomic_store(&sl_next_group_calls, 0);
     sl_run_meta_start();
+    sl_anchor_take(out);
     sl_survive_begin(out, self, sl_g.parent_pid, sl_g.mpi, sl_g.rank, sl_g.origin_unix_ns, sl_g.tsc,
                      sl_g.cfg.writer, sl_g.cfg.timeout_s);
     kin_register();

@@ -1,6 +1,7 @@
 /* The crash-safe journal: its file and pieces, begun at Init with the
  * signal handlers and ended after delivery. */
 #include "shim.h"
+#include "anchor.h"
 #include "fileio.h"
 #include "journal.h"
 #include "trusted_dir.h"
@@ -98,7 +99,7 @@ static int journal_fd(int *opened)
     if (jfd >= 0 && fstat(jfd, &st) == 0 && st.st_dev == jdev && st.st_ino == jino)
         return jfd;
     jfd = -1;           /* not ours any more: never touch that number again */
-    int fd = open(jpath, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    int fd = sl_at_open(jpath, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
     if (fd < 0)
         return -errno;
     if (fstat(fd, &st) != 0 || st.st_dev != jdev || st.st_ino != jino) {
@@ -265,6 +266,56 @@ void sl_journal_note_outside(int entry)
                            __ATOMIC_RELAXED);
 }
 
+/* The journal's directory lets uid remove it: sticky (a spare directory:
+ * the file's owner may), or uid's own. */
+static int removable_by(uid_t uid)
+{
+    char *dir = sl_dir_of(jpath);
+    struct stat st;
+    int ok = dir && sl_at_stat(dir, &st, 0) == 0 && ((st.st_mode & S_ISVTX) || st.st_uid == uid);
+    free(dir);
+    return ok;
+}
+
+int sl_journal_hand_over(uid_t uid, const char *output, pid_t pid)
+{
+    pthread_mutex_lock(&jlock);
+    int rc = -ENOENT;
+    if (!jh || jclosed || getpid() != (pid_t)jh->pid) {
+        pthread_mutex_unlock(&jlock);
+        return rc;
+    }
+    if (removable_by(uid)) {
+        rc = 0;
+    } else {
+        const char *base = strrchr(output, '/');
+        base = base ? base + 1 : output;
+        char suffix[64];
+        snprintf(suffix, sizeof suffix, ".%lld.journal", (long long)pid);
+        rc = -EXDEV;
+        for (int i = 0; i < 3 && rc != 1; i++) {
+            char *to = sl_spare_dir(i) ? sl_name_fit_in(sl_spare_dir(i), "", base, suffix) : NULL;
+            if (to && strlen(to) < sizeof jpath && sl_at_rename(jpath, to, RENAME_NOREPLACE) == 0) {
+                memcpy(jpath, to, strlen(to) + 1);
+                rc = 1;
+            } else if (to && errno != EXDEV) {
+                rc = -errno;
+            }
+            free(to);
+        }
+    }
+    if (rc >= 0) {
+        /* the new user's now: its process may go on reading and removing it */
+        int opened, fd = journal_fd(&opened);
+        if (fd >= 0 && fchown(fd, uid, (gid_t)-1) != 0)
+            rc = -errno;
+        if (fd >= 0 && opened)
+            close(fd);
+    }
+    pthread_mutex_unlock(&jlock);
+    return rc;
+}
+
 int sl_journal_spare_fd(void)
 {
     pthread_mutex_lock(&jlock);
@@ -300,8 +351,9 @@ void sl_journal_end(void)
     __atomic_store_n(&jh->state, SL_JRN_CLOSED, __ATOMIC_RELEASE);
     struct stat st;
     /* Only our file: a name someone replaced is left alone. */
-    if (lstat(jpath, &st) == 0 && st.st_dev == jdev && st.st_ino == jino)
-        unlink(jpath);
+    if (sl_at_stat(jpath, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == jdev &&
+        st.st_ino == jino)
+        sl_at_unlink(jpath);
     /* The mappings stay: the tables live in them. No more allocations. */
     pthread_mutex_lock(&jlock);
     jclosed = 1;
@@ -372,7 +424,8 @@ static void keep_fd(int fd, const struct stat *st)
 /* The file, sized (sparse) and its first piece mapped and backed. */
 static int create_at(const char *path, size_t size)
 {
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, SL_MODE_PRIVATE);
+    int fd = sl_at_open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                        SL_MODE_PRIVATE);
     if (fd < 0)
         return -errno;
     struct stat st;
@@ -398,7 +451,7 @@ static int create_at(const char *path, size_t size)
     }
     if (rc != 0) {
         close(fd);
-        unlink(path);
+        sl_at_unlink(path);
         return rc;
     }
     keep_fd(fd, &st);
@@ -525,7 +578,8 @@ static int renew_file(const char *output, pid_t pid, char **path_out)
             rc = -ENAMETOOLONG;
             continue;
         }
-        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, SL_MODE_PRIVATE);
+        int fd = sl_at_open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                        SL_MODE_PRIVATE);
         struct stat st;
         if (fd < 0) {
             rc = -errno;
@@ -533,7 +587,7 @@ static int renew_file(const char *output, pid_t pid, char **path_out)
                    ftruncate(fd, (off_t)jsize) != 0) {
             rc = -errno;
             close(fd);
-            unlink(path);
+            sl_at_unlink(path);
         } else {
             *path_out = path;   /* on the heap: Close may run on a small stack */
             path = NULL;
@@ -589,7 +643,7 @@ int sl_journal_renew(const sl_journal_in *in, int64_t cycle, int64_t outside_tab
     if (rc != 0) {
         if (fd >= 0) {
             close(fd);
-            unlink(path);
+            sl_at_unlink(path);
         }
         free(path);
         pthread_mutex_unlock(&jlock);
@@ -662,7 +716,7 @@ void sl_survive_begin(const char *output, pid_t pid, pid_t parent_pid, int mpi, 
     }
     sl_journal_note_meta(mpi);
     sl_log_debug("journal %s", sl_journal_path());
-    sl_sigwrite_prepare(sl_journal_path(), writer, timeout_s);
+    sl_sigwrite_prepare(sl_journal_path(), output, writer, timeout_s);
     sl_signals_install(pid, timeout_s);
 }
 
@@ -681,7 +735,7 @@ void sl_survive_renew(const char *output, pid_t pid, int64_t cycle, int64_t orig
         return;
     }
     sl_log_debug("journal %s (cycle %lld)", sl_journal_path(), (long long)cycle);
-    sl_sigwrite_prepare(sl_journal_path(), writer, timeout_s);
+    sl_sigwrite_prepare(sl_journal_path(), output, writer, timeout_s);
     sl_signals_install(pid, timeout_s);
 }
 

@@ -2,6 +2,7 @@
  * environment read at Init, the result file's name, the one copy of the
  * shim in a process, and its messages. */
 #include "shim.h"
+#include "anchor.h"
 #include "fileio.h"
 #include "rebind.h"
 #include "name_fit.h"
@@ -215,6 +216,9 @@ static void do_init(void)
     sl_exit_hook_arm();
     sl_g.cycle = 1;
     sl_g.first_output = sl_g.output;
+    /* What Close needs, held while the process has the root it started with */
+    sl_anchor_take(sl_g.output);
+    sl_user_change_arm();
     sl_survive_begin(sl_g.output, sl_g.pid, 0, sl_g.mpi, sl_g.rank, sl_g.origin_unix_ns, on_tsc,
                      sl_g.cfg.writer, sl_g.cfg.timeout_s);
     sl_run_report_take();
@@ -890,7 +894,7 @@ static char *default_in(const char *dir, int mpi, const sl_output_vars *v)
  * directory will not take it: TMPDIR (absolute), then /tmp, each only when
  * another user cannot change what is in it (trusted_dir.h). Looked at
  * once, at the first Init. */
-static char *spare[2];
+static char *spare[3];
 static int spare_noted;
 
 void sl_spare_dirs_note(void)
@@ -898,9 +902,9 @@ void sl_spare_dirs_note(void)
     if (spare_noted)
         return;
     const char *tmpdir = secure_getenv("TMPDIR");
-    const char *cand[2] = {tmpdir && tmpdir[0] == '/' ? tmpdir : NULL, "/tmp"};
+    const char *cand[3] = {tmpdir && tmpdir[0] == '/' ? tmpdir : NULL, "/tmp", "/var/tmp"};
     char *why = malloc(PATH_MAX + 128);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
         if (cand[i] && why && sl_dir_trusted(cand[i], geteuid(), why, PATH_MAX + 128) == 0)
             spare[i] = strdup(cand[i]);
     free(why);
@@ -910,7 +914,7 @@ void sl_spare_dirs_note(void)
 const char *sl_spare_dir(int i)
 {
     sl_spare_dirs_note();
-    return i >= 0 && i < 2 ? spare[i] : NULL;
+    return i >= 0 && i < 3 ? spare[i] : NULL;
 }
 
 #define WHY_BYTES (2 * PATH_MAX + 256)
@@ -1004,12 +1008,39 @@ char *sl_output_derived(const char *output, const char *what, long long n)
 /* SCOPE_LIKWID_RUN_REPORT as it was at Init: the file `scope-likwid run`
  * created to learn what this process wrote (shim.h). */
 static char *run_report;
+/* Held from a change of user on (sl_run_report_hold): the file is run's
+ * user's, whom the process may no longer be. */
+static _Atomic int report_fd = -1;
+static dev_t report_dev;
+static ino_t report_ino;
 
 void sl_run_report_take(void)
 {
     const char *v = secure_getenv("SCOPE_LIKWID_RUN_REPORT");
     free(run_report);
     run_report = v && v[0] == '/' ? strdup(v) : NULL;
+}
+
+void sl_run_report_hold(void)
+{
+    struct stat st;
+    int fd = run_report && atomic_load(&report_fd) < 0
+                 ? sl_at_open(run_report, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0)
+                 : -1;
+    if (fd < 0)
+        return;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 64);
+    if (high >= 0) {
+        close(fd);
+        fd = high;
+    }
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return;
+    }
+    report_dev = st.st_dev;
+    report_ino = st.st_ino;
+    atomic_store(&report_fd, fd);
 }
 
 void sl_run_report(const char *kind, const char *path)
@@ -1019,7 +1050,12 @@ void sl_run_report(const char *kind, const char *path)
     int saved = errno;
     /* appended, never created: run made the file and reads it after the
      * application; one writev of a line is one append */
-    int fd = open(run_report, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+    int held = atomic_load(&report_fd);
+    struct stat st;
+    if (held >= 0 && (fstat(held, &st) != 0 || st.st_dev != report_dev || st.st_ino != report_ino))
+        held = -1;      /* closed by the application: by name, as far as that goes */
+    int fd = held >= 0 ? held
+                       : sl_at_open(run_report, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
     if (fd >= 0) {
         /* "\tPID\t", without stdio: the signal handler reports too */
         char pid[24];
@@ -1036,7 +1072,8 @@ void sl_run_report(const char *kind, const char *path)
                               {"\n", 1}};
         ssize_t w = writev(fd, iov, 4);
         (void)w;    /* nothing to do about it: run then says it has no answer */
-        close(fd);
+        if (fd != held)
+            close(fd);
     }
     errno = saved;
 }

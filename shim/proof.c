@@ -5,6 +5,7 @@
  * or say something false. Async-signal-safe (the signal handler checks
  * too): no allocation, no stdio. */
 #include "shim.h"
+#include "anchor.h"
 #include "mac.h"
 
 #include <fcntl.h>
@@ -51,26 +52,40 @@ static int find_tag(const char *out, size_t len, uint64_t *tag)
     return found;
 }
 
-const char *sl_proof_check(const char *path, const char *out, size_t len)
+/* The checks on an open file; any_owner: it is the file this process made
+ * for the result and holds (sl_proof_check_fd), whoever owns it now. */
+static const char *check(int fd, const char *out, size_t len, int any_owner)
 {
     uint64_t tag = 0;
     if (have_key && !find_tag(out, len, &tag))
         return "the writer gave no proof of it";
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return "it cannot be opened as a regular file";
     struct stat st;
     char sig[8];
-    const char *why = NULL;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        why = "it is not a regular file";
-    else if (st.st_uid != geteuid())
-        why = "it belongs to another user";
-    else if (pread(fd, sig, sizeof sig, 0) != (ssize_t)sizeof sig ||
-             memcmp(sig, SL_HDF5_SIGNATURE, sizeof sig) != 0)
-        why = "it is not an HDF5 file";
-    else if (have_key && !sl_mac_equal(sl_mac_file(&key, &st), tag))
-        why = "the writer's proof does not match it";
+        return "it is not a regular file";
+    if (!any_owner && st.st_uid != geteuid())
+        return "it belongs to another user";
+    if (pread(fd, sig, sizeof sig, 0) != (ssize_t)sizeof sig ||
+        memcmp(sig, SL_HDF5_SIGNATURE, sizeof sig) != 0)
+        return "it is not an HDF5 file";
+    if (have_key && !sl_mac_equal(sl_mac_file(&key, &st), tag))
+        return "the writer's proof does not match it";
+    return NULL;
+}
+
+const char *sl_proof_check(const char *path, const char *out, size_t len)
+{
+    if (have_key && !find_tag(out, len, &(uint64_t){0}))
+        return "the writer gave no proof of it";
+    int fd = sl_at_open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
+    if (fd < 0)
+        return "it cannot be opened as a regular file";
+    const char *why = check(fd, out, len, 0);
     close(fd);
     return why;
+}
+
+const char *sl_proof_check_fd(int fd, const char *out, size_t len)
+{
+    return check(fd, out, len, 1);
 }

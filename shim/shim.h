@@ -148,7 +148,8 @@ char *sl_output_place(char *path, int mpi, const sl_output_vars *v, int *no_resu
 /* Where the journal, the rescue file and a result go when their own
  * directory will not take them: sl_spare_dir(0) TMPDIR, sl_spare_dir(1)
  * /tmp, each NULL when not there or another user could change what is in
- * it. Noted once, at the first Init (sl_spare_dirs_note). */
+ * it; sl_spare_dir(2) /var/tmp, only for a journal handed to another user
+ * (on its file system). Noted once, at the first Init (sl_spare_dirs_note). */
 void sl_spare_dirs_note(void);
 const char *sl_spare_dir(int i);
 
@@ -168,6 +169,15 @@ const char *sl_proof_env(void);
  * the writer's proof. NULL when it is; else why not (a fixed text).
  * Async-signal-safe. */
 const char *sl_proof_check(const char *path, const char *out, size_t len);
+/* The same for the result this process made before it changed its user
+ * and holds (anchor.h), filled by the writer through its stdin: any
+ * owner (it was made for the user of Init). */
+const char *sl_proof_check_fd(int fd, const char *out, size_t len);
+
+/* ==== user change ==== */
+/* user_change.c: the user and group of Init noted (at Init), for what is
+ * made before a change of user. */
+void sl_user_change_arm(void);
 
 /* ==== run's report ==== */
 /* `scope-likwid run` sets SCOPE_LIKWID_RUN_REPORT to a file it created and
@@ -178,6 +188,9 @@ const char *sl_proof_check(const char *path, const char *out, size_t len);
  * these files. */
 /* Takes the variable (at Init; read with secure_getenv). */
 void sl_run_report_take(void);
+/* Before a change of user (user_change.c): the file held open from now on,
+ * for this process and its forked children (run's user's file). */
+void sl_run_report_hold(void);
 /* Appends one line when the variable named a file at Init; never creates
  * it; errno kept; async-signal-safe (the signal handler reports its result). */
 void sl_run_report(const char *kind, const char *path);
@@ -360,11 +373,12 @@ typedef struct sl_child {
     pid_t keeper;               /* -1 once waited for */
     int host;                   /* the connection to run's helper host, or -1 */
 } sl_child;
-/* Starts path with argv and envp: stdin /dev/null, stdout out_fd and
- * stderr err_fd (-1: /dev/null), no other descriptor, every signal at its
- * default and none blocked; by `scope-likwid run`'s helper host when
- * there is one and it accepts (timeout_s: its deadline should the
- * application be gone), else through the keeper. 0, or -errno (also when
+/* Starts path with argv and envp: stdin in_fd, stdout out_fd and stderr
+ * err_fd (each -1: /dev/null), no other descriptor, every signal at its
+ * default and none blocked, in the root of Init (anchor.h); by
+ * `scope-likwid run`'s helper host when there is one, it accepts and there
+ * is no in_fd (timeout_s: its deadline should the application be gone),
+ * else through the keeper. 0, or -errno (also when
  * its execve failed); -SL_ESANDBOX, without trying, when the process
  * entered a seccomp sandbox since Init (sl_sandbox_since_init). */
 /* SL_CHILD_OUTLIVE_TERM: the writer at a terminating signal. It starts
@@ -374,7 +388,8 @@ typedef struct sl_child {
  * `scope-likwid run`, whose host would start it, gets the same signals. */
 #define SL_CHILD_OUTLIVE_TERM 1
 int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
-                   char *const envp[], int out_fd, int err_fd, double timeout_s, int flags);
+                   char *const envp[], int in_fd, int out_fd, int err_fd, double timeout_s,
+                   int flags);
 /* 1 when the helper has ended (*status: its wait status), 0 while it runs
  * (block: wait until it ends), -errno. */
 int sl_child_poll(sl_child *c, int *status, int block);
@@ -523,6 +538,8 @@ char **sl_helper_environ(void);
 /* Runs argv with the application's environment minus the shim (see
  * sl_helper_env). As sl_spawn_run; ENOMEM gives SL_SPAWN_FAILED. */
 int sl_helper_run(const char *const argv[], double timeout_s, sl_spawn_result *res);
+/* The same with stdin in_fd (-1: /dev/null). */
+int sl_helper_run_in(const char *const argv[], double timeout_s, int in_fd, sl_spawn_result *res);
 
 /* ==== status text ==== */
 /* The likwid_status text Close builds up:
@@ -708,6 +725,14 @@ void sl_journal_mark_delivering(const char *rescue);
  * journal (entry 1) could not be put in the journal (full): counted there. */
 void sl_journal_note_outside(int entry);
 
+/* Before the process changes its user to uid (user_change.c), while it
+ * may still: the journal is handed to uid, moved where uid may remove it
+ * when its directory does not let uid (into the first of sl_spare_dir 0,
+ * 1, 2 on its file system: "<base of output>.<pid>.journal") and given to
+ * uid. 1 moved, 0 left where it is, -EXDEV no spare directory on its file
+ * system, else -errno (-ENOENT: no journal). */
+int sl_journal_hand_over(uid_t uid, const char *output, pid_t pid);
+
 /* The descriptor table is full: gives the journal's kept descriptor up
  * (later pieces reopen the file by its path). 1 when one was closed. */
 int sl_journal_spare_fd(void);
@@ -754,8 +779,11 @@ void sl_signals_journal_done(void);
 void sl_signals_finishing(int on);
 
 /* signals.c. At Init: the writer (writer: SCOPE_LIKWID_WRITER or NULL),
- * its argv and environment, its stacks, for the journal's path. */
-void sl_sigwrite_prepare(const char *journal, const char *writer, double timeout_s);
+ * its argv and environment, its stacks, for the journal's path and the
+ * cycle's result (output: a result made for it at a change of user,
+ * anchor.h, is filled through the writer's stdin). */
+void sl_sigwrite_prepare(const char *journal, const char *output, const char *writer,
+                         double timeout_s);
 /* In the handler (async-signal-safe): runs the writer on the journal,
  * waits for it at most timeout_s (time stopped not counted; then it is
  * killed), and writes one line: "wrote PATH", or why not and the exact

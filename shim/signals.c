@@ -1,6 +1,7 @@
 /* The terminating signals: the handler, and the writer it starts on the
  * journal. */
 #include "shim.h"
+#include "anchor.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -177,10 +178,12 @@ void sl_signals_install(pid_t pid, double timeout_s)
  * execve, poll, read, waitpid, write, stat), and nothing is allocated. */
 static struct {
     char *argv[6];          /* writer --journal JOURNAL --deadline SECONDS */
+    char *argv_into[7];     /* writer --into-stdin --journal ...: the result made at a user change */
     char deadline[32];
     char **envp;
     void *map;
     char *journal;
+    char *output;           /* the cycle's result (anchor.h: one made for it) */
     char *problem;          /* why the writer cannot run, or NULL */
     double timeout_s;
 } prep;
@@ -192,17 +195,18 @@ static char line[3 * 4096 + 512];
 
 static char oom_problem[] = "out of memory at likwid_markerInit";
 
-void sl_sigwrite_prepare(const char *journal, const char *writer_override, double timeout_s)
+void sl_sigwrite_prepare(const char *journal, const char *output, const char *writer_override,
+                         double timeout_s)
 {
     /* Made aside, then put in place with every signal blocked: a later
      * cycle's Init, or a forked child's first marker call, replaces what
      * an earlier Init prepared, which the handler may be reading. */
     char *problem = NULL;
     char *writer = sl_helper_path(writer_override, "scope-likwid-write", &problem);
-    char *journal_copy = strdup(journal);
+    char *journal_copy = strdup(journal), *output_copy = strdup(output);
     char **envp = sl_helper_environ();
     void *map = sl_child_map();
-    if (writer && (!journal_copy || !envp || !map)) {
+    if (writer && (!journal_copy || !output_copy || !envp || !map)) {
         free(problem);
         problem = oom_problem;
     }
@@ -210,10 +214,12 @@ void sl_sigwrite_prepare(const char *journal, const char *writer_override, doubl
     sigfillset(&all);
     sigprocmask(SIG_SETMASK, &all, &old);
     char *old_writer = prep.argv[0], *old_journal = prep.journal, *old_problem = prep.problem;
+    char *old_output = prep.output;
     char **old_envp = prep.envp;
     void *old_map = prep.map;
     prep.problem = problem;
     prep.journal = journal_copy;
+    prep.output = output_copy;
     prep.envp = envp;
     prep.map = map;
     prep.timeout_s = timeout_s;
@@ -224,9 +230,13 @@ void sl_sigwrite_prepare(const char *journal, const char *writer_override, doubl
     snprintf(prep.deadline, sizeof prep.deadline, "%g", timeout_s);
     prep.argv[4] = prep.deadline;
     prep.argv[5] = NULL;
+    prep.argv_into[0] = writer;
+    prep.argv_into[1] = "--into-stdin";
+    memcpy(prep.argv_into + 2, prep.argv + 1, 5 * sizeof prep.argv[0]);
     sigprocmask(SIG_SETMASK, &old, NULL);
     free(old_writer);
     free(old_journal);
+    free(old_output);
     if (old_problem != oom_problem)
         free(old_problem);
     sl_env_free(old_envp);
@@ -324,7 +334,7 @@ static void say_not_written(int sig, const char *reason, long num, const char *t
 void sl_sigwrite_hint(int sig)
 {
     struct stat sb;
-    if (!prep.journal || stat(prep.journal, &sb) != 0)
+    if (!prep.journal || sl_at_stat(prep.journal, &sb, 0) != 0)
         return;     /* no journal left to recover from: nothing true to say */
     text t = {0};
     put(&t, "scope-likwid: ");
@@ -441,8 +451,12 @@ void sl_sigwrite_run(int sig)
     if (sl_spawn_pipe(err) != 0)
         err[0] = err[1] = -1;
     sl_child c;
-    int rc = sl_child_start(&c, prep.map, prep.argv[0], prep.argv, prep.envp, out[1], err[1],
-                            prep.timeout_s, SL_CHILD_OUTLIVE_TERM);
+    /* a result made before a change of user is filled through stdin */
+    const char *made = NULL;
+    int into = sl_anchor_result(prep.output, &made);
+    int rc = sl_child_start(&c, prep.map, prep.argv[0], into >= 0 ? prep.argv_into : prep.argv,
+                            prep.envp, into, out[1], err[1], prep.timeout_s,
+                            SL_CHILD_OUTLIVE_TERM);
     for (int i = 0; i < 2; i++) {
         int *p = i ? err : out;
         if (p[1] >= 0)
@@ -504,8 +518,10 @@ void sl_sigwrite_run(int sig)
         put(&t, "scope-likwid: wrote the result of ");
         put(&t, prep.journal);
         put(&t, " (its name is not known: no descriptor was left for the writer's answer)");
-    } else if (*path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
-               !sl_proof_check(path, out_buf, strlen(out_buf))) {
+    } else if (into >= 0 ? !strcmp(path, made) && !sl_proof_check_fd(into, out_buf,
+                                                                        strlen(out_buf))
+                         : *path && sl_at_stat(path, &sb, 0) == 0 && S_ISREG(sb.st_mode) &&
+                               !sl_proof_check(path, out_buf, strlen(out_buf))) {
         put(&t, "scope-likwid: wrote ");
         put(&t, path);
         sl_run_report("wrote", path);   /* run names it, as after a Close */

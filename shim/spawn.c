@@ -1,6 +1,7 @@
 /* Starting the helper programs: where they are, running one (pipes,
  * deadline, capped output), and the helper process itself. */
 #include "shim.h"
+#include "anchor.h"
 #include "mac.h"
 #include "vec.h"
 
@@ -66,9 +67,11 @@ char *sl_self_path(void)
     return self_at_load ? strdup(self_at_load) : NULL;
 }
 
+/* Paths as at Init (anchor.h): after a chroot, the helper runs from the
+ * root of Init (helper_main). */
 static char *check_exec(const char *path, char **problem)
 {
-    if (access(path, X_OK) == 0)
+    if (sl_at_access(path, X_OK) == 0)
         return strdup(path);
     int e = errno, n;
     /* On the heap: Close may run on a thread with a small stack. */
@@ -99,7 +102,7 @@ char *sl_helper_path(const char *override, const char *name, char **problem)
     for (int i = 0; i < 2 && !found; i++)
         if (asprintf(&cand[i], "%s/%s/%s", self, rel[i], name) < 0)
             cand[i] = NULL;
-        else if (access(cand[i], X_OK) == 0)
+        else if (sl_at_access(cand[i], X_OK) == 0)
             found = strdup(cand[i]);
     free(self);
     /* Neither there: report the installed location. */
@@ -125,7 +128,10 @@ char **sl_helper_environ(void)
     return env;
 }
 
-int sl_helper_run(const char *const argv[], double timeout_s, sl_spawn_result *res)
+static int spawn_run(const char *const argv[], char *const envp[], double timeout_s,
+                     size_t max_output, int in_fd, sl_spawn_result *res);
+
+int sl_helper_run_in(const char *const argv[], double timeout_s, int in_fd, sl_spawn_result *res)
 {
     char **env = sl_helper_environ();
     if (!env) {
@@ -134,9 +140,14 @@ int sl_helper_run(const char *const argv[], double timeout_s, sl_spawn_result *r
         res->error = ENOMEM;
         return -ENOMEM;
     }
-    int rc = sl_spawn_run(argv, env, timeout_s, 0, res);
+    int rc = spawn_run(argv, env, timeout_s, 0, in_fd, res);
     sl_env_free(env);
     return rc;
+}
+
+int sl_helper_run(const char *const argv[], double timeout_s, sl_spawn_result *res)
+{
+    return sl_helper_run_in(argv, timeout_s, -1, res);
 }
 
 /* ==== spawn ==== */
@@ -232,6 +243,12 @@ static int wait_until(sl_child *c, int *status, sl_deadline *d)
 int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
                  size_t max_output, sl_spawn_result *res)
 {
+    return spawn_run(argv, envp, timeout_s, max_output, -1, res);
+}
+
+static int spawn_run(const char *const argv[], char *const envp[], double timeout_s,
+                     size_t max_output, int in_fd, sl_spawn_result *res)
+{
     memset(res, 0, sizeof *res);
     res->outcome = SL_SPAWN_FAILED;
     if (!max_output)
@@ -255,8 +272,8 @@ int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
         close(err[1]);
     }
     if (rc == 0) {
-        rc = sl_child_start(&child, map, argv[0], (char *const *)argv, envp, out[1], err[1],
-                            timeout_s, 0);
+        rc = sl_child_start(&child, map, argv[0], (char *const *)argv, envp, in_fd, out[1],
+                            err[1], timeout_s, 0);
         close(out[1]);
         close(err[1]);
         if (rc != 0) {
@@ -603,7 +620,8 @@ typedef struct child_job {
     const char *path;
     char *const *argv;
     char *const *envp;
-    int out_fd, err_fd;
+    int in_fd, out_fd, err_fd;
+    int old_root;               /* the root of Init to return to (-1: none) */
     _Atomic int state;          /* 0 starting, 1 running, -errno: not started */
     _Atomic pid_t helper;
     _Atomic int status;         /* the helper's wait status, once the keeper ended */
@@ -619,11 +637,11 @@ typedef struct child_job {
 
 static int keeper_is_copy;      /* see keeper_kind_at_load */
 
-/* fds 0-2 are /dev/null, out_fd, err_fd (each -1: /dev/null). */
-static int set_stdio(int out_fd, int err_fd)
+/* fds 0-2 are in_fd, out_fd, err_fd (each -1: /dev/null; each above 2). */
+static int set_stdio(int in_fd, int out_fd, int err_fd)
 {
-    int want[3] = {-1, out_fd, err_fd};
-    for (int i = 1; i < 3; i++)
+    int want[3] = {in_fd, out_fd, err_fd};
+    for (int i = 0; i < 3; i++)
         if (want[i] >= 0 && dup2(want[i], i) < 0)
             return -1;
     /* fds from 3 up go: the helper holds none of the application's. */
@@ -650,6 +668,19 @@ static int set_stdio(int out_fd, int err_fd)
     return 0;
 }
 
+/* After a chroot: the helper runs in the root of Init, where its path,
+ * its interpreter and libraries and every path it is given mean what they
+ * meant at Init (chroot needs the privilege the process had to chroot: a
+ * process that has since given it up execs in its new root). */
+static void return_to_root(int old_root)
+{
+    int here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fchdir(old_root) == 0 && chroot(".") != 0 && here >= 0)
+        fchdir(here);   /* not outside the new root without being in the old one */
+    if (here >= 0)
+        close(here);
+}
+
 /* The helper: every signal at its default (SIGTERM, SIGINT and SIGHUP
  * ignored for SL_CHILD_OUTLIVE_TERM), none blocked, then execve. Its
  * parent (the keeper) is suspended until the execve (CLONE_VFORK). */
@@ -665,7 +696,9 @@ static int helper_main(void *p)
         if (s != SIGKILL && s != SIGSTOP && (s < 32 || s >= SIGRTMIN))
             sigaction(s, outlive && (s == SIGTERM || s == SIGINT || s == SIGHUP) ? &ign : &dfl,
                       NULL);
-    if (set_stdio(j->out_fd, j->err_fd) == 0) {
+    if (j->old_root >= 0)
+        return_to_root(j->old_root);
+    if (set_stdio(j->in_fd, j->out_fd, j->err_fd) == 0) {
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
@@ -900,23 +933,27 @@ int sl_sandbox_since_init(void)
 }
 
 int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
-                   char *const envp[], int out_fd, int err_fd, double timeout_s, int flags)
+                   char *const envp[], int in_fd, int out_fd, int err_fd, double timeout_s,
+                   int flags)
 {
     c->map = map;
     c->keeper = -1;
     c->host = -1;
     if (sl_sandbox_since_init())
         return -SL_ESANDBOX;
-    /* Under `scope-likwid run`, run starts it (spawn_host.c). */
-    int by_host = flags & SL_CHILD_OUTLIVE_TERM
+    /* Under `scope-likwid run`, run starts it (spawn_host.c); a helper that
+     * fills a held result (in_fd) is never run's: the file is the
+     * application's to hand on. */
+    int by_host = flags & SL_CHILD_OUTLIVE_TERM || in_fd >= 0
                       ? 0
                       : sl_host_child_start(c, path, argv, envp, out_fd, err_fd, timeout_s);
     if (by_host != 0)
         return by_host < 0 ? by_host : 0;
     int saved = errno;
     child_job *j = map;
-    *j = (child_job){.path = path, .argv = argv, .envp = envp, .out_fd = out_fd,
-                     .err_fd = err_fd, .flags = flags};
+    *j = (child_job){.path = path, .argv = argv, .envp = envp, .in_fd = in_fd,
+                     .out_fd = out_fd, .err_fd = err_fd, .old_root = sl_anchor_old_root(),
+                     .flags = flags};
     sigset_t all, old;
     sigfillset(&all);
     /* No handler of the application may run in the keeper or the helper

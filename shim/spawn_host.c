@@ -6,6 +6,7 @@
  * Everything here is async-signal-safe: the signal handler starts the
  * writer this way too. */
 #include "shim.h"
+#include "anchor.h"
 #include "helper_host.h"
 #include "mac.h"
 
@@ -300,8 +301,12 @@ int sl_host_child_start(sl_child *c, const char *path, char *const argv[], char 
         return 0;
     }
     rq.strings_len = (uint32_t)bytes;
+    /* The root the helper's paths are of: Init's, held (anchor.h), after a
+     * chroot; the host runs it there as it runs outside any new root. */
+    int old_root = sl_anchor_old_root();
     int own[3] = {open(".", O_PATH | O_DIRECTORY | O_CLOEXEC),
-                  open("/", O_PATH | O_DIRECTORY | O_CLOEXEC),
+                  old_root >= 0 ? fcntl(old_root, F_DUPFD_CLOEXEC, 3)
+                                : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC),
                   open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)};
     int given[SL_HOST_MAX_FDS], n = 0;
     const int candidates[SL_HOST_MAX_FDS] = {out_fd, err_fd, own[0], own[1], own[2]};

@@ -30,11 +30,15 @@
  *                            re-raises; times "work" 3 times, then faults
  *                            inside "inside"
  *   harmproc_app altstack-exit   the same, the handler calls exit(3) instead
- *   harmproc_app drop nobody|chroot
- *                            times "work" 3 times, then drops root for
- *                            uid and gid 65534 (nobody), or chroots into
- *                            its working directory; times "work" twice
- *                            more and Closes
+ *   harmproc_app drop STEP[+STEP...]
+ *                            times "work" 3 times, then takes the steps:
+ *                            nobody (drops root for uid and gid 65534
+ *                            through libc: setgroups, setgid, setuid),
+ *                            nobody-raw (the same by system calls, past
+ *                            libc), chroot (into its working directory),
+ *                            jail=DIR (chroot into DIR), closefrom
+ *                            (closes every descriptor from 3 up); times
+ *                            "work" twice more and Closes
  *   harmproc_app vfull KIB       times "work" 3 times, takes all the address
  *                            space (ulimit -v) but KIB KiB, and Closes
  *   harmproc_app vroom           times "work" 3 times, prints how much
@@ -305,22 +309,41 @@ static int altstack_mode(void)
 
 /* ---- a service drops its privileges after setup ---- */
 
+/* One step of drop: 0, or -1 (said). */
+static int drop_step(const char *step)
+{
+    int rc = 0;
+    if (!strcmp(step, "nobody"))
+        rc = setgroups(0, NULL) || setgid(65534) || setuid(65534) ? -1 : 0;
+    else if (!strcmp(step, "nobody-raw"))
+        rc = syscall(SYS_setgroups, 0, NULL) || syscall(SYS_setresgid, 65534, 65534, 65534) ||
+                     syscall(SYS_setresuid, 65534, 65534, 65534)
+                 ? -1 : 0;
+    else if (!strcmp(step, "chroot"))
+        rc = chroot(".") || chdir("/") ? -1 : 0;
+    else if (!strncmp(step, "jail=", 5))
+        rc = chroot(step + 5) || chdir("/") ? -1 : 0;
+    else if (!strcmp(step, "closefrom"))
+        closefrom(3);
+    else
+        errno = EINVAL, rc = -1;
+    if (rc)
+        fprintf(stderr, "harm_app: %s: %s\n", step, strerror(errno));
+    return rc;
+}
+
 static int dropprivs_mode(const char *how)
 {
     likwid_markerInit();
     work_region("work", 3);
-    if (strcmp(how, "chroot") == 0 && (chroot(".") != 0 || chdir("/") != 0)) {
-        perror("harm_app: chroot");
-        return 2;
-    }
-    if (strcmp(how, "nobody") == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 ||
-                                       setuid(65534) != 0)) {
-        perror("harm_app: setuid");
-        return 2;
-    }
+    char steps[4096];
+    snprintf(steps, sizeof steps, "%s", how);
+    for (char *save = NULL, *s = strtok_r(steps, "+", &save); s; s = strtok_r(NULL, "+", &save))
+        if (drop_step(s) != 0)
+            return 2;
     work_region("work", 2);
     likwid_markerClose();
-    printf("harm_app: %s: closed\n", how);
+    printf("harm_app: %s: closed\n", strncmp(how, "jail=", 5) ? how : "jail");
     return 0;
 }
 

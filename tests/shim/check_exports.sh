@@ -1,7 +1,7 @@
 #!/bin/sh
 # The preloaded library exports exactly what its linker version script
 # (libscope_likwid.map, generated from shim/libscope_likwid.map.in) lists under global: — LIKWID's marker API, C and
-# gfortran names, the exec family it wraps and (x86-64) dlopen — needs nothing beyond libc (no LIKWID, no HDF5, not even
+# gfortran names, the exec and setuid families it wraps and (x86-64) dlopen — needs nothing beyond libc (no LIKWID, no HDF5, not even
 # libdl or libpthread: glibc 2.34+ has them in libc), and calls none of
 # exit/abort/fork/system/popen. Usage: check_exports.sh LIBRARY VERSION_SCRIPT
 set -u
