@@ -266,46 +266,30 @@ void sl_journal_note_outside(int entry)
                            __ATOMIC_RELAXED);
 }
 
-/* The journal's directory lets uid remove it: sticky (a spare directory:
- * the file's owner may), or uid's own. */
-static int removable_by(uid_t uid)
-{
-    char *dir = sl_dir_of(jpath);
-    struct stat st;
-    int ok = dir && sl_at_stat(dir, &st, 0) == 0 && ((st.st_mode & S_ISVTX) || st.st_uid == uid);
-    free(dir);
-    return ok;
-}
-
-int sl_journal_hand_over(uid_t uid, const char *output, pid_t pid)
+int sl_journal_give(uid_t uid, const char *dir, const char *output, pid_t pid)
 {
     pthread_mutex_lock(&jlock);
-    int rc = -ENOENT;
+    int rc = 0;
     if (!jh || jclosed || getpid() != (pid_t)jh->pid) {
         pthread_mutex_unlock(&jlock);
-        return rc;
+        return -ENOENT;
     }
-    if (removable_by(uid)) {
-        rc = 0;
-    } else {
+    if (dir) {
         const char *base = strrchr(output, '/');
         base = base ? base + 1 : output;
         char suffix[64];
         snprintf(suffix, sizeof suffix, ".%lld.journal", (long long)pid);
-        rc = -EXDEV;
-        for (int i = 0; i < 3 && rc != 1; i++) {
-            char *to = sl_spare_dir(i) ? sl_name_fit_in(sl_spare_dir(i), "", base, suffix) : NULL;
-            if (to && strlen(to) < sizeof jpath && sl_at_rename(jpath, to, RENAME_NOREPLACE) == 0) {
-                memcpy(jpath, to, strlen(to) + 1);
-                rc = 1;
-            } else if (to && errno != EXDEV) {
-                rc = -errno;
-            }
-            free(to);
-        }
+        char *to = sl_name_fit_in(dir, "", base, suffix);
+        if (!to || strlen(to) >= sizeof jpath)
+            rc = -ENAMETOOLONG;
+        else if (sl_at_rename(jpath, to, RENAME_NOREPLACE) != 0)
+            rc = -errno;
+        else
+            memcpy(jpath, to, strlen(to) + 1);
+        free(to);
     }
-    if (rc >= 0) {
-        /* the new user's now: its process may go on reading and removing it */
+    if (rc == 0) {
+        /* the new user's now: its process goes on mapping and removes it */
         int opened, fd = journal_fd(&opened);
         if (fd >= 0 && fchown(fd, uid, (gid_t)-1) != 0)
             rc = -errno;

@@ -726,12 +726,10 @@ void sl_journal_mark_delivering(const char *rescue);
 void sl_journal_note_outside(int entry);
 
 /* Before the process changes its user to uid (user_change.c), while it
- * may still: the journal is handed to uid, moved where uid may remove it
- * when its directory does not let uid (into the first of sl_spare_dir 0,
- * 1, 2 on its file system: "<base of output>.<pid>.journal") and given to
- * uid. 1 moved, 0 left where it is, -EXDEV no spare directory on its file
- * system, else -errno (-ENOENT: no journal). */
-int sl_journal_hand_over(uid_t uid, const char *output, pid_t pid);
+ * may still: the journal is moved into dir (NULL: it stays), as
+ * "<base of output>.<pid>.journal", and given to uid. 0, or -errno (EXDEV:
+ * dir is on another file system; ENOENT: no journal). */
+int sl_journal_give(uid_t uid, const char *dir, const char *output, pid_t pid);
 
 /* The descriptor table is full: gives the journal's kept descriptor up
  * (later pieces reopen the file by its path). 1 when one was closed. */

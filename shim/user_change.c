@@ -87,17 +87,56 @@ static void make_result(const char *output)
     }
 }
 
-static void hand_over(uid_t to)
+/* Whether uid reaches dir (every directory on the way searchable by it:
+ * its own, or everybody's; groups are not counted) and may remove a file
+ * of its own in it (dir sticky and everybody's to write, or uid's own). */
+static int fit_for(const char *dir, uid_t uid)
 {
-    sl_run_report_hold();
-    make_result(sl_g.output);
-    int rc = sl_journal_hand_over(to, sl_g.output, sl_g.pid);
-    if (rc == 1) {
+    char *p = dir && dir[0] == '/' ? strdup(dir) : NULL;
+    struct stat st;
+    int ok = p && sl_at_stat("/", &st, 0) == 0;
+    for (size_t i = 1, n = p ? strlen(p) : 0; ok && i <= n; i++) {
+        if (i < n && p[i] != '/')
+            continue;
+        char c = p[i];
+        p[i] = '\0';
+        ok = p[i - 1] == '/' || sl_at_stat(p, &st, 0) == 0;   /* "//": the same again */
+        p[i] = c;
+        ok = ok && S_ISDIR(st.st_mode) && (st.st_mode & (st.st_uid == uid ? S_IXUSR : S_IXOTH));
+    }
+    ok = ok && (((st.st_mode & S_ISVTX) && (st.st_mode & S_IWOTH)) ||
+                (st.st_uid == uid && (st.st_mode & S_IWUSR)));
+    free(p);
+    return ok;
+}
+
+/* The journal where user `to` may remove it: where it is, else moved to
+ * the first spare directory that fits (TMPDIR, /tmp, /var/tmp; on its
+ * file system), and given to `to`. */
+static void hand_journal(uid_t to)
+{
+    const char *j = sl_journal_path();
+    char *jdir = j[0] ? sl_dir_of(j) : NULL;
+    int rc = -ENOENT, moved = 0;
+    if (jdir && fit_for(jdir, to))
+        rc = sl_journal_give(to, NULL, sl_g.output, sl_g.pid);
+    for (int i = 0; jdir && rc != 0 && i < 3; i++)
+        if (sl_spare_dir(i) && fit_for(sl_spare_dir(i), to))
+            moved = (rc = sl_journal_give(to, sl_spare_dir(i), sl_g.output, sl_g.pid)) == 0;
+    free(jdir);
+    if (moved) {
         sl_sigwrite_prepare(sl_journal_path(), sl_g.output, sl_g.cfg.writer, sl_g.cfg.timeout_s);
         sl_run_report("journal", sl_journal_path());
     }
     sl_log_debug("user %u to %u: journal %s (%s)", (unsigned)geteuid(), (unsigned)to,
-                 sl_journal_path(), rc == 1 ? "moved" : rc == 0 ? "in place" : strerror(-rc));
+                 sl_journal_path(), moved ? "moved" : rc == 0 ? "in place" : strerror(-rc));
+}
+
+static void hand_over(uid_t to)
+{
+    sl_run_report_hold();
+    make_result(sl_g.output);
+    hand_journal(to);
 }
 
 /* Before the real call that makes `to` the effective user (-1: it stays). */

@@ -192,15 +192,42 @@ altstack|altstack-exit)
         [ "$FAILED" = 0 ] || { show_run "r$i.shim"; break; }
     done ;;
 drop-nobody)
-    # A service started as root drops to nobody after Init: its output
-    # directory (the test's, mode 0700) is out of reach. The rescue file goes
-    # to TMPDIR, and the lines name it and the journal left behind, each
-    # with the command that works on it.
+    # A root service in a root-owned 0755 working directory drops to nobody
+    # (setgroups, setgid, setuid) after Init. Before the setuid, while the
+    # process may, the shim makes the result file at its name (root's, as
+    # the user of Init, mode 0600) and holds it; the writer, as nobody,
+    # fills it through its stdin. The journal is handed to nobody (moved
+    # to TMPDIR) and removed after delivery. One 'wrote' line, every call.
     [ "$(id -u)" = 0 ] || skip "needs root (setuid to 65534 after Init)"
+    chmod 755 "$T"
     mkdir -m 1777 "$T/tmpdir"
     TMPDIR=$T/tmpdir
     export TMPDIR
     pair a real "$SL_HARMPROC_APP" drop nobody
+    [ "$(stat -c %U:%a "$T/a.shim")" = root:755 ] || fail "a.shim: not a root-owned 0755 directory"
+    if one_result a.shim; then
+        check "$R" --timing "work=1x5" --timing-tags work --no-likwid --status "not counting"
+        [ "$(stat -c %u:%g:%a "$R")" = 0:0:600 ] ||
+            fail "$R: owner and mode $(stat -c %u:%g:%a "$R"): expected 0:0:600 (the user of Init, private)"
+        user=$("$PY" -c 'import h5py, sys; print(h5py.File(sys.argv[1], "r")["metadata"].attrs["user"])' "$R")
+        [ "$user" = "$(id -un)" ] || fail "$R: /metadata user '$user': expected '$(id -un)', the user of Init"
+    fi
+    [ "$(shim_lines a.shim | wc -l)" = 1 ] || fail "a.shim: expected only the 'wrote' line: $(shim_lines a.shim)"
+    # nothing of it in TMPDIR or /tmp either (journal, rescue file)
+    p=$(basename "${R:-none}" .h5)
+    left=$(ls "$T/tmpdir" /tmp 2>/dev/null | grep -F "$p.")
+    [ -z "$left" ] || fail "a.shim: left behind in TMPDIR or /tmp: $left" ;;
+drop-nobody-raw)
+    # The same drop by system calls, past libc: the shim does not see it.
+    # Close falls back: the writer (nobody) cannot create the result in
+    # the root-owned directory, the rescue file goes to TMPDIR and the
+    # journal it may not remove is named, each line with the command that
+    # works on its file.
+    [ "$(id -u)" = 0 ] || skip "needs root (setuid to 65534 after Init)"
+    mkdir -m 1777 "$T/tmpdir"
+    TMPDIR=$T/tmpdir
+    export TMPDIR
+    pair a real "$SL_HARMPROC_APP" drop nobody-raw
     check_rescue a.shim --timing "work=1x5" --timing-tags work --no-likwid --status "not counting"
     expect_line a.shim "could not remove the journal .*\.journal \(Permission denied: the process changed its user or root" "the journal named"
     j=$(shim_lines a.shim | sed -n "s/.*'scope-likwid recover \([^']*\)' removes it.*/\1/p")
@@ -211,24 +238,118 @@ drop-nobody)
         fail "the line names no journal that exists: '$j'"
     fi ;;
 drop-chroot)
-    # A service chroots into its working directory after Init: every path
-    # the shim took at Init lies outside the new root. Nothing can be
-    # saved from inside; the line names the journal by its path outside,
-    # where recover turns it into the result.
+    # A service chroots after Init into an empty directory (its jail), or
+    # into its working directory. The names of Init are held (the root and
+    # the result's directory as descriptors): the writer runs from the root
+    # of Init, the result is where the 'wrote' line says, outside the jail;
+    # nothing is left in the jail, no journal anywhere. The same under
+    # `scope-likwid run`, whose host runs the writer outside the jail.
     [ "$(id -u)" = 0 ] || skip "needs root (chroot after Init)"
     # LeakSanitizer reads /proc/PID/task at exit, which the new root lacks
     # (with or without the shim): no leak check in this case.
     [ "${SL_SANITIZE:-none}" = none ] || { ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"; export ASAN_OPTIONS; }
-    pair a real "$SL_HARMPROC_APP" drop chroot
-    expect_line a.shim "changed its root directory since likwid_markerInit\); the timing data stays in the journal $T/a.shim/" "the journal outside the new root"
-    j=$(shim_lines a.shim | sed -n "s/.*recover it with 'scope-likwid recover \([^']*\)'.*/\1/p")
+    SCOPE_LIKWID_PERFCTR=none
+    export SCOPE_LIKWID_PERFCTR
+    mkdir -m 755 "$T/jail" "$T/jail2"
+    for how in jail chroot run; do
+        case $how in
+        jail) pair j real "$SL_HARMPROC_APP" drop "jail=$T/jail" ;;
+        chroot) pair j real "$SL_HARMPROC_APP" drop chroot ;;
+        run)
+            run j.base "$SL_HARMPROC_APP" drop "jail=$T/jail2"
+            run j.shim "$SL_CLI" run -- "$SL_HARMPROC_APP" drop "jail=$T/jail2"
+            same_behaviour j.base j.shim ;;
+        esac
+        w=$(shim_lines j.shim | sed -n 's/^scope-likwid: wrote //p')
+        R=$(ls "$T/j.shim"/*.h5 2>/dev/null)
+        if [ "$how" = run ]; then
+            grep -q "result in $R\$" "$T/j.shim.err" || fail "$how: run names no 'result in $R': $(cat "$T/j.shim.err")"
+        else
+            [ -n "$R" ] && [ "$w" = "$R" ] || fail "$how: 'wrote $w' but the result in $T/j.shim is '$R'"
+        fi
+        [ -f "$R" ] && check "$R" --timing "work=1x5" --timing-tags work --no-likwid --status "not counting" >/dev/null
+        left=$(ls "$T/j.shim" "$T/jail" "$T/jail2" | grep -v '\.h5$' | grep -v '^$' | grep -v ':$')
+        [ -z "$left" ] || fail "$how: left behind (journal, rescue file, or in the jail): $left"
+        [ "$(shim_lines j.shim | grep -v '^scope-likwid: run: ' | grep -vc '^scope-likwid: wrote ')" = 0 ] ||
+            fail "$how: a line besides 'wrote': $(shim_lines j.shim)"
+        [ "$FAILED" = 0 ] || { show_run j.shim; break; }
+        rm -rf "$T/j.base" "$T/j.shim" "$T"/j.base.* "$T"/j.shim.*
+    done ;;
+drop-closefrom)
+    # The application closes every descriptor from 3 up (closefrom) after
+    # Init, which takes what the shim held. Alone: the root and the
+    # result's directory are taken again by their paths; one result.
+    # After a drop to nobody: the result made for it is out of reach
+    # (root's, its descriptor gone), so the rescue file goes to TMPDIR and
+    # the one line says so, naming the empty file; the journal (handed to
+    # nobody before the drop) is removed. After a chroot: nothing can be
+    # held or reached; the line names the journal outside the jail, where
+    # recover makes the result.
+    [ "$(id -u)" = 0 ] || skip "needs root (setuid and chroot after Init)"
+    [ "${SL_SANITIZE:-none}" = none ] || { ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"; export ASAN_OPTIONS; }
+    chmod 755 "$T"
+    mkdir -m 1777 "$T/tmpdir"
+    mkdir -m 755 "$T/jail"
+    TMPDIR=$T/tmpdir
+    export TMPDIR
+    pair c real "$SL_HARMPROC_APP" drop closefrom
+    one_result c.shim && check "$R" --timing "work=1x5" --timing-tags work --no-likwid >/dev/null
+    pair d real "$SL_HARMPROC_APP" drop nobody+closefrom
+    out=$(ls "$T/d.shim"/*.h5 2>/dev/null)
+    expect_line d.shim "could not write $out \(.*; $out, made for the result when the process changed its user, could not be written: its descriptor was closed \(by the application\)" \
+        "the file made for the result named, and why it is empty"
+    [ -f "$out" ] && [ ! -s "$out" ] || fail "d.shim: '$out' is not the empty file the line names"
+    check_rescue d.shim --timing "work=1x5" --timing-tags work --no-likwid >/dev/null
+    left=$(ls "$T/d.shim" "$T/tmpdir" | grep '\.journal$')
+    [ -z "$left" ] || fail "d.shim: a journal left: $left"
+    pair e real "$SL_HARMPROC_APP" drop "jail=$T/jail+closefrom"
+    expect_line e.shim "could not save the rescue file .*the process changed its root directory since likwid_markerInit\); the timing data stays in the journal $T/e.shim/" \
+        "the journal by its path outside the jail"
+    j=$(shim_lines e.shim | sed -n "s/.*recover it with 'scope-likwid recover \([^']*\)'.*/\1/p")
     if [ -f "$j" ]; then
         "$SL_CLI" recover "$j" >"$T/rec.log" 2>&1 || fail "scope-likwid recover $j failed: $(cat "$T/rec.log")"
-        f=$(result_file a.shim) && check "$f" --timing "work=1x5" --timing-tags work --no-likwid \
-            --status "could save nothing"
+        f=$(result_file e.shim) && check "$f" --timing "work=1x5" --timing-tags work --no-likwid \
+            --status "could save nothing" >/dev/null
     else
         fail "the line names no journal that exists: '$j'"
-    fi ;;
+    fi
+    [ -z "$(ls "$T/jail")" ] || fail "e.shim: files in the jail: $(ls "$T/jail")"
+    [ "$FAILED" = 0 ] || { show_run c.shim; show_run d.shim; show_run e.shim; } ;;
+passwd)
+    # The passwd lookup for the user's name (%u, /metadata's user) may load
+    # the site's NSS modules (LDAP, SSSD): the application's process makes
+    # it only for a %u in SCOPE_LIKWID_OUTPUT, once, at Init; otherwise the
+    # writer names the uid. Every getpwuid_r/getpwuid is counted with the
+    # program that made it (pw_count.c). /metadata's user is the passwd
+    # name of the user either way.
+    need SL_PW_COUNT
+    me=$(id -un)
+    for how in default template; do
+        PW_COUNT_OUT=$T/$how.pw
+        export PW_COUNT_OUT
+        if [ "$how" = template ]; then
+            SCOPE_LIKWID_OUTPUT=$T/$how.shim/%u/
+            export SCOPE_LIKWID_OUTPUT
+        fi
+        run "$how.base" env LD_PRELOAD="$SL_PW_COUNT" "$SL_HARMPROC_APP" plain
+        run "$how.shim" env LD_PRELOAD="$SL_SHIM:$SL_PW_COUNT" "$SL_HARMPROC_APP" plain
+        same_behaviour "$how.base" "$how.shim"
+        n=$(grep -cx "$SL_HARMPROC_APP" "$PW_COUNT_OUT" 2>/dev/null)
+        want=0
+        [ "$how" = template ] && want=1
+        [ "${n:-0}" = "$want" ] ||
+            fail "$how: $n passwd lookups in the application (expected $want): $(cat "$PW_COUNT_OUT" 2>/dev/null)"
+        R=$(wrote_path "$how.shim")
+        if [ -f "$R" ]; then
+            check "$R" --timing "work=1x3" --timing-tags work --no-likwid >/dev/null
+            user=$("$PY" -c 'import h5py, sys; print(h5py.File(sys.argv[1], "r")["metadata"].attrs["user"])' "$R")
+            [ "$user" = "$me" ] || fail "$how: $R: /metadata user '$user': expected '$me'"
+        else
+            fail "$how: no result named: $(shim_lines "$how.shim")"
+        fi
+        [ "$how" = default ] || case $R in "$T/$how.shim/$me/"*) ;; *) fail "$how: $R is not in %u=$me" ;; esac
+        unset SCOPE_LIKWID_OUTPUT
+    done ;;
 vfull)
     # ulimit -v with the address space all but full at Close (0, 32, 64,
     # 256 KiB left): whatever the shim manages, every line is true. "wrote
@@ -374,9 +495,10 @@ host-fallback)
 run-drop-nobody)
     # drop-nobody under `scope-likwid run`: run's helper host refuses a
     # process that is no longer its user (a helper started by run would
-    # write as root where the application cannot), so the shim starts its
-    # writer itself, as nobody: the output directory (mode 0700) is out of
-    # its reach and the timing is saved in TMPDIR, as without run.
+    # write as root what the application's user asks), so the shim starts
+    # its writer itself, as nobody; it fills the result the shim made
+    # before the setuid (root's, as the user of Init), and run, whose
+    # report the shim held open, names it. Nothing else is left.
     [ "$(id -u)" = 0 ] || skip "needs root (setuid to 65534 after Init)"
     mkdir -m 1777 "$T/tmpdir"
     TMPDIR=$T/tmpdir
@@ -385,8 +507,17 @@ run-drop-nobody)
     run a.base "$SL_HARMPROC_APP" drop nobody
     run a.shim "$SL_CLI" run -- "$SL_HARMPROC_APP" drop nobody
     same_behaviour a.base a.shim
-    ls "$T/a.shim"/*.h5 >/dev/null 2>&1 && fail "a.shim: a result was written as root: $(ls "$T/a.shim")"
-    check_rescue a.shim --timing "work=1x5" --timing-tags work --no-likwid --status "not counting" ;;
+    R=$(ls "$T/a.shim"/scope-likwid-run-*.h5 2>/dev/null)
+    if [ -f "$R" ]; then
+        check "$R" --timing "work=1x5" --timing-tags work --no-likwid >/dev/null
+        [ "$(stat -c %u:%a "$R")" = 0:600 ] || fail "$R: owner and mode $(stat -c %u:%a "$R"): expected 0:600"
+        grep -q "^scope-likwid: run: result in $R\$" "$T/a.shim.err" || fail "a.shim: run does not name $R"
+    else
+        fail "a.shim: expected one result, found: $(ls "$T/a.shim")"
+    fi
+    p=$(basename "${R:-none}" .h5)
+    left=$(ls "$T/a.shim" "$T/tmpdir" /tmp | grep -F "$p." | grep -v '\.h5$')
+    [ -z "$left" ] || fail "a.shim: left behind: $left" ;;
 run-other-mntns)
     # scope-likwid run -- unshare -m APP: the application lives in a mount
     # namespace of its own, where its paths need not mean what they mean to
