@@ -29,10 +29,14 @@ static held root_h = {.fd = -1}, dir_h = {.fd = -1}, result_h = {.fd = -1};
  * it was made for (NULL: none). */
 static char *result_name, *result_for;
 
-/* fd moved to FD_FLOOR or above (close-on-exec); fd itself when it cannot be. */
+/* fd moved to FD_FLOOR or above where RLIMIT_NOFILE allows, else above
+ * 2 (a helper takes the result as its stdin), close-on-exec; fd itself
+ * when it cannot be moved. */
 static int move_up(int fd)
 {
     int high = fcntl(fd, F_DUPFD_CLOEXEC, FD_FLOOR);
+    if (high < 0 && fd <= 2)
+        high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
     if (high < 0)
         return fd;
     close(fd);

@@ -7,7 +7,7 @@
  * (the user's of Init, held open: the writer fills it through its stdin,
  * anchor.h), the journal is handed to the new user (moved where that user
  * may remove it) and run's report is held open. Once, in the process that
- * times, while it times. The group calls change no right over files the
+ * times, while it times and runs as root. The group calls change no right over files the
  * process has as root, and are not wrapped. A change past these functions
  * (a raw system call) is not seen: Close then falls back as without them,
  * and its lines say where the timing is. */
@@ -139,11 +139,12 @@ static void hand_over(uid_t to)
     hand_journal(to);
 }
 
-/* Before the real call that makes `to` the effective user (-1: it stays). */
+/* Before the real call that makes `to` the effective user (-1: it stays),
+ * in a process running as root (another's call fails: nothing to prepare). */
 static void prepare(uid_t to)
 {
-    if (to == (uid_t)-1 || to == geteuid() || atomic_load(&sl_mode) != SL_MODE_ACTIVE ||
-        getpid() != sl_g.pid)
+    if (to == (uid_t)-1 || geteuid() != 0 || to == 0 ||
+        atomic_load(&sl_mode) != SL_MODE_ACTIVE || getpid() != sl_g.pid)
         return;
     int saved = errno;
     pid_t me = getpid(), idle = 0;
