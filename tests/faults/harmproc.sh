@@ -198,6 +198,8 @@ drop-nobody)
     # the user of Init, mode 0600) and holds it; the writer, as nobody,
     # fills it through its stdin. The journal is handed to nobody (moved
     # to TMPDIR) and removed after delivery. One 'wrote' line, every call.
+    # The same when SIGTERM ends it after the drop (the signal handler's
+    # writer fills the result from the journal).
     [ "$(id -u)" = 0 ] || skip "needs root (setuid to 65534 after Init)"
     chmod 755 "$T"
     mkdir -m 1777 "$T/tmpdir"
@@ -216,7 +218,17 @@ drop-nobody)
     # nothing of it in TMPDIR or /tmp either (journal, rescue file)
     p=$(basename "${R:-none}" .h5)
     left=$(ls "$T/tmpdir" /tmp 2>/dev/null | grep -F "$p.")
-    [ -z "$left" ] || fail "a.shim: left behind in TMPDIR or /tmp: $left" ;;
+    [ -z "$left" ] || fail "a.shim: left behind in TMPDIR or /tmp: $left"
+    pair s real "$SL_HARMPROC_APP" drop nobody+term
+    [ "$(rc_of s.shim)" = 143 ] || fail "s.shim: exit status $(rc_of s.shim): expected 143 (SIGTERM)"
+    if one_result s.shim; then
+        check "$R" --timing "work=1x3" --timing-tags work inside --open "inside=1" --no-likwid \
+            --status "the process was ended by signal 15" >/dev/null
+        [ "$(stat -c %u:%a "$R")" = 0:600 ] || fail "$R: owner and mode $(stat -c %u:%a "$R"): expected 0:600"
+    fi
+    p=$(basename "${R:-none}" .h5)
+    left=$(ls "$T/tmpdir" /tmp 2>/dev/null | grep -F "$p.")
+    [ -z "$left" ] || fail "s.shim: left behind in TMPDIR or /tmp: $left" ;;
 drop-nobody-raw)
     # The same drop by system calls, past libc: the shim does not see it.
     # Close falls back: the writer (nobody) cannot create the result in

@@ -37,8 +37,9 @@
  *                            nobody-raw (the same by system calls, past
  *                            libc), chroot (into its working directory),
  *                            jail=DIR (chroot into DIR), closefrom
- *                            (closes every descriptor from 3 up); times
- *                            "work" twice more and Closes
+ *                            (closes every descriptor from 3 up), term
+ *                            (SIGTERM inside "inside"); times "work"
+ *                            twice more and Closes
  *   harmproc_app vfull KIB       times "work" 3 times, takes all the address
  *                            space (ulimit -v) but KIB KiB, and Closes
  *   harmproc_app vroom           times "work" 3 times, prints how much
@@ -325,6 +326,10 @@ static int drop_step(const char *step)
         rc = chroot(step + 5) || chdir("/") ? -1 : 0;
     else if (!strcmp(step, "closefrom"))
         closefrom(3);
+    else if (!strcmp(step, "term")) {
+        likwid_markerStartRegion("inside");
+        raise(SIGTERM);     /* dies of it, as without the shim */
+    }
     else
         errno = EINVAL, rc = -1;
     if (rc)
