@@ -12,8 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "anchor.h"
-#include "shim.h"
+#include "face.h"
 
 static char top[] = "/tmp/sl-anchor-XXXXXX";
 

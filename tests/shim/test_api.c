@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "shim.h"
+#include "say.h"
 #include "run.h"
 #include "shim_test_util.h"
 #include "wire.h"

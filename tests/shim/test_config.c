@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "shim.h"
+#include "ground.h"
 
 /* Criterion moves fd 2: the shim writes only to the stderr it took. */
 static void redirect_stderr(void)

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "ground.h"
 
 /* Criterion moves fd 2: the shim writes only to the stderr it took. */
 static void redirect_stderr(void)

@@ -14,8 +14,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "elf_relocs.h"
-#include "got_write.h"
+#include "objects.h"
 
 #if defined(__x86_64__)
 

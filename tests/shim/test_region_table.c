@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "shim.h"
+#include "regions.h"
 #include "hot_path.h"
 #include "timing.h"
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "shim_test_util.h"
-#include "shim.h"
+#include "spawn.h"
 
 static char *dir;
 

@@ -1,0 +1,238 @@
+/* end/deliver.c: from close.c. */
+#include "end.h"
+#include "diag.h"
+#include "fileio.h"
+#include "likwid_version.h"
+#include "markerfile.h"
+#include "name_fit.h"
+#include "parse_int.h"
+#include "trusted_dir.h"
+#include "wire.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+/* Rescue file, then the writer helper (see shim.h). */
+static const char no_file[] = "";
+
+/* Whether last (the writer's last line) names a result it wrote for this
+ * process (proof.c): NULL when it does; no_file when it names no file;
+ * else why not. into: the result made before a change of user (-1:
+ * none), which the writer fills through its stdin; made: its name. */
+static const char *not_ours(const char *last, const sl_spawn_result *res, int into,
+                            const char *made)
+{
+    struct stat st;
+    if (!last || !*last)
+        return no_file;
+    if (into >= 0)
+        return strcmp(last, made) != 0 ? "it is not the file made for the result"
+                                       : sl_proof_check_fd(into, res->out, res->out_len);
+    if (sl_at_stat(last, &st, 0) != 0 || !S_ISREG(st.st_mode))
+        return no_file;
+    return sl_proof_check(last, res->out, res->out_len);
+}
+
+/* Runs the writer; returns the written path (newly allocated) or NULL with
+ * the reason in why. A result made before the process changed its user is
+ * filled through its held descriptor (the writer's stdin), else the writer
+ * creates the file (temporary name, then linked into place). */
+static char *run_writer(const sl_deliver_in *in, const char *rescue, char *why, size_t why_len)
+{
+    char *missing;
+    char *writer = sl_helper_path(in->writer, "scope-likwid-write", &missing);
+    if (!writer) {
+        snprintf(why, why_len, "writer %s", missing ? missing : "not found");
+        free(missing);
+        return NULL;
+    }
+    const char *made = NULL;
+    int into = sl_anchor_result(in->output, &made);
+    const char *argv_new[] = {writer, rescue, in->output, NULL};
+    const char *argv_into[] = {writer, "--into-stdin", rescue, made, NULL};
+    sl_spawn_result res;
+    /* The writer is our own code working on data already saved: its time
+     * grows with the data (HDF5's per-object cost), not with LIKWID's
+     * hazards. It gets the timeout plus one second per MiB of rescue file,
+     * so a large run is written, not left as a rescue file. */
+    struct stat rst;
+    double timeout_s = in->timeout_s;
+    if (sl_at_stat(rescue, &rst, 0) == 0)
+        timeout_s += (double)rst.st_size / (1024.0 * 1024.0);
+    sl_log_debug("running %s %s %s (timeout %g s)", writer, rescue, into >= 0 ? made : in->output,
+                 timeout_s);
+    sl_helper_run_in(into >= 0 ? argv_into : argv_new, timeout_s, into, &res);
+    sl_log_debug("writer: outcome %d, status %d, signal %d", (int)res.outcome, res.exit_code,
+                 res.signal);
+    char *written = NULL;
+    struct stat st;
+    int ok = res.outcome == SL_SPAWN_EXITED ? res.exit_code == 0
+                                            : res.outcome == SL_SPAWN_NO_STATUS;
+    /* What it named counts only when it is a result it wrote for us
+     * (proof.c): whoever else answers cannot make us drop the rescue
+     * file and the journal. */
+    char *last = sl_last_line(res.out, res.out_len);
+    const char *bad = not_ours(last, &res, into, made);
+    if (!ok && res.outcome != SL_SPAWN_FAILED && sl_at_stat(rescue, &st, 0) != 0 &&
+        errno == ENOENT && !bad) {
+        /* Killed at the deadline or by a signal after it had put the
+         * result in place and removed the rescue file: written, as it
+         * named the file. */
+        written = last;
+    } else if (ok && !bad) {
+        written = last;
+    } else if (ok && bad != no_file) {
+        snprintf(why, why_len, "the writer named %s, which is not a result it wrote for "
+                 "this process: %s", last, bad);
+    } else if (ok) {
+        char *err = sl_last_line(res.err, res.err_len);
+        snprintf(why, why_len, "the writer named no written file%s%s",
+                 err && *err ? ": " : "", err && *err ? err : "");
+        free(err);
+    } else {
+        char *d = sl_spawn_describe(&res, timeout_s);
+        snprintf(why, why_len, "writer %s", d ? d : "failed");
+        free(d);
+    }
+    if (!written)
+        free(last);
+    sl_spawn_result_free(&res);
+    free(writer);
+    return written;
+}
+
+/* After a writer that did not fill the result made before a change of
+ * user: what is left of it (emptied, when still held) goes into why. */
+static void made_left(const sl_deliver_in *in, char *why, size_t why_len)
+{
+    const char *made = sl_anchor_result_name(in->output);
+    if (!made)
+        return;
+    int fd = sl_anchor_result(in->output, NULL);
+    size_t n = strlen(why);
+    if (fd >= 0 && ftruncate(fd, 0) == 0)
+        snprintf(why + n, why_len - n, "; %s, made for the result when the process changed "
+                 "its user, is left empty", made);
+    else if (fd < 0)
+        snprintf(why + n, why_len - n, "; %s, made for the result when the process changed "
+                 "its user, could not be written: its descriptor was closed (by the "
+                 "application)", made);
+}
+
+int sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status)
+{
+    return sl_deliver_keep(in, lw, status, NULL);
+}
+
+int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
+                    sl_delivered *out)
+{
+    sl_run run;
+    if (sl_run_init(&run) != 0) {
+        sl_log_warn("could not write %s (out of memory): results lost", in->output);
+        return -1;
+    }
+    /* Calls that found no room for their per-call record are counted (and
+     * timed) all the same: the status says how many, and of how many
+     * threads. */
+    size_t nthreads = 0;
+    int64_t ncalls = sl_rt_room_dropped(&nthreads);
+    char *full = NULL;
+    if (ncalls > 0 &&
+        asprintf(&full, "%s%s%lld call%s of %zu thread%s kept no per-call record (no room for "
+                 "samples: counted in dropped_calls, their times in the totals)", status,
+                 status[0] ? "; " : "", (long long)ncalls, ncalls == 1 ? "" : "s", nthreads,
+                 nthreads == 1 ? "" : "s") < 0)
+        full = NULL;
+    if (full)
+        status = full;
+    sl_run_record_fill(&run, in, lw, status);
+    sl_log_debug("likwid_status: %s", status);
+    free(full);
+    /* The reasons on the heap: Close may run on a thread with a small stack. */
+    enum { WHY = 1024, RESCUE_WHY = PATH_MAX + 256 };
+    char *why = calloc(1, WHY + RESCUE_WHY), *rescue_why = why ? why + WHY : NULL;
+    char *rescue = why ? sl_rescue_write(&run, in->output, in->pid, rescue_why, RESCUE_WHY) : NULL;
+    sl_run_free(&run);
+    if (!rescue) {
+        /* The journal (it stays when nothing else was saved) still holds
+         * the timing of this cycle: say so, and how to get it. After a
+         * chroot the names are those outside it, where the user is. */
+        const char *j = sl_journal_path();
+        sl_journal_mark_unsaved();
+        if (why)
+            made_left(in, rescue_why, RESCUE_WHY);
+        if (j[0])
+            sl_log_warn("could not write %s: could not save the rescue file (%s%s); the timing "
+                        "data stays in the journal %s: recover it with 'scope-likwid recover %s'",
+                        in->output, why ? rescue_why : "out of memory",
+                        sl_anchor_lost() ? "; the process changed its root directory since "
+                                           "likwid_markerInit" : "", j, j);
+        else
+            sl_log_warn("could not write %s: could not save the rescue file (%s): results lost",
+                        in->output, why ? rescue_why : "out of memory");
+        free(why);
+        return -1;
+    }
+    sl_journal_mark_delivering(rescue);
+    char *written = run_writer(in, rescue, why, WHY);
+    /* a rescue file made by name in a new root lies inside it */
+    const char *inside = sl_anchor_lost() ? " (inside the root directory the process changed "
+                                            "to since likwid_markerInit)" : "";
+    if (!written)
+        made_left(in, why, WHY);
+    if (written) {
+        sl_anchor_result_release();
+        sl_at_unlink(rescue);   /* the writer removed it already; an older writer did not */
+        if (!out)
+            sl_log_info("wrote %s", written);
+        sl_run_report("wrote", written);
+    } else if (sl_at_access(rescue, F_OK) != 0 && errno == ENOENT) {
+        /* The writer removes the rescue file only once the result is in
+         * place: never "saved in" a file that is gone. */
+        sl_log_warn("the writer of %s did not say what it wrote (%s) but removed %s, which it "
+                    "does once the result is in place: look for %s or a free name beside it",
+                    in->output, why, rescue, in->output);
+    } else if (rescue_why[0]) {
+        /* not beside the result: a directory of this node only, say so */
+        char host[256] = "";
+        gethostname(host, sizeof host - 1);
+        sl_log_warn("could not write %s (%s; not beside it either: %s, so on host %s only); "
+                    "timing data saved in %s%s: convert it with 'scope-likwid convert %s -o %s'",
+                    in->output, why, rescue_why, host[0] ? host : "unknownhost", rescue, inside,
+                    rescue, in->output);
+    } else {
+        sl_log_warn("could not write %s (%s); timing data saved in %s%s: convert it with "
+                    "'scope-likwid convert %s -o %s'", in->output, why, rescue, inside, rescue,
+                    in->output);
+    }
+    if (!written)
+        sl_run_report("rescue", rescue);
+    if (out) {
+        out->written = written;
+        out->rescue = written ? NULL : rescue;
+        if (written)
+            free(rescue);
+        free(why);
+        return 0;
+    }
+    free(written);
+    free(rescue);
+    free(why);
+    return 0;
+}

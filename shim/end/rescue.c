@@ -1,0 +1,144 @@
+/* end/rescue.c: from close.c. */
+#include "end.h"
+#include "diag.h"
+#include "fileio.h"
+#include "likwid_version.h"
+#include "markerfile.h"
+#include "name_fit.h"
+#include "parse_int.h"
+#include "trusted_dir.h"
+#include "wire.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+/* The rescue file (see shim.h). */
+static int write_rescue_at(const char *path, const sl_run *run)
+{
+    int fd = sl_at_open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, SL_MODE_PRIVATE);
+    /* Every descriptor taken: the journal's kept one is the spare. */
+    if (fd < 0 && errno == EMFILE && sl_journal_spare_fd())
+        fd = sl_at_open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                        SL_MODE_PRIVATE);
+    if (fd < 0)
+        return -errno;
+    /* The owner's alone whatever the umask (it holds the command line and
+     * the environment's SLURM_ values; the writer and convert must read
+     * it). */
+    fchmod(fd, SL_MODE_PRIVATE);
+    int rc = sl_wire_write_run(fd, run);
+    if (close(fd) != 0 && rc == 0)
+        rc = -errno;
+    if (rc != 0)
+        sl_at_unlink(path);
+    return rc;
+}
+
+/* A file-size limit (ulimit -f) answers a too-large write with SIGXFSZ,
+ * whose default action kills the application: found by the fault test
+ * fault-output-fsize-limit (exit status 153 instead of 0). Held back in this
+ * thread while the shim writes, the write fails with EFBIG instead; a
+ * SIGXFSZ raised meanwhile is taken back, one pending before is left. */
+typedef struct xfsz_guard {
+    sigset_t old;
+    int was_pending;
+} xfsz_guard;
+
+static void xfsz_hold(xfsz_guard *g)
+{
+    sigset_t s, p;
+    sigemptyset(&s);
+    sigaddset(&s, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &s, &g->old);
+    g->was_pending = sigpending(&p) == 0 && sigismember(&p, SIGXFSZ) == 1;
+}
+
+static void xfsz_release(xfsz_guard *g)
+{
+    sigset_t s, p;
+    sigemptyset(&s);
+    sigaddset(&s, SIGXFSZ);
+    if (!g->was_pending && sigpending(&p) == 0 && sigismember(&p, SIGXFSZ) == 1) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&s, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
+/* Writes at the derived name (kept within NAME_MAX: the application's
+ * output name may be 255 bytes): 0 with *out set, or -errno. */
+static int write_at(const char *dir, const char *base, const char *suffix, const sl_run *run,
+                    char **out)
+{
+    char *path = dir ? sl_name_fit_in(dir, "", base, suffix) : sl_name_fit(base, "", suffix);
+    if (!path)
+        return errno == ENAMETOOLONG ? -ENAMETOOLONG : -ENOMEM;
+    int rc = write_rescue_at(path, run);
+    if (rc == 0)
+        *out = path;
+    else
+        free(path);
+    return rc;
+}
+
+static char *write_guarded(const sl_run *run, const char *output, pid_t pid, char *why,
+                           size_t why_len)
+{
+    char *path = NULL;
+    int rc = write_at(NULL, output, ".rescue", run, &path);
+    if (rc == 0)
+        return path;
+    snprintf(why, why_len, "%s.rescue: %s", output, strerror(-rc));
+    const char *base = strrchr(output, '/');
+    base = base ? base + 1 : output;
+    /* TMPDIR, then /tmp: only where no other user can change what is in it */
+    const char *dirs[] = {sl_spare_dir(0), sl_spare_dir(1)};
+    for (int i = 0; i < 2; i++) {
+        if (!dirs[i])
+            continue;
+        for (int k = 0; k < 100; k++) {
+            char suffix[64];
+            snprintf(suffix, sizeof suffix, ".%lld.%d.rescue", (long long)pid, k);
+            rc = write_at(dirs[i], base, suffix, run, &path);
+            if (rc == 0)
+                return path;
+            if (rc != -EEXIST)
+                break;
+        }
+    }
+    return NULL;
+}
+
+char *sl_rescue_write(const sl_run *run, const char *output, pid_t pid, char *why,
+                      size_t why_len)
+{
+    xfsz_guard g;
+    xfsz_hold(&g);
+    char *path = write_guarded(run, output, pid, why, why_len);
+    xfsz_release(&g);
+    return path;
+}
+
+int sl_rescue_write_held(const char *path, const sl_run *run)
+{
+    xfsz_guard g;
+    xfsz_hold(&g);
+    int rc = write_rescue_at(path, run);
+    xfsz_release(&g);
+    return rc;
+}

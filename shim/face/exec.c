@@ -1,0 +1,173 @@
+/* face/exec.c: from entry.c. */
+
+#include "face.h"
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The exec family, wrapped: exec replaces the process's image, and no exit
+ * hook or destructor of the old image runs, so the result of the run so far
+ * is delivered here, before the real call (close.c, sl_exec_begin): the
+ * image before the exec is a run of its own, the new image (the same
+ * program again, or another one) starts its own at its Init. Nothing else
+ * changes: the real function gets the caller's arguments and returns its
+ * result and errno. Only the initialising process delivers: a forked or
+ * vfork()ed child (another pid) passes straight through. The real
+ * functions are looked up once, when the shim is loaded (not in a child
+ * of a threaded process, where dlsym could wait for a lock nobody holds).
+ * posix_spawn, system and popen start a new process and leave this image
+ * alone: they are not wrapped. */
+#define SL_EXPORT __attribute__((visibility("default")))
+
+typedef int (*path_env_fn)(const char *, char *const[], char *const[]);
+typedef int (*path_fn)(const char *, char *const[]);
+typedef int (*fd_env_fn)(int, char *const[], char *const[]);
+
+/* One row per wrapped function: name, type of the real one. The execl*
+ * forms end in the real execv/execvp/execve. */
+#define SL_EXEC_FUNCS(X) \
+    X(execve, path_env_fn) \
+    X(execvpe, path_env_fn) \
+    X(execv, path_fn) \
+    X(execvp, path_fn) \
+    X(fexecve, fd_env_fn)
+
+static struct {
+#define X(name, type) type name;
+    SL_EXEC_FUNCS(X)
+#undef X
+} real;
+
+/* Also from the first Init (sl_entry_at_load): a library's constructor
+ * may call Init before ours ran. */
+void sl_entry_at_load(void)
+{
+    if (real.execve)
+        return;
+    void *p;
+#define X(name, type) \
+    p = dlsym(RTLD_NEXT, #name); \
+    memcpy(&real.name, &p, sizeof p);
+    SL_EXEC_FUNCS(X)
+#undef X
+}
+
+/* The real call between the delivery and, when it returns (it failed),
+ * sl_exec_failed; errno as the real function left it. */
+#define CALL_REAL(what, fn, ...) \
+    do { \
+        sl_exec_begin(what); \
+        int rc_ = fn ? fn(__VA_ARGS__) : (errno = ENOSYS, -1); \
+        sl_exec_failed(what); \
+        return rc_; \
+    } while (0)
+
+SL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    CALL_REAL(path, real.execve, path, argv, envp);
+}
+
+SL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    CALL_REAL(file, real.execvpe, file, argv, envp);
+}
+
+SL_EXPORT int execv(const char *path, char *const argv[])
+{
+    CALL_REAL(path, real.execv, path, argv);
+}
+
+SL_EXPORT int execvp(const char *file, char *const argv[])
+{
+    CALL_REAL(file, real.execvp, file, argv);
+}
+
+SL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    CALL_REAL("a descriptor (fexecve)", real.fexecve, fd, argv, envp);
+}
+
+/* The argument count of an execl* call, its terminating NULL included. */
+static size_t count_args(const char *arg0, va_list ap)
+{
+    size_t n = 1;
+    for (const char *a = arg0; a; a = va_arg(ap, const char *))
+        n++;
+    return n;
+}
+
+/* The execl* forms gather their arguments in an array: up to SMALL_ARGS on
+ * the stack (no frame of the shim is large or unbounded), more on the heap
+ * (freed when the exec fails); then the real execv, execvp or execve
+ * (execle's envp follows the NULL), as CALL_REAL. */
+#define SMALL_ARGS 32
+
+enum execl_kind { EXECL_V, EXECL_VP, EXECL_VE };
+
+static int execl_family(enum execl_kind kind, const char *file, const char *arg0, va_list ap)
+{
+    va_list count;
+    va_copy(count, ap);
+    size_t n = count_args(arg0, count);
+    va_end(count);
+    char *small[SMALL_ARGS], **argv = n <= SMALL_ARGS ? small : malloc(n * sizeof(char *));
+    if (!argv)
+        return errno = ENOMEM, -1;
+    argv[0] = (char *)arg0;
+    for (size_t i = 1; i < n; i++)
+        argv[i] = va_arg(ap, char *);
+    sl_exec_begin(file);
+    int rc;
+    if (kind == EXECL_VE) {
+        char *const *envp = va_arg(ap, char *const *);
+        rc = real.execve ? real.execve(file, argv, envp) : (errno = ENOSYS, -1);
+    } else {
+        path_fn fn = kind == EXECL_VP ? real.execvp : real.execv;
+        rc = fn ? fn(file, argv) : (errno = ENOSYS, -1);
+    }
+    sl_exec_failed(file);
+    if (argv != small) {
+        int e = errno;
+        free(argv);
+        errno = e;
+    }
+    return rc;
+}
+
+SL_EXPORT int execl(const char *path, const char *arg0, ...)
+{
+    va_list ap;
+    va_start(ap, arg0);
+    int rc = execl_family(EXECL_V, path, arg0, ap);
+    va_end(ap);
+    return rc;
+}
+
+SL_EXPORT int execlp(const char *file, const char *arg0, ...)
+{
+    va_list ap;
+    va_start(ap, arg0);
+    int rc = execl_family(EXECL_VP, file, arg0, ap);
+    va_end(ap);
+    return rc;
+}
+
+SL_EXPORT int execle(const char *path, const char *arg0, ...)
+{
+    va_list ap;
+    va_start(ap, arg0);
+    int rc = execl_family(EXECL_VE, path, arg0, ap);
+    va_end(ap);
+    return rc;
+}

@@ -1,0 +1,189 @@
+/* face/init.c: from marker.c. */
+#include "face.h"
+#include "fileio.h"
+#include "name_fit.h"
+#include "trusted_dir.h"
+#include "vec.h"
+
+#include <elf.h>
+#include <fnmatch.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <link.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static int64_t ts_ns(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static char *absolute(const char *path, const char *cwd)
+{
+    if (path[0] == '/' || !cwd)
+        return strdup(path);
+    size_t a = strlen(cwd), b = strlen(path);
+    char *s = malloc(a + b + 2);
+    if (s) {
+        memcpy(s, cwd, a);
+        s[a] = '/';
+        memcpy(s + a + 1, path, b + 1);
+    }
+    return s;
+}
+
+static void check_counting(void)
+{
+    static const char *const need[] = {"LIKWID_FILEPATH", "LIKWID_MODE", "LIKWID_EVENTS",
+                                       "LIKWID_THREADS"};
+    const char *missing = NULL;
+    for (size_t i = 0; i < sizeof need / sizeof need[0] && !missing; i++)
+        if (!getenv(need[i]))
+            missing = need[i];
+    sl_g.counting = !missing;
+    if (missing && strcmp(missing, "LIKWID_FILEPATH") == 0)
+        sl_g.not_counting = strdup("LIKWID_FILEPATH not set: not run under likwid-perfctr -m");
+    else if (missing) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s not set", missing);
+        sl_g.not_counting = strdup(buf);
+    }
+    const char *ev = getenv("LIKWID_EVENTS");
+    sl_g.ngroups = 1;
+    for (const char *p = ev ? ev : ""; *p; p++)
+        sl_g.ngroups += *p == '|';
+}
+
+static void do_init(void)
+{
+    /* A setuid or setgid program (AT_SECURE) runs with rights its user does
+     * not have: nothing of the shim's runs in it, no file, no process, no
+     * line (docs/SECURITY.md). */
+    if (getauxval(AT_SECURE)) {
+        atomic_store(&sl_mode, SL_MODE_PASS);
+        return;
+    }
+    sl_spawn_at_load();
+    sl_entry_at_load();
+    sl_config_load(&sl_g.cfg);
+    char *exe = realpath("/proc/self/exe", NULL);
+    int excluded = sl_excluded(getenv("SCOPE_LIKWID_EXCLUDE"), exe);
+    free(exe);
+    if (sl_g.cfg.disabled || excluded) {
+        atomic_store(&sl_mode, SL_MODE_PASS);
+        return;
+    }
+    const char *other = sl_real_other_copy();
+    if (other) {
+        char *self = sl_self_path();
+        sl_log_warn("two copies of the shim are loaded: %s times the regions, %s stays out",
+                    self ? self : "the first", other);
+        free(self);
+    }
+    sl_g.pid = getpid();
+    sl_sandbox_note();
+    sl_root_note();
+    sl_run_meta_start();
+    int64_t mono = ts_ns(CLOCK_MONOTONIC), real = ts_ns(CLOCK_REALTIME);
+    sl_g.origin_unix_ns = real - mono;
+    sl_markerfile_note_init();
+    sl_g.mpi = sl_rank_from_env(&sl_g.rank);
+    if (!sl_g.mpi)
+        sl_g.rank = 0;
+    check_counting();
+
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = '\0';
+    char *cwd = getcwd(NULL, 0);
+    free(sl_g.user);
+    sl_g.uid = getuid();
+    /* The passwd lookup may load the site's NSS modules into the
+     * application: done here only for a %u (the defaults have none). */
+    sl_g.user = sl_output_needs_user(sl_g.cfg.output) ? sl_user_name(sl_g.uid) : NULL;
+    sl_spare_dirs_note();
+    sl_proof_key_make();
+    sl_output_vars v = {.rank = sl_g.rank, .pid = sl_g.pid, .host = host,
+                        .job = sl_job_from_env(), .user = sl_g.user,
+                        .unix_s = real / 1000000000, .cwd = cwd};
+    /* where it runs, once: Close may run at exit or in a signal's wake */
+    sl_provenance_read(&sl_g.prov);
+    free(sl_g.run_id);
+    sl_g.run_id = sl_run_id_from_env(host, sl_g.pid, real, sl_g.mpi);
+    const char *tmpl = sl_g.cfg.output ? sl_g.cfg.output : sl_output_default(sl_g.mpi, v.job != NULL);
+    char *expanded = sl_output_expand(tmpl, &v);
+    int no_result = 0;      /* SCOPE_LIKWID_OUTPUT=/dev/null */
+    sl_g.output = expanded ? sl_output_place(expanded, sl_g.mpi, &v, &no_result) : NULL;
+    /* Helpers are started later, maybe after a chdir: fix their paths now. */
+    char *c;
+    if (sl_g.cfg.collector && (c = absolute(sl_g.cfg.collector, cwd))) {
+        free(sl_g.cfg.collector);
+        sl_g.cfg.collector = c;
+    }
+    if (sl_g.cfg.writer && (c = absolute(sl_g.cfg.writer, cwd))) {
+        free(sl_g.cfg.writer);
+        sl_g.cfg.writer = c;
+    }
+    free(cwd);
+    if (no_result) {
+        atomic_store(&sl_mode, SL_MODE_PASS);
+        return;
+    }
+    if (!sl_g.output) {
+        sl_log_warn("out of memory at likwid_markerInit; passing calls through untouched");
+        atomic_store(&sl_mode, SL_MODE_PASS);
+        return;
+    }
+    sl_rt_configure(sl_g.cfg.max_calls, 0);
+    /* SCOPE_LIKWID_TSC=0 forces clock_gettime (for comparisons; undocumented
+     * outside bench/README.md). */
+    const char *tsc = getenv("SCOPE_LIKWID_TSC");
+    int on_tsc = sl_rt_clock_init(!(tsc && strcmp(tsc, "0") == 0));
+    sl_g.tsc = on_tsc;
+    sl_fork_arm();
+    /* The exit path (LIKWID's Init may end the process, the application
+     * may never Close): close.c. */
+    sl_exit_hook_arm();
+    sl_g.cycle = 1;
+    sl_g.first_output = sl_g.output;
+    /* What Close needs, held while the process has the root it started with */
+    sl_anchor_take(sl_g.output);
+    sl_user_change_arm();
+    sl_survive_begin(sl_g.output, sl_g.pid, 0, sl_g.mpi, sl_g.rank, sl_g.origin_unix_ns, on_tsc,
+                     sl_g.cfg.writer, sl_g.cfg.timeout_s);
+    sl_run_report_take();
+    sl_host_take();
+    sl_run_report("init", sl_g.output);
+    sl_run_report("journal", sl_journal_path());
+    sl_api_standins();
+    sl_log_debug("active: output %s; clock %s; LIKWID %s%s", sl_g.output,
+                 on_tsc ? "TSC, converted to CLOCK_MONOTONIC" : "CLOCK_MONOTONIC",
+                 sl_g.counting ? "counting" : "not counting: ",
+                 sl_g.counting ? "" : sl_g.not_counting ? sl_g.not_counting : "?");
+    atomic_store(&sl_mode, SL_MODE_ACTIVE);
+}
+
+/* The first Init's part, once per process. */
+void sl_init_once(void)
+{
+    pthread_once(&init_once, do_init);
+}

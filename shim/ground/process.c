@@ -1,0 +1,81 @@
+/* ground/process.c: from close.c. */
+#include "ground.h"
+#include "diag.h"
+#include "fileio.h"
+#include "likwid_version.h"
+#include "markerfile.h"
+#include "name_fit.h"
+#include "parse_int.h"
+#include "trusted_dir.h"
+#include "wire.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+/* A positive integer at the start of s (up to a ',' for OMP_NUM_THREADS's
+ * list of nesting levels), else -1. */
+static int64_t leading_count(const char *s)
+{
+    if (!s)
+        return -1;
+    char buf[24];
+    size_t n = strcspn(s, ",");
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    long long v;
+    return sl_parse_i64(buf, &v) == 0 && v > 0 ? v : -1;
+}
+
+/* The CPUs the process may run on (what an OpenMP runtime defaults its
+ * thread count to), -1 when the kernel does not say. */
+static int64_t cpus_allowed(void)
+{
+    for (int ncpu = 1024; ncpu <= 1 << 20; ncpu *= 4) {
+        cpu_set_t *set = CPU_ALLOC((size_t)ncpu);
+        if (!set)
+            return -1;
+        size_t size = CPU_ALLOC_SIZE((size_t)ncpu);
+        int got = sched_getaffinity(0, size, set) == 0 ? CPU_COUNT_S(size, set) : -1;
+        int too_small = got < 0 && errno == EINVAL;
+        CPU_FREE(set);
+        if (!too_small)
+            return got > 0 ? got : -1;
+    }
+    return -1;
+}
+
+/* scope-profiler's omp_num_threads, so that one process run under both tools
+ * reports one value: the first value of OMP_NUM_THREADS, else the OpenMP
+ * runtime's omp_get_max_threads() when the application has one loaded
+ * (looked up, never loaded: loading it would change the application), else
+ * the CPUs the process may run on (the runtime's default), else the
+ * threads seen. */
+int64_t sl_omp_threads_known(void)
+{
+    int64_t v = leading_count(getenv("OMP_NUM_THREADS"));
+    if (v > 0)
+        return v;
+    int (*max_threads)(void) = NULL;
+    void *sym = dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+    memcpy(&max_threads, &sym, sizeof max_threads); /* void* to function: -Wpedantic */
+    if (max_threads && (v = max_threads()) > 0)
+        return v;
+    return cpus_allowed();
+}

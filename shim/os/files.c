@@ -1,0 +1,56 @@
+/* os/files.c: from marker.c. */
+#include "os.h"
+#include "fileio.h"
+#include "name_fit.h"
+#include "trusted_dir.h"
+#include "vec.h"
+
+#include <elf.h>
+#include <fnmatch.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <link.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The directories a file of the process goes to when the result's own
+ * directory will not take it: TMPDIR (absolute), then /tmp, each only when
+ * another user cannot change what is in it (trusted_dir.h). Looked at
+ * once, at the first Init. */
+static char *spare[3];
+static int spare_noted;
+
+void sl_spare_dirs_note(void)
+{
+    if (spare_noted)
+        return;
+    const char *tmpdir = secure_getenv("TMPDIR");
+    const char *cand[3] = {tmpdir && tmpdir[0] == '/' ? tmpdir : NULL, "/tmp", "/var/tmp"};
+    char *why = malloc(PATH_MAX + 128);
+    for (int i = 0; i < 3; i++)
+        if (cand[i] && why && sl_dir_trusted(cand[i], geteuid(), why, PATH_MAX + 128) == 0)
+            spare[i] = strdup(cand[i]);
+    free(why);
+    spare_noted = 1;
+}
+
+const char *sl_spare_dir(int i)
+{
+    sl_spare_dirs_note();
+    return i >= 0 && i < 3 ? spare[i] : NULL;
+}

@@ -1,0 +1,297 @@
+/* spawn/run.c: from spawn.c. */
+#include "spawn.h"
+#include "mac.h"
+#include "vec.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Running a helper program from inside the application (see spawn.h). */
+/* Keeps our pipe ends off 0-2 (an application may have closed them) so the
+ * child's dup2 onto 1 and 2 never meets one of them. */
+static int above_stdio(int fd)
+{
+    if (fd > 2)
+        return fd;
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    return moved;
+}
+
+int sl_spawn_pipe(int p[2])
+{
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -errno;
+    p[0] = above_stdio(p[0]);
+    p[1] = above_stdio(p[1]);
+    if (p[0] < 0 || p[1] < 0) {
+        int e = errno;
+        if (p[0] >= 0)
+            close(p[0]);
+        if (p[1] >= 0)
+            close(p[1]);
+        return -e;
+    }
+    return 0;
+}
+
+typedef struct stream {
+    int fd;
+    char *buf;
+    size_t len, cap, max;
+    int truncated;
+} stream;
+
+/* Reads what is there; returns 1 at EOF or error, 0 otherwise. Straight
+ * into the stream's buffer: no large stack buffer (Close may run on a
+ * thread with a small stack). */
+static int drain(stream *s)
+{
+    enum { STEP = 65536, SMALL_STEP = 1024 };
+    char sink[256];     /* past the limit or out of memory: read and drop */
+    char *dst = sink;
+    size_t room = sizeof sink, step = STEP;
+    /* Little address space left (ulimit -v): smaller pieces, so that the
+     * writer's one line (the path it wrote) is still read. */
+    int have = !s->truncated && s->len < s->max &&
+               (SL_VEC_RESERVE(s->buf, s->cap, s->len, STEP + 1) == 0 ||
+                (step = SMALL_STEP, SL_VEC_RESERVE(s->buf, s->cap, s->len, SMALL_STEP + 1) == 0));
+    if (have) {
+        dst = s->buf + s->len;
+        room = s->max - s->len < step ? s->max - s->len : step;
+    } else if (s->len < s->max) {
+        s->truncated = 1;   /* keep reading so the child never blocks on a full pipe */
+    }
+    ssize_t n = read(s->fd, dst, room);
+    if (n < 0)
+        return errno == EINTR || errno == EAGAIN ? 0 : 1;
+    if (n == 0)
+        return 1;
+    if (dst == sink) {
+        if (s->len >= s->max)
+            s->truncated = 1;
+        return 0;
+    }
+    s->len += (size_t)n;
+    s->buf[s->len] = '\0';
+    return 0;
+}
+
+/* Waits for the helper until the deadline: 1 with its status, 0 when still
+ * running at the deadline, -errno. */
+static int wait_until(sl_child *c, int *status, sl_deadline *d)
+{
+    for (;;) {
+        int r = sl_child_poll(c, status, 0);
+        if (r != 0)
+            return r;
+        int ms = sl_deadline_ms(d);
+        if (ms == 0)
+            return 0;
+        /* Short naps: the exit is seen within 2 ms. */
+        struct timespec ts = {0, (ms < 2 ? ms : 2) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
+                 size_t max_output, sl_spawn_result *res)
+{
+    return sl_spawn_run_in(argv, envp, timeout_s, max_output, -1, res);
+}
+
+int sl_spawn_run_in(const char *const argv[], char *const envp[], double timeout_s,
+                    size_t max_output, int in_fd, sl_spawn_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->outcome = SL_SPAWN_FAILED;
+    if (!max_output)
+        max_output = SL_SPAWN_MAX_OUTPUT;
+    int out[2], err[2];
+    int rc = sl_spawn_pipe(out);
+    if (rc == 0) {
+        rc = sl_spawn_pipe(err);
+        if (rc != 0) {
+            close(out[0]);
+            close(out[1]);
+        }
+    }
+    sl_child child = {0};
+    void *map = rc == 0 ? sl_child_map() : NULL;
+    if (rc == 0 && !map) {
+        rc = -ENOMEM;
+        close(out[0]);
+        close(out[1]);
+        close(err[0]);
+        close(err[1]);
+    }
+    if (rc == 0) {
+        rc = sl_child_start(&child, map, argv[0], (char *const *)argv, envp, in_fd, out[1],
+                            err[1], timeout_s, 0);
+        close(out[1]);
+        close(err[1]);
+        if (rc != 0) {
+            close(out[0]);
+            close(err[0]);
+        }
+    }
+    if (rc != 0) {
+        sl_child_unmap(map);
+        res->error = -rc;
+        res->out = strdup("");
+        res->err = strdup("");
+        return rc;
+    }
+
+    sl_deadline deadline;
+    sl_deadline_start(&deadline, timeout_s);
+    stream s[2] = {{.fd = out[0], .max = max_output}, {.fd = err[0], .max = max_output}};
+    int open_n = 2, timed_out = 0;
+    sl_child_watch watch;
+    sl_child_watch_start(&watch, &child);
+    while (open_n > 0) {
+        struct pollfd pf[3];
+        int idx[2], n = 0;
+        for (int i = 0; i < 2; i++)
+            if (s[i].fd >= 0) {
+                pf[n] = (struct pollfd){.fd = s[i].fd, .events = POLLIN};
+                idx[n++] = i;
+            }
+        int ms = sl_deadline_ms(&deadline);
+        if (ms == 0) {
+            timed_out = 1;
+            break;
+        }
+        int pr = poll(pf, sl_child_watch_add(&watch, pf, (nfds_t)n, &ms), ms);
+        if (pr < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        int got = 0;
+        for (int k = 0; k < n; k++)
+            if (pf[k].revents) {
+                got = 1;
+                if (drain(&s[idx[k]])) {
+                    close(s[idx[k]].fd);
+                    s[idx[k]].fd = -1;
+                    open_n--;
+                }
+            }
+        if (sl_child_watch_over(&watch, pf, (nfds_t)n, got))
+            break;
+    }
+    sl_child_watch_end(&watch);
+    for (int i = 0; i < 2; i++)
+        if (s[i].fd >= 0)
+            close(s[i].fd);
+
+    int status = 0;
+    int w = timed_out ? 0 : wait_until(&child, &status, &deadline);
+    if (w == 0) {
+        /* Still running at the deadline (pipes full, or closed early). */
+        timed_out = 1;
+        sl_child_kill(&child);
+        w = sl_child_poll(&child, &status, 1);
+    }
+    sl_child_unmap(map);
+    if (timed_out)
+        res->outcome = SL_SPAWN_TIMED_OUT;
+    else if (w < 0)
+        res->outcome = SL_SPAWN_NO_STATUS;
+    else if (WIFEXITED(status)) {
+        res->outcome = SL_SPAWN_EXITED;
+        res->exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        res->outcome = SL_SPAWN_SIGNALED;
+        res->signal = WTERMSIG(status);
+    } else {
+        res->outcome = SL_SPAWN_NO_STATUS;
+    }
+    res->out = s[0].buf ? s[0].buf : strdup("");
+    res->out_len = s[0].len;
+    res->err = s[1].buf ? s[1].buf : strdup("");
+    res->err_len = s[1].len;
+    res->truncated = s[0].truncated || s[1].truncated;
+    return 0;
+}
+
+void sl_spawn_result_free(sl_spawn_result *res)
+{
+    free(res->out);
+    free(res->err);
+    memset(res, 0, sizeof *res);
+}
+
+char *sl_last_line(const char *s, size_t len)
+{
+    size_t end = len;
+    while (end > 0 && (s[end - 1] == '\n' || s[end - 1] == '\r' || s[end - 1] == ' '))
+        end--;
+    size_t begin = end;
+    while (begin > 0 && s[begin - 1] != '\n')
+        begin--;
+    /* Long lines are cut: this is for a one-line status. */
+    if (end - begin > 300)
+        end = begin + 300;
+    char *l = malloc(end - begin + 1);
+    if (l) {
+        memcpy(l, s + begin, end - begin);
+        l[end - begin] = '\0';
+    }
+    return l;
+}
+
+char *sl_spawn_describe(const sl_spawn_result *res, double timeout_s)
+{
+    char *last = res->err ? sl_last_line(res->err, res->err_len) : NULL;
+    const char *l = last ? last : "";
+    char buf[512];
+    switch (res->outcome) {
+    case SL_SPAWN_EXITED: {
+        int n = snprintf(buf, sizeof buf, "exited with status %d", res->exit_code);
+        if (*l && n > 0 && (size_t)n < sizeof buf)
+            snprintf(buf + n, sizeof buf - (size_t)n, ": %s", l);
+        break;
+    }
+    case SL_SPAWN_SIGNALED: {
+        int n = snprintf(buf, sizeof buf, "killed by signal %d", res->signal);
+        if (*l && n > 0 && (size_t)n < sizeof buf)
+            snprintf(buf + n, sizeof buf - (size_t)n, " (stderr: %s)", l);
+        break;
+    }
+    case SL_SPAWN_TIMED_OUT:
+        snprintf(buf, sizeof buf, "timed out after %.3g s", timeout_s);
+        break;
+    case SL_SPAWN_NO_STATUS:
+        snprintf(buf, sizeof buf, "exit status unknown (the application reaps clone children)");
+        break;
+    default:
+        if (res->error == SL_ESANDBOX)
+            snprintf(buf, sizeof buf, "not started: %s", SL_SANDBOX_WHY);
+        else
+            snprintf(buf, sizeof buf, "could not be started: %s", strerror(res->error));
+        break;
+    }
+    free(last);
+    return strdup(buf);
+}

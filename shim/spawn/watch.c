@@ -1,0 +1,73 @@
+/* spawn/watch.c: from spawn.c. */
+#include "spawn.h"
+#include "mac.h"
+#include "vec.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A process the application forks while a helper runs (a manager thread
+ * starting workers during Close, a signal) inherits the write ends of the
+ * helper's pipes and holds them as long as it lives: EOF would come only
+ * with the deadline. So the reading loops also watch the helper's end,
+ * with a pidfd of the keeper (readable once it exited), else by looking
+ * every 10 ms; once it ended, what is left in the pipes is read without
+ * waiting, and the loop stops. Async-signal-safe. */
+void sl_child_watch_start(sl_child_watch *w, sl_child *c)
+{
+    *w = (sl_child_watch){.c = c, .pidfd = sl_child_pidfd(c)};
+}
+
+unsigned long sl_child_watch_add(sl_child_watch *w, struct pollfd *pf, unsigned long n, int *ms)
+{
+    if (w->ended) {
+        *ms = 0;            /* only what is already in the pipes */
+        return n;
+    }
+    if (w->pidfd < 0) {
+        if (*ms > 10)
+            *ms = 10;
+        return n;
+    }
+    pf[n] = (struct pollfd){.fd = w->pidfd, .events = POLLIN};
+    return n + 1;
+}
+
+int sl_child_watch_over(sl_child_watch *w, const struct pollfd *pf, unsigned long n, int got)
+{
+    if (w->ended)
+        return !got;        /* the pipes hold nothing more */
+    if (w->pidfd >= 0)
+        w->ended = pf[n].revents != 0;
+    else if (w->c->host >= 0)
+        w->ended = sl_host_child_ended(w->c);
+    else
+        w->ended = sl_child_ended(w->c);
+    return 0;
+}
+
+void sl_child_watch_end(sl_child_watch *w)
+{
+    if (w->pidfd >= 0)
+        close(w->pidfd);
+    w->pidfd = -1;
+}
