@@ -20,22 +20,6 @@
 
 #if SL_DL_WRAP
 
-/* The real dlopen, found on first use (RTLD_NEXT: after the shim in the
- * global scope); read by the assembly entry after sl_dl_route said 0. */
-typedef void *(*dlopen_fn)(const char *, int);
-__attribute__((used)) dlopen_fn sl_dl_real;
-
-static dlopen_fn real_dlopen(void)
-{
-    dlopen_fn f = __atomic_load_n(&sl_dl_real, __ATOMIC_ACQUIRE);
-    if (!f) {
-        void *p = dlsym(RTLD_NEXT, "dlopen");
-        memcpy(&f, &p, sizeof f);
-        __atomic_store_n(&sl_dl_real, f, __ATOMIC_RELEASE);     /* every thread finds the same */
-    }
-    return f;
-}
-
 /* The search list the loader would use for a name without '/' loaded by
  * map (its RPATH, LD_LIBRARY_PATH, its RUNPATH, the system's); malloc'd. */
 static Dl_serinfo *search_list(void *map)
@@ -79,7 +63,7 @@ static int same_search(const void *caller)
 __attribute__((used)) int sl_dl_route(const char *file, int mode, const void *caller)
 {
     int saved = errno;
-    int hooked = !real_dlopen();    /* none: sl_dl_hooked says so */
+    int hooked = !sl_real_dlopen();    /* none: sl_dl_hooked says so */
     if (!hooked && (mode & RTLD_DEEPBIND) && file && !strchr(file, '$') &&
         (strchr(file, '/') || same_search(caller)))
         hooked = sl_rebind_wanted();
@@ -89,7 +73,7 @@ __attribute__((used)) int sl_dl_route(const char *file, int mode, const void *ca
 
 __attribute__((used)) void *sl_dl_hooked(const char *file, int mode)
 {
-    dlopen_fn real = real_dlopen();
+    sl_dlopen_fn real = sl_real_dlopen();
     if (!real) {
         errno = ENOSYS;
         return NULL;

@@ -30,39 +30,6 @@
  * alone: they are not wrapped. */
 #define SL_EXPORT __attribute__((visibility("default")))
 
-typedef int (*path_env_fn)(const char *, char *const[], char *const[]);
-typedef int (*path_fn)(const char *, char *const[]);
-typedef int (*fd_env_fn)(int, char *const[], char *const[]);
-
-/* One row per wrapped function: name, type of the real one. The execl*
- * forms end in the real execv/execvp/execve. */
-#define SL_EXEC_FUNCS(X) \
-    X(execve, path_env_fn) \
-    X(execvpe, path_env_fn) \
-    X(execv, path_fn) \
-    X(execvp, path_fn) \
-    X(fexecve, fd_env_fn)
-
-static struct {
-#define X(name, type) type name;
-    SL_EXEC_FUNCS(X)
-#undef X
-} real;
-
-/* Also from the first Init (sl_entry_at_load): a library's constructor
- * may call Init before ours ran. */
-void sl_entry_at_load(void)
-{
-    if (real.execve)
-        return;
-    void *p;
-#define X(name, type) \
-    p = dlsym(RTLD_NEXT, #name); \
-    memcpy(&real.name, &p, sizeof p);
-    SL_EXEC_FUNCS(X)
-#undef X
-}
-
 /* The real call between the delivery and, when it returns (it failed),
  * sl_exec_failed; errno as the real function left it. */
 #define CALL_REAL(what, fn, ...) \
@@ -75,27 +42,27 @@ void sl_entry_at_load(void)
 
 SL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-    CALL_REAL(path, real.execve, path, argv, envp);
+    CALL_REAL(path, sl_real_exec()->execve, path, argv, envp);
 }
 
 SL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    CALL_REAL(file, real.execvpe, file, argv, envp);
+    CALL_REAL(file, sl_real_exec()->execvpe, file, argv, envp);
 }
 
 SL_EXPORT int execv(const char *path, char *const argv[])
 {
-    CALL_REAL(path, real.execv, path, argv);
+    CALL_REAL(path, sl_real_exec()->execv, path, argv);
 }
 
 SL_EXPORT int execvp(const char *file, char *const argv[])
 {
-    CALL_REAL(file, real.execvp, file, argv);
+    CALL_REAL(file, sl_real_exec()->execvp, file, argv);
 }
 
 SL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    CALL_REAL("a descriptor (fexecve)", real.fexecve, fd, argv, envp);
+    CALL_REAL("a descriptor (fexecve)", sl_real_exec()->fexecve, fd, argv, envp);
 }
 
 /* The argument count of an execl* call, its terminating NULL included. */
@@ -131,9 +98,9 @@ static int execl_family(enum execl_kind kind, const char *file, const char *arg0
     int rc;
     if (kind == EXECL_VE) {
         char *const *envp = va_arg(ap, char *const *);
-        rc = real.execve ? real.execve(file, argv, envp) : (errno = ENOSYS, -1);
+        rc = sl_real_exec()->execve ? sl_real_exec()->execve(file, argv, envp) : (errno = ENOSYS, -1);
     } else {
-        path_fn fn = kind == EXECL_VP ? real.execvp : real.execv;
+        sl_path_fn fn = kind == EXECL_VP ? sl_real_exec()->execvp : sl_real_exec()->execv;
         rc = fn ? fn(file, argv) : (errno = ENOSYS, -1);
     }
     sl_exec_failed(file);

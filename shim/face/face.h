@@ -23,19 +23,11 @@ SL_MARKER_FNS(SL_SHIM_DECL)
  * kind; the real exec functions), each done once: also run by the first
  * Init, which a library's constructor may call before ours ran. */
 void sl_spawn_at_load(void);
-void sl_entry_at_load(void);
 
 /* Internal header: not installed. The dlopen wrapper: the shim's exported
  * dlopen (x86-64), which hands every call to the real one unchanged and,
  * after a RTLD_DEEPBIND load, has the new objects rebound (rebind.h). */
 
-/* Whether the wrapper exists on this architecture (the version script
- * exports dlopen only then). */
-#if defined(__x86_64__) && !defined(__ILP32__)
-#define SL_DL_WRAP 1
-#else
-#define SL_DL_WRAP 0
-#endif
 
 /* The wrapper's two halves, called from its assembly entry only.
  * sl_dl_route: 0 to jump on to the real dlopen as if called directly

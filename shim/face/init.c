@@ -83,7 +83,7 @@ static void do_init(void)
         return;
     }
     sl_spawn_at_load();
-    sl_entry_at_load();
+    sl_real_libc_find();
     sl_config_load(&sl_g.cfg);
     char *exe = realpath("/proc/self/exe", NULL);
     int excluded = sl_excluded(getenv("SCOPE_LIKWID_EXCLUDE"), exe);

@@ -18,7 +18,7 @@ void sl_spawn_at_load(void)
 
 __attribute__((constructor)) static void sl_at_load(void)
 {
-    sl_entry_at_load();         /* the real exec family */
+    sl_real_libc_find();         /* the real exec family */
     /* A copy loaded after another one stays out: pass-through from the
      * start (the first copy never calls it; a caller that reaches it
      * directly gets LIKWID). */

@@ -140,6 +140,38 @@ void sl_self_resolve(void);
 /* Whether another copy of the shim was loaded before this one. */
 int sl_other_copy_before(void);
 
+/* Whether the wrapper exists on this architecture (the version script
+ * exports dlopen only then). */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define SL_DL_WRAP 1
+#else
+#define SL_DL_WRAP 0
+#endif
+
+/* real_libc.c: libc's exec family and dlopen, behind the shim's own
+ * exported ones. sl_real_libc_find: once (at load and at the first Init);
+ * a member is NULL when libc has none. */
+typedef int (*sl_path_env_fn)(const char *, char *const[], char *const[]);
+typedef int (*sl_path_fn)(const char *, char *const[]);
+typedef int (*sl_fd_env_fn)(int, char *const[], char *const[]);
+/* One row per wrapped function: name, type of the real one. The execl*
+ * forms end in the real execv/execvp/execve. */
+#define SL_EXEC_FUNCS(X) \
+    X(execve, sl_path_env_fn) \
+    X(execvpe, sl_path_env_fn) \
+    X(execv, sl_path_fn) \
+    X(execvp, sl_path_fn) \
+    X(fexecve, sl_fd_env_fn)
+typedef struct sl_libc_exec {
+#define X(name, type) type name;
+    SL_EXEC_FUNCS(X)
+#undef X
+} sl_libc_exec;
+void sl_real_libc_find(void);
+const sl_libc_exec *sl_real_exec(void);
+typedef void *(*sl_dlopen_fn)(const char *, int);
+sl_dlopen_fn sl_real_dlopen(void);
+
 #pragma GCC visibility pop
 
 #endif

@@ -60,7 +60,7 @@ static void hold(void *sym)
 {
     Dl_info at;
     if (sym && dladdr(sym, &at) && at.dli_fname && at.dli_fname[0])
-        (void)dlopen(at.dli_fname, RTLD_NOLOAD | RTLD_LAZY);
+        (void)sl_real_dlopen()(at.dli_fname, RTLD_NOLOAD | RTLD_LAZY);
 }
 
 static void resolve_next(void)
@@ -142,7 +142,7 @@ static void probe_loaded(void)
         free(p.path);
         return;     /* nothing loaded or unloaded since the last look */
     }
-    void *h = p.path ? dlopen(p.path, RTLD_NOLOAD | RTLD_LAZY) : NULL;
+    void *h = p.path ? sl_real_dlopen()(p.path, RTLD_NOLOAD | RTLD_LAZY) : NULL;
     sl_real_api a = none_api;
     for (size_t i = 0; h && i < NNAMES; i++) {
         void *sym = dlsym(h, names[i]);
@@ -206,7 +206,7 @@ void sl_real_likwid_version(const sl_real_api *r, char *out, size_t n)
 {
     snprintf(out, n, "unknown");
     char *path = sl_real_library(r);
-    void *h = path ? dlopen(path, RTLD_NOLOAD | RTLD_LAZY) : NULL;
+    void *h = path ? sl_real_dlopen()(path, RTLD_NOLOAD | RTLD_LAZY) : NULL;
     if (h) {
         sl_likwid_version(h, out, n);
         dlclose(h);
@@ -237,7 +237,7 @@ typedef struct likwid_config_head {
 void sl_real_likwid_setup(const char *library, sl_likwid_setup *out)
 {
     *out = (sl_likwid_setup){{0}, {0}, NULL};
-    void *h = library ? dlopen(library, RTLD_NOLOAD | RTLD_LAZY) : NULL;
+    void *h = library ? sl_real_dlopen()(library, RTLD_NOLOAD | RTLD_LAZY) : NULL;
     if (!h)
         return;
     void (*start)(void);

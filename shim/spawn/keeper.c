@@ -130,7 +130,13 @@ static int helper_main(void *p)
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        execve(j->path, j->argv, j->envp);
+        /* libc's execve, not the shim's wrapper (the helper is not the
+         * application's process: nothing of its run is delivered here). */
+        sl_path_env_fn real_execve = sl_real_exec()->execve;
+        if (real_execve)
+            real_execve(j->path, j->argv, j->envp);
+        else
+            errno = ENOSYS;
     }
     j->exec_error = errno ? errno : EIO;
     syscall(SYS_exit, 127);
