@@ -101,7 +101,7 @@ static void close_run(void)
     sl_likwid lw;
     sl_likwid_init(&lw);
     const sl_real_api *r = sl_cycle_api();
-    const char *markerpath = secure_getenv("LIKWID_FILEPATH");
+    const char *markerpath = sl_env_likwid_filepath();
     if (sl_batch_defer(g, g->counting && r->close && markerpath)) {
         /* Nothing to count, and this cycle's calls wait in the tables for
          * the batch's delivery (below, "cycle"), and on disk in the batch

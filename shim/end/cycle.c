@@ -50,13 +50,6 @@ static _Atomic int closes_done;     /* cycles whose Close (or exit hook) has fin
 static int batch_first;             /* the pending batch's first cycle; 0: none (cycle_lock) */
 static int64_t batch_began_ns;      /* CLOCK_MONOTONIC at its first Close */
 
-static int64_t monotonic_ns(void)
-{
-    struct timespec m;
-    clock_gettime(CLOCK_MONOTONIC, &m);
-    return (int64_t)m.tv_sec * 1000000000 + m.tv_nsec;
-}
-
 /* The pending batch's calls on disk, "<output>.batch.rescue" (a rescue
  * file: `scope-likwid convert` makes the result of it), rewritten whole
  * at each deferred Close (a new file renamed over the old one), removed
@@ -134,7 +127,7 @@ int sl_batch_defer(const sl_state *g, int counting)
     if (g->cycle < 2 || counting)
         return 0;
     pthread_mutex_lock(&cycle_lock);
-    int64_t now = monotonic_ns();
+    int64_t now = sl_clock_ns(CLOCK_MONOTONIC);
     if (!batch_first) {
         batch_first = g->cycle;
         batch_began_ns = now;
@@ -254,11 +247,7 @@ int sl_cycle_begin(void)
             sl_log_warn("out of memory at likwid_markerInit (cycle %d): not timed",
                         sl_g.cycle + 1);
         } else {
-            struct timespec m, r;
-            clock_gettime(CLOCK_MONOTONIC, &m);
-            clock_gettime(CLOCK_REALTIME, &r);
-            sl_g.origin_unix_ns = ((int64_t)r.tv_sec - m.tv_sec) * 1000000000 +
-                                  (r.tv_nsec - m.tv_nsec);
+            sl_g.origin_unix_ns = sl_origin_unix_ns();
             sl_markerfile_note_init();
             if (sl_g.output != sl_g.first_output)
                 free(sl_g.output);

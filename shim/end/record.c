@@ -93,16 +93,9 @@ void sl_run_record_fill(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
  * run metadata holds, from the environment and the run's own timing. */
 static _Atomic int64_t start_ns = -1;
 
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 void sl_run_meta_start(void)
 {
-    start_ns = mono_ns();
+    start_ns = sl_clock_ns(CLOCK_MONOTONIC);
 }
 
 /* Distinct threads that entered any region (1 when none did): an
@@ -184,7 +177,7 @@ void sl_run_meta_fill(sl_run *run)
     /* Outside MPI 1; in MPI the launcher's (-1 when it says none). */
     m->mpi_size = run->mpi_rank >= 0 ? sl_world_size_from_env() : 1;
     m->omp_num_threads = openmp_threads(&run->timing);
-    int64_t fin = mono_ns();
+    int64_t fin = sl_clock_ns(CLOCK_MONOTONIC);
     m->start_time_ns = start_ns >= 0 ? start_ns : fin;
     m->finalize_time_ns = fin;
     bounds(&run->timing, &m->start_time_ns, &m->finalize_time_ns);

@@ -22,7 +22,6 @@
  * tail call of the internal path; only these, the Fortran names and the
  * exec family are exported (the version script is generated from the same
  * list). */
-#define SL_EXPORT __attribute__((visibility("default")))
 
 /* The errno column of SL_MARKER_FNS: KEEP entry points give the caller
  * back the errno it had (the shim's work at Init and Close, helpers and
@@ -59,7 +58,6 @@ SL_MARKER_FNS(SL_C_ENTRY)
  * the same internal path as the C entry points, which forwards to LIKWID's
  * REAL C functions; LIKWID's own Fortran functions are never called (they
  * would call the C names through the PLT, i.e. us again: double counting). */
-#define SL_EXPORT __attribute__((visibility("default")))
 #define STACK_TAG 256
 
 SL_EXPORT void likwid_markergetregion_(const char *tag, int *nr_events, double *events,

@@ -28,7 +28,6 @@
  * of a threaded process, where dlsym could wait for a lock nobody holds).
  * posix_spawn, system and popen start a new process and leave this image
  * alone: they are not wrapped. */
-#define SL_EXPORT __attribute__((visibility("default")))
 
 /* The real call between the delivery and, when it returns (it failed),
  * sl_exec_failed; errno as the real function left it. */

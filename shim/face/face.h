@@ -9,6 +9,10 @@
 
 #pragma GCC visibility push(hidden)
 
+/* What the application sees: the one mark of an exported symbol (the
+ * version script lists which). */
+#define SL_EXPORT __attribute__((visibility("default")))
+
 /* user_change.c: the user and group of Init noted (at Init), for what is
  * made before a change of user. */
 void sl_user_change_arm(void);

@@ -30,13 +30,6 @@
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
-static int64_t ts_ns(clockid_t c)
-{
-    struct timespec ts;
-    clock_gettime(c, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static char *absolute(const char *path, const char *cwd)
 {
     if (path[0] == '/' || !cwd)
@@ -49,28 +42,6 @@ static char *absolute(const char *path, const char *cwd)
         memcpy(s + a + 1, path, b + 1);
     }
     return s;
-}
-
-static void check_counting(void)
-{
-    static const char *const need[] = {"LIKWID_FILEPATH", "LIKWID_MODE", "LIKWID_EVENTS",
-                                       "LIKWID_THREADS"};
-    const char *missing = NULL;
-    for (size_t i = 0; i < sizeof need / sizeof need[0] && !missing; i++)
-        if (!getenv(need[i]))
-            missing = need[i];
-    sl_g.counting = !missing;
-    if (missing && strcmp(missing, "LIKWID_FILEPATH") == 0)
-        sl_g.not_counting = strdup("LIKWID_FILEPATH not set: not run under likwid-perfctr -m");
-    else if (missing) {
-        char buf[128];
-        snprintf(buf, sizeof buf, "%s not set", missing);
-        sl_g.not_counting = strdup(buf);
-    }
-    const char *ev = getenv("LIKWID_EVENTS");
-    sl_g.ngroups = 1;
-    for (const char *p = ev ? ev : ""; *p; p++)
-        sl_g.ngroups += *p == '|';
 }
 
 static void do_init(void)
@@ -86,7 +57,7 @@ static void do_init(void)
     sl_real_libc_find();
     sl_config_load(&sl_g.cfg);
     char *exe = realpath("/proc/self/exe", NULL);
-    int excluded = sl_excluded(getenv("SCOPE_LIKWID_EXCLUDE"), exe);
+    int excluded = sl_excluded(sl_env_exclude(), exe);
     free(exe);
     if (sl_g.cfg.disabled || excluded) {
         atomic_store(&sl_mode, SL_MODE_PASS);
@@ -103,13 +74,13 @@ static void do_init(void)
     sl_sandbox_note();
     sl_root_note();
     sl_run_meta_start();
-    int64_t mono = ts_ns(CLOCK_MONOTONIC), real = ts_ns(CLOCK_REALTIME);
+    int64_t mono = sl_clock_ns(CLOCK_MONOTONIC), real = sl_clock_ns(CLOCK_REALTIME);
     sl_g.origin_unix_ns = real - mono;
     sl_markerfile_note_init();
     sl_g.mpi = sl_rank_from_env(&sl_g.rank);
     if (!sl_g.mpi)
         sl_g.rank = 0;
-    check_counting();
+    sl_env_counting();
 
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) != 0)
@@ -120,15 +91,15 @@ static void do_init(void)
     /* The passwd lookup may load the site's NSS modules into the
      * application: done here only for a %u (the defaults have none). */
     sl_g.user = sl_output_needs_user(sl_g.cfg.output) ? sl_user_name(sl_g.uid) : NULL;
-    sl_spare_dirs_note();
+    sl_env_spare_dirs_note();
     sl_proof_key_make();
     sl_output_vars v = {.rank = sl_g.rank, .pid = sl_g.pid, .host = host,
-                        .job = sl_job_from_env(), .user = sl_g.user,
+                        .job = sl_env_job(), .user = sl_g.user,
                         .unix_s = real / 1000000000, .cwd = cwd};
     /* where it runs, once: Close may run at exit or in a signal's wake */
     sl_provenance_read(&sl_g.prov);
     free(sl_g.run_id);
-    sl_g.run_id = sl_run_id_from_env(host, sl_g.pid, real, sl_g.mpi);
+    sl_g.run_id = sl_env_run_id(host, sl_g.pid, real, sl_g.mpi);
     const char *tmpl = sl_g.cfg.output ? sl_g.cfg.output : sl_output_default(sl_g.mpi, v.job != NULL);
     char *expanded = sl_output_expand(tmpl, &v);
     int no_result = 0;      /* SCOPE_LIKWID_OUTPUT=/dev/null */
@@ -156,7 +127,7 @@ static void do_init(void)
     sl_rt_configure(sl_g.cfg.max_calls, 0);
     /* SCOPE_LIKWID_TSC=0 forces clock_gettime (for comparisons; undocumented
      * outside bench/README.md). */
-    const char *tsc = getenv("SCOPE_LIKWID_TSC");
+    const char *tsc = sl_env_tsc();
     int on_tsc = sl_rt_clock_init(!(tsc && strcmp(tsc, "0") == 0));
     sl_g.tsc = on_tsc;
     sl_fork_arm();
@@ -170,7 +141,7 @@ static void do_init(void)
     sl_user_change_arm();
     sl_survive_begin(sl_g.output, sl_g.pid, 0, sl_g.mpi, sl_g.rank, sl_g.origin_unix_ns, on_tsc,
                      sl_g.cfg.writer, sl_g.cfg.timeout_s);
-    sl_run_report_take();
+    sl_run_report_take(sl_env_run_report());
     sl_host_take();
     sl_run_report("init", sl_g.output);
     sl_run_report("journal", sl_journal_path());

@@ -24,7 +24,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SL_EXPORT __attribute__((visibility("default")))
 
 typedef int (*id1_fn)(uid_t);
 typedef int (*id2_fn)(uid_t, uid_t);

@@ -249,3 +249,210 @@ void sl_config_load(sl_config *c)
     c->collector = env_path("SCOPE_LIKWID_COLLECTOR");
     c->writer = env_path("SCOPE_LIKWID_WRITER");
 }
+
+/* Rank detection and expansion of the SCOPE_LIKWID_OUTPUT template. */
+static int parse_rank(const char *s, int64_t *out)
+{
+    int64_t v = 0;
+    const char *p = s;
+    if (!*p)
+        return -EINVAL;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (v > (INT64_MAX - 9) / 10)
+            return -EINVAL;
+        v = v * 10 + (*p - '0');
+    }
+    if (*p)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+/* A positive count at the start of s (SLURM_NTASKS and the like), else -1. */
+static int64_t leading_count(const char *s)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    int64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v > (INT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    return v > 0 && (*s == '\0' || *s == ',') ? v : -1;
+}
+
+/* Slurm's task variables (SLURM_PROCID, SLURM_NTASKS) name a task only
+ * inside a step (srun): a batch script has SLURM_PROCID=0 and the job's
+ * SLURM_NTASKS, but runs one process of its own, not a task of N. */
+static const char *slurm_task_var(const char *name)
+{
+    const char *step = getenv("SLURM_STEP_ID");
+    return step && *step ? getenv(name) : NULL;
+}
+
+int64_t sl_world_size_from_env(void)
+{
+    /* OMPI_MCA_orte_ess_num_procs: what Open MPI 4's own singleton sets
+     * (with PMIX_RANK=0 and no other size); mpirun sets it to the job's
+     * size too. */
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+                                       "SLURM_NTASKS", "MV2_COMM_WORLD_SIZE", "PALS_SIZE",
+                                       "OMPI_MCA_orte_ess_num_procs"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        int64_t v = leading_count(strncmp(vars[i], "SLURM_", 6) ? getenv(vars[i])
+                                                                : slurm_task_var(vars[i]));
+        if (v > 0)
+            return v;
+    }
+    const char *ess = getenv("OMPI_MCA_ess");
+    if (ess && strcmp(ess, "singleton") == 0)
+        return 1;
+    return -1;
+}
+
+int sl_rank_from_env(int64_t *rank)
+{
+    static const char *const vars[] = {
+        "PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID",
+        "MV2_COMM_WORLD_RANK", "MPI_LOCALRANKID", "ALPS_APP_PE", "PALS_RANKID",
+    };
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = strncmp(vars[i], "SLURM_", 6) ? getenv(vars[i]) : slurm_task_var(vars[i]);
+        if (!v)
+            continue;
+        if (parse_rank(v, rank) == 0)
+            /* A world of one (an MPI singleton: a serial run whose MPI
+             * library set PMIX_RANK=0; srun -n 1) is a serial run. */
+            return sl_world_size_from_env() != 1;
+        sl_log_warn("%s='%s' is not a rank: expected an integer >= 0; ignored", vars[i], v);
+    }
+    return 0;
+}
+
+int sl_excluded(const char *patterns, const char *exe)
+{
+    if (!patterns || !*patterns || !exe)
+        return 0;
+    const char *base = strrchr(exe, '/');
+    base = base ? base + 1 : exe;
+    for (const char *p = patterns; *p;) {
+        size_t n = strcspn(p, ":");
+        char pat[256];
+        if (n && n < sizeof pat) {
+            memcpy(pat, p, n);
+            pat[n] = '\0';
+            if (fnmatch(pat, exe, 0) == 0 || fnmatch(pat, base, 0) == 0)
+                return 1;
+        }
+        p += n + (p[n] == ':');
+    }
+    return 0;
+}
+
+/* LIKWID counts only under likwid-perfctr -m: its four variables set. */
+void sl_env_counting(void)
+{
+    static const char *const need[] = {"LIKWID_FILEPATH", "LIKWID_MODE", "LIKWID_EVENTS",
+                                       "LIKWID_THREADS"};
+    const char *missing = NULL;
+    for (size_t i = 0; i < sizeof need / sizeof need[0] && !missing; i++)
+        if (!getenv(need[i]))
+            missing = need[i];
+    sl_g.counting = !missing;
+    if (missing && strcmp(missing, "LIKWID_FILEPATH") == 0)
+        sl_g.not_counting = strdup("LIKWID_FILEPATH not set: not run under likwid-perfctr -m");
+    else if (missing) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s not set", missing);
+        sl_g.not_counting = strdup(buf);
+    }
+    const char *ev = getenv("LIKWID_EVENTS");
+    sl_g.ngroups = 1;
+    for (const char *p = ev ? ev : ""; *p; p++)
+        sl_g.ngroups += *p == '|';
+}
+
+/* ---- the variables read where they are used (each at its moment: LIKWID
+ * or the application may change one later, and the shim sees what it
+ * would have seen then) ---- */
+
+/* The whole environment (the journal's SLURM_* note, the helpers'). */
+char **sl_env_all(void)
+{
+    return environ;
+}
+
+/* At each cycle's Init and at Close: LIKWID's marker file. */
+const char *sl_env_likwid_filepath(void)
+{
+    return secure_getenv("LIKWID_FILEPATH");
+}
+
+const char *sl_env_omp_num_threads(void)
+{
+    return getenv("OMP_NUM_THREADS");
+}
+
+/* At each survive begin (Init, a forked child's adoption). */
+const char *sl_env_journal(void)
+{
+    return getenv("SCOPE_LIKWID_JOURNAL");
+}
+
+const char *sl_env_tsc(void)
+{
+    return getenv("SCOPE_LIKWID_TSC");
+}
+
+/* At Init, and at a dlopen before Init. */
+const char *sl_env_exclude(void)
+{
+    return getenv("SCOPE_LIKWID_EXCLUDE");
+}
+
+/* At each dlopen and Init, and the exit note. */
+const char *sl_env_rebind(void)
+{
+    return getenv("SCOPE_LIKWID_REBIND");
+}
+
+/* At exit, silently (sl_config_disabled warns). */
+const char *sl_env_disable(void)
+{
+    return getenv("SCOPE_LIKWID_DISABLE");
+}
+
+const char *sl_env_run_report(void)
+{
+    return secure_getenv("SCOPE_LIKWID_RUN_REPORT");
+}
+
+void sl_env_run_host(const char **addr, const char **key)
+{
+    *addr = secure_getenv(SL_HOST_ENV);
+    *key = secure_getenv(SL_HOST_KEY_ENV);
+}
+
+const char *sl_env_job(void)
+{
+    return sl_job_from_env();
+}
+
+char *sl_env_run_id(const char *host, pid_t pid, int64_t unix_ns, int mpi)
+{
+    return sl_run_id_from_env(host, pid, unix_ns, mpi);
+}
+
+/* The spare directories, noted once from TMPDIR (os/files.c). */
+void sl_env_spare_dirs_note(void)
+{
+    if (!sl_spare_dirs_noted())
+        sl_spare_dirs_note(secure_getenv("TMPDIR"));
+}
+
+const char *sl_spare_dir(int i)
+{
+    sl_env_spare_dirs_note();
+    return sl_spare_dir_noted(i);
+}

@@ -6,6 +6,7 @@
 #include "say.h"
 #include "provenance.h"
 #include "user_name.h"
+#include "helper_host.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -180,6 +181,26 @@ void sl_signals_finishing(int on);
 
 /* The thread in Close or the exit hook (sl_signals_finishing), 0: none. */
 pid_t sl_finisher(void);
+
+/* env.c: every environment variable the shim reads. The config at Init
+ * (above); these where they are used, each at its moment. */
+void sl_env_counting(void);         /* sl_g.counting, not_counting, ngroups at Init */
+char **sl_env_all(void);
+const char *sl_env_likwid_filepath(void);
+const char *sl_env_omp_num_threads(void);
+const char *sl_env_journal(void);
+const char *sl_env_tsc(void);
+const char *sl_env_exclude(void);
+const char *sl_env_rebind(void);
+const char *sl_env_disable(void);
+const char *sl_env_run_report(void);
+void sl_env_run_host(const char **addr, const char **key);
+const char *sl_env_job(void);
+char *sl_env_run_id(const char *host, pid_t pid, int64_t unix_ns, int mpi);
+/* The spare directories (os.h), noted once from TMPDIR: at the first Init,
+ * or at the first use of one before it. */
+void sl_env_spare_dirs_note(void);
+const char *sl_spare_dir(int i);
 
 #pragma GCC visibility pop
 

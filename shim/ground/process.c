@@ -69,7 +69,7 @@ static int64_t cpus_allowed(void)
  * threads seen. */
 int64_t sl_omp_threads_known(void)
 {
-    int64_t v = leading_count(getenv("OMP_NUM_THREADS"));
+    int64_t v = leading_count(sl_env_omp_num_threads());
     if (v > 0)
         return v;
     int (*max_threads)(void) = NULL;

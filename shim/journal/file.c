@@ -312,10 +312,7 @@ void sl_journal_mark_signal(int sig)
     /* The first signal of a round is the one its writer reports. */
     if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == SL_JRN_SIGNALED)
         return;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    __atomic_store_n(&h->signal_ns, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec,
-                     __ATOMIC_RELAXED);
+    __atomic_store_n(&h->signal_ns, sl_clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELAXED);
     __atomic_store_n(&h->signo, sig, __ATOMIC_RELAXED);
     __atomic_store_n(&h->state, SL_JRN_SIGNALED, __ATOMIC_RELEASE);
 }

@@ -9,8 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-extern char **environ;
-
 typedef struct note {
     char *buf;          /* NULL: only count */
     size_t n, cap;
@@ -55,7 +53,7 @@ static void fill(note *t, const char *cwd, int64_t mpi_size, int64_t omp)
         put(t, "working_directory", 17, cwd);
     put_count(t, "mpi_size", mpi_size);
     put_count(t, "omp_num_threads", omp);
-    for (char **e = environ; e && *e; e++) {
+    for (char **e = sl_env_all(); e && *e; e++) {
         const char *eq = strchr(*e, '=');
         if (!eq || strncmp(*e, "SLURM_", 6) != 0)
             continue;

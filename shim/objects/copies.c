@@ -129,8 +129,6 @@ int sl_other_copy_at(const void *addr, char *path, size_t len)
 #define SL_HELPER_REL_INSTALLED "../libexec"
 #endif
 
-extern char **environ;
-
 /* The shim's own file, resolved once when it is loaded: LD_PRELOAD may name
  * it by a relative path, which a later chdir() would point elsewhere. */
 static char *self_at_load;

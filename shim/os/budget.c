@@ -1,5 +1,5 @@
 /* os/budget.c: from table.c. */
-#include "hot_path.h"
+#include "os.h"
 #include "timing_collect.h"
 #include "vec.h"
 

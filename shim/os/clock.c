@@ -1,5 +1,5 @@
 /* os/clock.c: from hot_path.c, spawn.c. */
-#include "hot_path.h"
+#include "os.h"
 #include "mac.h"
 #include "vec.h"
 
@@ -82,7 +82,7 @@ static void clock_pair(int64_t *tick, int64_t *ns)
     uint64_t best = UINT64_MAX;
     for (int i = 0; i < 5; i++) {
         uint64_t a = __rdtsc();
-        int64_t n = sl_rt_now_ns();
+        int64_t n = sl_clock_ns(CLOCK_MONOTONIC);
         uint64_t b = __rdtsc();
         if (b >= a && b - a < best) {
             best = b - a;
@@ -167,22 +167,15 @@ void sl_rt_clock_pairs(int64_t *tick0, int64_t *ns0, int64_t *tick1, int64_t *ns
 #define SLICE_NS 100000000LL
 #define STOPPED_NS 1000000000LL
 
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 void sl_deadline_start(sl_deadline *d, double seconds)
 {
     d->left_ns = seconds > 0 ? (int64_t)(seconds * 1e9) : 0;
-    d->last_ns = mono_ns();
+    d->last_ns = sl_clock_ns(CLOCK_MONOTONIC);
 }
 
 int sl_deadline_ms(sl_deadline *d)
 {
-    int64_t now = mono_ns();
+    int64_t now = sl_clock_ns(CLOCK_MONOTONIC);
     int64_t step = now - d->last_ns;
     d->last_ns = now;
     if (step > STOPPED_NS)
@@ -193,4 +186,10 @@ int sl_deadline_ms(sl_deadline *d)
         return 0;
     int64_t next = d->left_ns < SLICE_NS ? d->left_ns : SLICE_NS;
     return (int)((next + 999999) / 1000000);
+}
+
+int64_t sl_origin_unix_ns(void)
+{
+    int64_t mono = sl_clock_ns(CLOCK_MONOTONIC);
+    return sl_clock_ns(CLOCK_REALTIME) - mono;
 }

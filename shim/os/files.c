@@ -35,11 +35,10 @@
 static char *spare[3];
 static int spare_noted;
 
-void sl_spare_dirs_note(void)
+void sl_spare_dirs_note(const char *tmpdir)
 {
     if (spare_noted)
         return;
-    const char *tmpdir = secure_getenv("TMPDIR");
     const char *cand[3] = {tmpdir && tmpdir[0] == '/' ? tmpdir : NULL, "/tmp", "/var/tmp"};
     char *why = malloc(PATH_MAX + 128);
     for (int i = 0; i < 3; i++)
@@ -49,8 +48,12 @@ void sl_spare_dirs_note(void)
     spare_noted = 1;
 }
 
-const char *sl_spare_dir(int i)
+int sl_spare_dirs_noted(void)
 {
-    sl_spare_dirs_note();
+    return spare_noted;
+}
+
+const char *sl_spare_dir_noted(int i)
+{
     return i >= 0 && i < 3 ? spare[i] : NULL;
 }

@@ -19,8 +19,9 @@
  * /tmp, each NULL when not there or another user could change what is in
  * it; sl_spare_dir(2) /var/tmp, only for a journal handed to another user
  * (on its file system). Noted once, at the first Init (sl_spare_dirs_note). */
-void sl_spare_dirs_note(void);
-const char *sl_spare_dir(int i);
+void sl_spare_dirs_note(const char *tmpdir);
+int sl_spare_dirs_noted(void);
+const char *sl_spare_dir_noted(int i);
 
 /* The root directory at the first Init (sl_root_note), and whether the
  * process has changed it since (chroot: the shim's paths are outside). */
@@ -131,7 +132,11 @@ int sl_rt_clock_force_tsc(void);
 /* The conversion from Init's pair to a pair taken now (off without the TSC). */
 sl_tick_line sl_rt_conv_now(void);
 
-/* CLOCK id now in ns: the one body of every clock read of the shim. */
+/* CLOCK_REALTIME - CLOCK_MONOTONIC now: a cycle's origin (os/clock.c). */
+int64_t sl_origin_unix_ns(void);
+
+/* CLOCK id now in ns: the one body of every clock read of the shim
+ * (async-signal-safe). */
 static inline int64_t sl_clock_ns(clockid_t id)
 {
     struct timespec ts;

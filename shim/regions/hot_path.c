@@ -533,7 +533,5 @@ void sl_rt_unmatched(sl_rt_thread *t, const char *tag)
 
 __attribute__((noinline)) int64_t sl_rt_now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return sl_clock_ns(CLOCK_MONOTONIC);
 }

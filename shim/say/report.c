@@ -37,9 +37,8 @@ static _Atomic int report_fd = -1;
 static dev_t report_dev;
 static ino_t report_ino;
 
-void sl_run_report_take(void)
+void sl_run_report_take(const char *v)
 {
-    const char *v = secure_getenv("SCOPE_LIKWID_RUN_REPORT");
     free(run_report);
     run_report = v && v[0] == '/' ? strdup(v) : NULL;
 }

@@ -39,7 +39,7 @@ void sl_log_line_raw(const char *line, size_t n);
  * file of a batch of Init..Close cycles ("batch"), so run names exactly
  * these files. */
 /* Takes the variable (at Init; read with secure_getenv). */
-void sl_run_report_take(void);
+void sl_run_report_take(const char *path);
 /* Before a change of user (user_change.c): the file held open from now on,
  * for this process and its forked children (run's user's file). */
 void sl_run_report_hold(void);

@@ -28,7 +28,8 @@ static uid_t uid_at_init;       /* a process that changed its user since: run's 
 
 void sl_host_take(void)
 {
-    const char *v = secure_getenv(SL_HOST_ENV), *k = secure_getenv(SL_HOST_KEY_ENV);
+    const char *v, *k;
+    sl_env_run_host(&v, &k);
     host_addr_len = 0;
     size_t n = v ? strlen(v) : 0;
     /* "@NAME": NAME in the abstract namespace (no file to leave behind,
@@ -74,19 +75,12 @@ static void distrust(const char *why)
 /* The start's own deadline: the host answers as soon as the program runs. */
 #define START_MS 5000
 
-static int64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* Waits until fd is ready for events, at most until the deadline: 1 ready
  * (or hung up), 0 timed out, -errno. */
 static int ready(int fd, short events, int64_t deadline)
 {
     for (;;) {
-        int64_t left = deadline - now_ms();
+        int64_t left = deadline - sl_clock_ns(CLOCK_MONOTONIC) / 1000000;
         if (left <= 0)
             return 0;
         struct pollfd p = {.fd = fd, .events = events};
@@ -274,7 +268,7 @@ int sl_host_child_start(sl_child *c, const char *path, char *const argv[], char 
         return 0;
     }
 
-    int64_t deadline = now_ms() + START_MS;
+    int64_t deadline = sl_clock_ns(CLOCK_MONOTONIC) / 1000000 + START_MS;
     uint64_t proof = 0;
     if (check_host(s, &proof, deadline) != 0) {
         close(s);

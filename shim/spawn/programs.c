@@ -81,7 +81,7 @@ static char *const secure_env[] = {"PATH=/usr/bin:/bin", NULL};
 char **sl_helper_environ(void)
 {
     char *self = sl_self_path();
-    char **env = sl_helper_env(getauxval(AT_SECURE) ? secure_env : environ, self);
+    char **env = sl_helper_env(getauxval(AT_SECURE) ? secure_env : sl_env_all(), self);
     free(self);
     return env;
 }
