@@ -139,17 +139,15 @@ int sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status)
     return sl_deliver_keep(in, lw, status, NULL);
 }
 
-int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
-                    sl_delivered *out)
+/* The run record filled, the status telling of calls that kept no
+ * per-call record (counted and timed all the same). -1: no memory. */
+static int record_with_dropped(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
+                               const char *status)
 {
-    sl_run run;
-    if (sl_run_init(&run) != 0) {
+    if (sl_run_init(run) != 0) {
         sl_log_warn("could not write %s (out of memory): results lost", in->output);
         return -1;
     }
-    /* Calls that found no room for their per-call record are counted (and
-     * timed) all the same: the status says how many, and of how many
-     * threads. */
     size_t nthreads = 0;
     int64_t ncalls = sl_rt_room_dropped(&nthreads);
     char *full = NULL;
@@ -161,48 +159,40 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
         full = NULL;
     if (full)
         status = full;
-    sl_run_record_fill(&run, in, lw, status);
+    sl_run_record_fill(run, in, lw, status);
     sl_log_debug("likwid_status: %s", status);
     free(full);
-    /* The reasons on the heap: Close may run on a thread with a small stack. */
-    enum { WHY = 1024, RESCUE_WHY = PATH_MAX + 256 };
-    char *why = calloc(1, WHY + RESCUE_WHY), *rescue_why = why ? why + WHY : NULL;
-    char *rescue = why ? sl_rescue_write(&run, in->output, in->pid, rescue_why, RESCUE_WHY) : NULL;
-    sl_run_free(&run);
-    if (!rescue) {
-        /* The journal (it stays when nothing else was saved) still holds
-         * the timing of this cycle: say so, and how to get it. After a
-         * chroot the names are those outside it, where the user is. */
-        const char *j = sl_journal_path();
-        sl_journal_mark_unsaved();
-        if (why)
-            made_left(in, rescue_why, RESCUE_WHY);
-        if (j[0])
-            sl_log_warn("could not write %s: could not save the rescue file (%s%s); the timing "
-                        "data stays in the journal %s: recover it with 'scope-likwid recover %s'",
-                        in->output, why ? rescue_why : "out of memory",
-                        sl_anchor_lost() ? "; the process changed its root directory since "
-                                           "likwid_markerInit" : "", j, j);
-        else
-            sl_log_warn("could not write %s: could not save the rescue file (%s): results lost",
-                        in->output, why ? rescue_why : "out of memory");
-        free(why);
-        return -1;
-    }
-    sl_journal_mark_delivering(rescue);
-    char *written = run_writer(in, rescue, why, WHY);
+    return 0;
+}
+
+/* No rescue file: the journal (it stays when nothing else was saved)
+ * still holds the timing of this cycle: say so, and how to get it. After
+ * a chroot the names are those outside it, where the user is. */
+static void say_nothing_saved(const sl_deliver_in *in, char *rescue_why, size_t len)
+{
+    const char *j = sl_journal_path();
+    sl_journal_mark_unsaved();
+    if (rescue_why)
+        made_left(in, rescue_why, len);
+    if (j[0])
+        sl_log_warn("could not write %s: could not save the rescue file (%s%s); the timing "
+                    "data stays in the journal %s: recover it with 'scope-likwid recover %s'",
+                    in->output, rescue_why ? rescue_why : "out of memory",
+                    sl_anchor_lost() ? "; the process changed its root directory since "
+                                       "likwid_markerInit" : "", j, j);
+    else
+        sl_log_warn("could not write %s: could not save the rescue file (%s): results lost",
+                    in->output, rescue_why ? rescue_why : "out of memory");
+}
+
+/* The writer failed: where the timing is and how to convert it. */
+static void say_writer_failed(const sl_deliver_in *in, const char *rescue, const char *why,
+                              const char *rescue_why)
+{
     /* a rescue file made by name in a new root lies inside it */
     const char *inside = sl_anchor_lost() ? " (inside the root directory the process changed "
                                             "to since likwid_markerInit)" : "";
-    if (!written)
-        made_left(in, why, WHY);
-    if (written) {
-        sl_anchor_result_release();
-        sl_at_unlink(rescue);   /* the writer removed it already; an older writer did not */
-        if (!out)
-            sl_log_info("wrote %s", written);
-        sl_run_report("wrote", written);
-    } else if (sl_at_access(rescue, F_OK) != 0 && errno == ENOENT) {
+    if (sl_at_access(rescue, F_OK) != 0 && errno == ENOENT) {
         /* The writer removes the rescue file only once the result is in
          * place: never "saved in" a file that is gone. */
         sl_log_warn("the writer of %s did not say what it wrote (%s) but removed %s, which it "
@@ -221,8 +211,38 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
                     "'scope-likwid convert %s -o %s'", in->output, why, rescue, inside, rescue,
                     in->output);
     }
+}
+
+int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
+                    sl_delivered *out)
+{
+    sl_run run;
+    if (record_with_dropped(&run, in, lw, status) != 0)
+        return -1;
+    /* The reasons on the heap: Close may run on a thread with a small stack. */
+    enum { WHY = 1024, RESCUE_WHY = PATH_MAX + 256 };
+    char *why = calloc(1, WHY + RESCUE_WHY), *rescue_why = why ? why + WHY : NULL;
+    char *rescue = why ? sl_rescue_write(&run, in->output, in->pid, rescue_why, RESCUE_WHY) : NULL;
+    sl_run_free(&run);
+    if (!rescue) {
+        say_nothing_saved(in, rescue_why, RESCUE_WHY);
+        free(why);
+        return -1;
+    }
+    sl_journal_mark_delivering(rescue);
+    char *written = run_writer(in, rescue, why, WHY);
     if (!written)
+        made_left(in, why, WHY);
+    if (written) {
+        sl_anchor_result_release();
+        sl_at_unlink(rescue);   /* the writer removed it already; an older writer did not */
+        if (!out)
+            sl_log_info("wrote %s", written);
+        sl_run_report("wrote", written);
+    } else {
+        say_writer_failed(in, rescue, why, rescue_why);
         sl_run_report("rescue", rescue);
+    }
     if (out) {
         out->written = written;
         out->rescue = written ? NULL : rescue;

@@ -282,22 +282,15 @@ static const char *last_err_line(void)
     return nl ? nl + 1 : err_buf;
 }
 
-void sl_sigwrite_run(int sig)
+/* The writer started on the journal with its two pipes (out[0], err[0]
+ * the read ends, or -1); 0, or 1 when it could not be (said). */
+static int writer_start(int sig, sl_child *c, int out[2], int err[2], int into)
 {
-    if (prep.problem || !prep.argv[0]) {
-        say_not_written(sig, "writer ", -1, prep.problem ? prep.problem : "not found", "");
-        return;
-    }
-    int out[2] = {-1, -1}, err[2] = {-1, -1};
     if (sl_spawn_pipe(out) != 0)
         out[0] = out[1] = -1;
     if (sl_spawn_pipe(err) != 0)
         err[0] = err[1] = -1;
-    sl_child c;
-    /* a result made before a change of user is filled through stdin */
-    const char *made = NULL;
-    int into = sl_anchor_result(prep.output, &made);
-    int rc = sl_child_start(&c, prep.map, prep.argv[0], into >= 0 ? prep.argv_into : prep.argv,
+    int rc = sl_child_start(c, prep.map, prep.argv[0], into >= 0 ? prep.argv_into : prep.argv,
                             prep.envp, into, out[1], err[1], prep.timeout_s,
                             SL_CHILD_OUTLIVE_TERM);
     for (int i = 0; i < 2; i++) {
@@ -309,42 +302,54 @@ void sl_sigwrite_run(int sig)
     }
     if (rc == -SL_ESANDBOX) {
         say_not_written(sig, "writer not started: ", -1, SL_SANDBOX_WHY, "");
-        return;
+        return 1;
     }
     if (rc != 0) {
         say_not_written(sig, "writer could not be started: ", -1, err_name(-rc), "");
-        return;
+        return 1;
     }
+    return 0;
+}
+
+/* Its answer read and its end waited for, within the deadline; 0 with
+ * *st its status, or 1 when it timed out (killed, said). */
+static int writer_wait(int sig, sl_child *c, int out0, int err0, int *st)
+{
     sl_deadline d;
     double wait = prep.timeout_s + WRITER_GRACE_S;
     sl_deadline_start(&d, wait);
-    int in_time = read_answer(&c, out[0], err[0], &d);
-    if (out[0] >= 0)
-        close(out[0]);
-    if (err[0] >= 0)
-        close(err[0]);
-    int st = 0, ended = 0;
-    while (in_time && (ended = sl_child_poll(&c, &st, 0)) == 0) {
+    int in_time = read_answer(c, out0, err0, &d);
+    if (out0 >= 0)
+        close(out0);
+    if (err0 >= 0)
+        close(err0);
+    int ended = 0;
+    while (in_time && (ended = sl_child_poll(c, st, 0)) == 0) {
         int ms = sl_deadline_ms(&d);
         if (ms == 0)
             break;
         struct timespec nap = {0, (ms < 2 ? ms : 2) * 1000000L};
         nanosleep(&nap, NULL);
     }
-    if (ended != 1) {
-        sl_child_kill(&c);
-        sl_child_poll(&c, &st, 1);
-        /* the time waited, to a tenth ("3.5 s", "11 s") */
-        long tenths = (long)(wait * 10 + 0.5);
-        char frac[8] = " s";
-        if (tenths % 10) {
-            frac[0] = '.';
-            frac[1] = (char)('0' + tenths % 10);
-            memcpy(frac + 2, " s", 3);
-        }
-        say_not_written(sig, "writer timed out after ", tenths / 10, frac, "");
-        return;
+    if (ended == 1)
+        return 0;
+    sl_child_kill(c);
+    sl_child_poll(c, st, 1);
+    /* the time waited, to a tenth ("3.5 s", "11 s") */
+    long tenths = (long)(wait * 10 + 0.5);
+    char frac[8] = " s";
+    if (tenths % 10) {
+        frac[0] = '.';
+        frac[1] = (char)('0' + tenths % 10);
+        memcpy(frac + 2, " s", 3);
     }
+    say_not_written(sig, "writer timed out after ", tenths / 10, frac, "");
+    return 1;
+}
+
+/* What the writer said, checked (its proof): the one line. */
+static void writer_said(int sig, int st, int out0, int into, const char *made)
+{
     if (WIFSIGNALED(st)) {
         say_not_written(sig, "writer killed by signal ", WTERMSIG(st), "", "");
         return;
@@ -357,7 +362,7 @@ void sl_sigwrite_run(int sig)
     const char *path = last_line(out_buf);
     struct stat sb;
     text t = {0};
-    if (out[0] < 0) {
+    if (out0 < 0) {
         put(&t, "scope-likwid: wrote the result of ");
         put(&t, prep.journal);
         put(&t, " (its name is not known: no descriptor was left for the writer's answer)");
@@ -374,4 +379,23 @@ void sl_sigwrite_run(int sig)
         return;
     }
     say(&t);
+}
+
+void sl_sigwrite_run(int sig)
+{
+    if (prep.problem || !prep.argv[0]) {
+        say_not_written(sig, "writer ", -1, prep.problem ? prep.problem : "not found", "");
+        return;
+    }
+    int out[2] = {-1, -1}, err[2] = {-1, -1};
+    sl_child c;
+    /* a result made before a change of user is filled through stdin */
+    const char *made = NULL;
+    int into = sl_anchor_result(prep.output, &made);
+    if (writer_start(sig, &c, out, err, into) != 0)
+        return;
+    int st = 0;
+    if (writer_wait(sig, &c, out[0], err[0], &st) != 0)
+        return;
+    writer_said(sig, st, out[0], into, made);
 }

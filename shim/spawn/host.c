@@ -247,13 +247,10 @@ static void close_fds(int *fd, int n)
             close(fd[i]);
 }
 
-int sl_host_child_start(sl_child *c, const char *path, char *const argv[], char *const envp[],
-                        int out_fd, int err_fd, double timeout_s)
+/* A connection to the host, above fd 2; -1: no host (gone, another node
+ * or network namespace, backlog full). */
+static int host_connect(void)
 {
-    c->host = -1;
-    if (host_addr_len == 0)
-        return 0;
-    int saved = errno;
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (s >= 0 && s <= 2) {    /* never on 0-2: the application may have closed them */
         int moved = fcntl(s, F_DUPFD_CLOEXEC, 3);
@@ -261,39 +258,42 @@ int sl_host_child_start(sl_child *c, const char *path, char *const argv[], char 
         s = moved;
     }
     if (s < 0 || connect(s, (struct sockaddr *)&host_addr, host_addr_len) != 0) {
-        /* no host (gone, another node or network namespace, backlog full) */
         if (s >= 0)
             close(s);
-        errno = saved;
-        return 0;
+        return -1;
     }
+    return s;
+}
 
-    int64_t deadline = sl_clock_ns(CLOCK_MONOTONIC) / 1000000 + START_MS;
-    uint64_t proof = 0;
-    if (check_host(s, &proof, deadline) != 0) {
-        close(s);
-        errno = saved;
-        return 0;   /* the keeper starts it */
-    }
-    sl_host_request rq = {.magic = SL_HOST_MAGIC, .umask = (int32_t)sl_proc_umask(),
-                          .nlimits = SL_HOST_NLIMITS, .proof = proof};
+/* The request's head: umask, deadline, limits, counts; -1 when the host
+ * would refuse it (too large). */
+static int host_request(sl_host_request *rq, uint64_t proof, const char *path,
+                        char *const argv[], char *const envp[], double timeout_s)
+{
+    *rq = (sl_host_request){.magic = SL_HOST_MAGIC, .umask = (int32_t)sl_proc_umask(),
+                            .nlimits = SL_HOST_NLIMITS, .proof = proof};
     double ms = timeout_s * 1000.0;
-    rq.timeout_ms = ms <= 0 ? 0 : ms >= 4e9 ? 4000000000u : (uint32_t)ms;
+    rq->timeout_ms = ms <= 0 ? 0 : ms >= 4e9 ? 4000000000u : (uint32_t)ms;
     for (int i = 0; i < SL_HOST_NLIMITS; i++) {
         struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
         getrlimit((__rlimit_resource_t)i, &rl);
-        rq.rlim_cur[i] = rl.rlim_cur;
-        rq.rlim_max[i] = rl.rlim_max;
+        rq->rlim_cur[i] = rl.rlim_cur;
+        rq->rlim_max[i] = rl.rlim_max;
     }
     uint64_t bytes = strlen(path) + 1;
-    rq.argc = count(argv, &bytes);
-    rq.envc = count(envp, &bytes);
-    if (bytes > SL_HOST_MAX_STRINGS) {     /* the host would refuse it */
-        close(s);
-        errno = saved;
-        return 0;
-    }
-    rq.strings_len = (uint32_t)bytes;
+    rq->argc = count(argv, &bytes);
+    rq->envc = count(envp, &bytes);
+    if (bytes > SL_HOST_MAX_STRINGS)
+        return -1;
+    rq->strings_len = (uint32_t)bytes;
+    return 0;
+}
+
+/* The head with the descriptors (SCM_RIGHTS: the two outputs, the working
+ * directory, the root, the mount namespace), then path, argv and envp. */
+static int host_send(int s, sl_host_request *rq, const char *path, char *const argv[],
+                     char *const envp[], int out_fd, int err_fd, int64_t deadline)
+{
     /* The root the helper's paths are of: Init's, held (anchor.h), after a
      * chroot; the host runs it there as it runs outside any new root. */
     int old_root = sl_anchor_old_root();
@@ -305,7 +305,7 @@ int sl_host_child_start(sl_child *c, const char *path, char *const argv[], char 
     const int candidates[SL_HOST_MAX_FDS] = {out_fd, err_fd, own[0], own[1], own[2]};
     for (int i = 0; i < SL_HOST_MAX_FDS; i++)
         if (candidates[i] >= 0) {
-            rq.fds |= 1u << i;
+            rq->fds |= 1u << i;
             given[n++] = candidates[i];
         }
     union {
@@ -313,7 +313,7 @@ int sl_host_child_start(sl_child *c, const char *path, char *const argv[], char 
         struct cmsghdr align;
     } ctl;
     memset(&ctl, 0, sizeof ctl);
-    struct iovec head = {&rq, sizeof rq};
+    struct iovec head = {rq, sizeof *rq};
     struct msghdr m = {.msg_iov = &head, .msg_iovlen = 1, .msg_control = ctl.buf,
                        .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n)};
     struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
@@ -327,7 +327,7 @@ int sl_host_child_start(sl_child *c, const char *path, char *const argv[], char 
         w = sendmsg(s, &m, MSG_NOSIGNAL);   /* the socket is empty: the head goes whole */
     while (w < 0 && errno == EINTR);
     close_fds(own, 3);
-    int rc = w == (ssize_t)sizeof rq ? 0 : -EPIPE;
+    int rc = w == (ssize_t)sizeof *rq ? 0 : -EPIPE;
     if (rc == 0) {
         struct iovec p = {(void *)path, strlen(path) + 1};
         rc = send_all(s, &p, 1, deadline);
@@ -336,6 +336,31 @@ int sl_host_child_start(sl_child *c, const char *path, char *const argv[], char 
         rc = send_strings(s, argv, deadline);
     if (rc == 0)
         rc = send_strings(s, envp, deadline);
+    return rc;
+}
+
+int sl_host_child_start(sl_child *c, const char *path, char *const argv[], char *const envp[],
+                        int out_fd, int err_fd, double timeout_s)
+{
+    c->host = -1;
+    if (host_addr_len == 0)
+        return 0;
+    int saved = errno;
+    int s = host_connect();
+    if (s < 0) {
+        errno = saved;
+        return 0;
+    }
+    int64_t deadline = sl_clock_ns(CLOCK_MONOTONIC) / 1000000 + START_MS;
+    uint64_t proof = 0;
+    sl_host_request rq;
+    if (check_host(s, &proof, deadline) != 0 ||         /* the keeper starts it */
+        host_request(&rq, proof, path, argv, envp, timeout_s) != 0) {
+        close(s);
+        errno = saved;
+        return 0;
+    }
+    int rc = host_send(s, &rq, path, argv, envp, out_fd, err_fd, deadline);
     sl_host_reply r = {0, 0};
     if (rc == 0) {
         int got = ready(s, POLLIN, deadline);

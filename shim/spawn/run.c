@@ -119,14 +119,11 @@ int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
     return sl_spawn_run_in(argv, envp, timeout_s, max_output, -1, res);
 }
 
-int sl_spawn_run_in(const char *const argv[], char *const envp[], double timeout_s,
-                    size_t max_output, int in_fd, sl_spawn_result *res)
+/* Two pipes, the map, the helper started on them; 0 (out[0], err[0] the
+ * read ends, *map kept) or -errno with everything closed. */
+static int start_child(sl_child *child, void **map, const char *const argv[], char *const envp[],
+                       double timeout_s, int in_fd, int out[2], int err[2])
 {
-    memset(res, 0, sizeof *res);
-    res->outcome = SL_SPAWN_FAILED;
-    if (!max_output)
-        max_output = SL_SPAWN_MAX_OUTPUT;
-    int out[2], err[2];
     int rc = sl_spawn_pipe(out);
     if (rc == 0) {
         rc = sl_spawn_pipe(err);
@@ -135,9 +132,8 @@ int sl_spawn_run_in(const char *const argv[], char *const envp[], double timeout
             close(out[1]);
         }
     }
-    sl_child child = {0};
-    void *map = rc == 0 ? sl_child_map() : NULL;
-    if (rc == 0 && !map) {
+    *map = rc == 0 ? sl_child_map() : NULL;
+    if (rc == 0 && !*map) {
         rc = -ENOMEM;
         close(out[0]);
         close(out[1]);
@@ -145,7 +141,7 @@ int sl_spawn_run_in(const char *const argv[], char *const envp[], double timeout
         close(err[1]);
     }
     if (rc == 0) {
-        rc = sl_child_start(&child, map, argv[0], (char *const *)argv, envp, in_fd, out[1],
+        rc = sl_child_start(child, *map, argv[0], (char *const *)argv, envp, in_fd, out[1],
                             err[1], timeout_s, 0);
         close(out[1]);
         close(err[1]);
@@ -154,20 +150,16 @@ int sl_spawn_run_in(const char *const argv[], char *const envp[], double timeout
             close(err[0]);
         }
     }
-    if (rc != 0) {
-        sl_child_unmap(map);
-        res->error = -rc;
-        res->out = strdup("");
-        res->err = strdup("");
-        return rc;
-    }
+    return rc;
+}
 
-    sl_deadline deadline;
-    sl_deadline_start(&deadline, timeout_s);
-    stream s[2] = {{.fd = out[0], .max = max_output}, {.fd = err[0], .max = max_output}};
+/* Both pipes read until they end or the helper ended with them empty;
+ * 1 when the deadline came first. The read ends are closed. */
+static int read_pipes(sl_child *child, stream s[2], sl_deadline *deadline)
+{
     int open_n = 2, timed_out = 0;
     sl_child_watch watch;
-    sl_child_watch_start(&watch, &child);
+    sl_child_watch_start(&watch, child);
     while (open_n > 0) {
         struct pollfd pf[3];
         int idx[2], n = 0;
@@ -176,7 +168,7 @@ int sl_spawn_run_in(const char *const argv[], char *const envp[], double timeout
                 pf[n] = (struct pollfd){.fd = s[i].fd, .events = POLLIN};
                 idx[n++] = i;
             }
-        int ms = sl_deadline_ms(&deadline);
+        int ms = sl_deadline_ms(deadline);
         if (ms == 0) {
             timed_out = 1;
             break;
@@ -204,16 +196,12 @@ int sl_spawn_run_in(const char *const argv[], char *const envp[], double timeout
     for (int i = 0; i < 2; i++)
         if (s[i].fd >= 0)
             close(s[i].fd);
+    return timed_out;
+}
 
-    int status = 0;
-    int w = timed_out ? 0 : wait_until(&child, &status, &deadline);
-    if (w == 0) {
-        /* Still running at the deadline (pipes full, or closed early). */
-        timed_out = 1;
-        sl_child_kill(&child);
-        w = sl_child_poll(&child, &status, 1);
-    }
-    sl_child_unmap(map);
+/* How it ended: res's outcome from the wait. */
+static void outcome_of(sl_spawn_result *res, int timed_out, int w, int status)
+{
     if (timed_out)
         res->outcome = SL_SPAWN_TIMED_OUT;
     else if (w < 0)
@@ -227,6 +215,42 @@ int sl_spawn_run_in(const char *const argv[], char *const envp[], double timeout
     } else {
         res->outcome = SL_SPAWN_NO_STATUS;
     }
+}
+
+int sl_spawn_run_in(const char *const argv[], char *const envp[], double timeout_s,
+                    size_t max_output, int in_fd, sl_spawn_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->outcome = SL_SPAWN_FAILED;
+    if (!max_output)
+        max_output = SL_SPAWN_MAX_OUTPUT;
+    int out[2], err[2];
+    sl_child child = {0};
+    void *map = NULL;
+    int rc = start_child(&child, &map, argv, envp, timeout_s, in_fd, out, err);
+    if (rc != 0) {
+        sl_child_unmap(map);
+        res->error = -rc;
+        res->out = strdup("");
+        res->err = strdup("");
+        return rc;
+    }
+
+    sl_deadline deadline;
+    sl_deadline_start(&deadline, timeout_s);
+    stream s[2] = {{.fd = out[0], .max = max_output}, {.fd = err[0], .max = max_output}};
+    int timed_out = read_pipes(&child, s, &deadline);
+
+    int status = 0;
+    int w = timed_out ? 0 : wait_until(&child, &status, &deadline);
+    if (w == 0) {
+        /* Still running at the deadline (pipes full, or closed early). */
+        timed_out = 1;
+        sl_child_kill(&child);
+        w = sl_child_poll(&child, &status, 1);
+    }
+    sl_child_unmap(map);
+    outcome_of(res, timed_out, w, status);
     res->out = s[0].buf ? s[0].buf : strdup("");
     res->out_len = s[0].len;
     res->err = s[1].buf ? s[1].buf : strdup("");
