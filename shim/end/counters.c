@@ -115,3 +115,39 @@ int sl_sources_collect(const sl_sources_in *in, sl_likwid *snap, sl_likwid *lw,
         sl_text_add(status, "no counter data");
     return have;
 }
+
+/* Why there are no counters, for the status text. */
+void sl_not_counting(const sl_state *g, const sl_real_api *r, sl_text *status)
+{
+    if (!r->close)
+        sl_text_add(status, "LIKWID not counting (the application is not linked with LIKWID); "
+                            "timing only");
+    else
+        sl_text_add(status, "LIKWID not counting (%s); timing only",
+                    g->not_counting ? g->not_counting : "LIKWID_FILEPATH not set");
+}
+
+/* What LIKWID yields, with the status text; g read only. */
+void sl_counters_at_close(const sl_state *g, const sl_real_api *r, const char *markerpath,
+                     int64_t group, int by_group, sl_likwid *lw, sl_text *status)
+{
+    int counting = g->counting && r->close && markerpath;
+    sl_likwid snap;
+    sl_likwid_init(&snap);
+    const char *snap_why = NULL;
+    if (counting && (g->cfg.sources & SL_SRC_MARKER_API))
+        snap_why = sl_snapshots_take(r, group, by_group, &snap);
+    if (r->close)
+        r->close();
+    if (!counting) {
+        sl_not_counting(g, r, status);
+    } else {
+        char *lib = sl_real_library(r);
+        sl_sources_in in = {.markerfile = markerpath, .sources = g->cfg.sources,
+                            .collector = g->cfg.collector, .liblikwid = lib,
+                            .timeout_s = g->cfg.timeout_s, .snap_why = snap_why};
+        sl_sources_collect(&in, &snap, lw, status);
+        free(lib);
+    }
+    sl_likwid_free(&snap);
+}

@@ -178,29 +178,27 @@ void sl_batch_file_saved(void)
     pthread_mutex_unlock(&cycle_lock);
 }
 
-/* The batch left pending by the last Close (the process is between
- * cycles), at the end of the process or an exec: delivered as at that
- * Close. Waits for a Close that is still delivering; the lock keeps a
- * next cycle from starting meanwhile. */
-void sl_deliver_batch(const char *why)
+/* The pending batch's own ending (end/ending.c), under cycle_lock: 1 when
+ * there is one to deliver (then *status holds its text, first..this cycle,
+ * ending in why); the lock is held until sl_batch_unlock (and keeps a next
+ * cycle from starting meanwhile). sl_batch_end_pending: it went (saved) or
+ * its file stays. */
+int sl_batch_lock_pending(const char *why, sl_text *status)
 {
-    sl_close_await();
     pthread_mutex_lock(&cycle_lock);
-    if (batch_first && getpid() == sl_g.pid && atomic_load(&sl_mode) == SL_MODE_CLOSED) {
-        sl_deliver_in in;
-        sl_deliver_in_from(&sl_g, &in);
-        sl_likwid none;
-        sl_likwid_init(&none);
-        sl_text status = {0};
-        batch_text(batch_first, &sl_g, why, &status);
-        sl_signals_finishing(1);
-        int saved = sl_deliver(&in, &none, status.s ? status.s : "") == 0;
-        batch_end(saved);
-        if (saved)
-            sl_survive_end_saved();
-        sl_signals_finishing(0);
-        free(status.s);
-    }
+    if (!(batch_first && getpid() == sl_g.pid && atomic_load(&sl_mode) == SL_MODE_CLOSED))
+        return 0;
+    batch_text(batch_first, &sl_g, why, status);
+    return 1;
+}
+
+void sl_batch_end_pending(int saved)
+{
+    batch_end(saved);
+}
+
+void sl_batch_unlock(void)
+{
     pthread_mutex_unlock(&cycle_lock);
 }
 

@@ -134,6 +134,15 @@ static void made_left(const sl_deliver_in *in, char *why, size_t why_len)
                  "application)", made);
 }
 
+/* The writer's inputs from g. */
+void sl_deliver_in_from(const sl_state *g, sl_deliver_in *in)
+{
+    *in = (sl_deliver_in){.output = g->output, .pid = g->pid, .parent_pid = g->parent_pid,
+                          .mpi = g->mpi, .rank = g->rank,
+                          .origin_unix_ns = g->origin_unix_ns, .writer = g->cfg.writer,
+                          .timeout_s = g->cfg.timeout_s};
+}
+
 int sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status)
 {
     return sl_deliver_keep(in, lw, status, NULL);

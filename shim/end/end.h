@@ -169,10 +169,34 @@ int sl_batch_defer(const sl_state *g, int counting);
 void sl_batch_status(const sl_state *g, sl_text *status);
 void sl_batch_delivered(int saved);
 void sl_batch_file_saved(void);
-/* The pending batch delivered on its own (why: the status's tail). */
-void sl_deliver_batch(const char *why);
-/* close.c: why there are no counters, for the status text. */
+/* counters.c: why there are no counters, for the status text; LIKWID's
+ * counters at Close (snapshots, LIKWID's Close, the source chain). */
 void sl_not_counting(const sl_state *g, const sl_real_api *r, sl_text *status);
+void sl_counters_at_close(const sl_state *g, const sl_real_api *r, const char *markerpath,
+                          int64_t group, int by_group, sl_likwid *lw, sl_text *status);
+/* cycle.c: the pending batch's ending, under the cycle's lock (see cycle.c). */
+int sl_batch_lock_pending(const char *why, sl_text *status);
+void sl_batch_end_pending(int saved);
+void sl_batch_unlock(void);
+
+/* ending.c: what differs between the endings that deliver from the
+ * process's own memory; every one runs sl_end_cycle, the one tail. */
+typedef struct sl_ending {
+    int close;              /* Close: the early result superseded, LIKWID's counters collected
+                             * (or the cycle deferred into the batch), batch_delivered */
+    int delivering;         /* a second Close waits for this one (Close, the late exit hook);
+                             * else only a signal waits (sl_signals_finishing) */
+    const char *why;        /* the status's own piece (exec); NULL: the exit's text */
+    sl_text *held_batch;    /* the pending batch's own ending: its status, built under the
+                             * cycle's lock the caller holds; batch_end before survive end */
+    int keeps_batch;        /* the result holds the pending batch too: its file goes if saved */
+    sl_delivered *keep;     /* early exit, exec: what a later result may replace (no "wrote"
+                             * line); NULL: sl_deliver prints it */
+    int fork_parent;        /* the forked children's and the parent's journals */
+    int count_done;         /* the cycle counted done (Close, the late exit hook) */
+} sl_ending;
+/* 1 when something was saved. */
+int sl_end_cycle(const sl_ending *e);
 /* ending.c: the journal goes once something is saved (survive end). */
 void sl_survive_end_saved(void);
 /* rescue.c: run written to path (exclusive, owner-only), SIGXFSZ held. */

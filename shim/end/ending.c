@@ -78,34 +78,99 @@ static int early_done;          /* the early hook delivered: early holds what it
 static sl_delivered early;
 static int exec_had_journal;
 
-/* Delivers the timing with the exit path's status (the reason in `why`,
- * NULL: exit); 1 when something was saved (then the journal goes). out:
- * see sl_deliver_keep (NULL: print). */
-static int deliver_at_exit(sl_delivered *out, const char *why)
+/* The one ending of a cycle delivered from the process's own memory
+ * (Close, the exit hooks, exec, a pending batch), in this order: finishing
+ * on; for Close the early result superseded and LIKWID's counters (or the
+ * cycle deferred into the batch); the status; delivery; the journal's end
+ * once something is saved; the batch's step; the forked children's and
+ * the parent's journals; the cycle counted done; finishing off. The signal
+ * handler's writer shares only the claim (signals/handler.c). */
+static const char *exit_text(void)
 {
-    sl_deliver_in in;
-    sl_deliver_in_from(&sl_g, &in);
-    sl_likwid none;
-    sl_likwid_init(&none);
-    sl_text status = {0};
-    sl_batch_status(&sl_g, &status);
-    if (why)
-        sl_text_add(&status, "%s", why);
+    return atomic_load(&sl_in_real_init)
+               ? "likwid_markerInit exited the process (LIKWID could not start counting); "
+                 "no counter data"
+               : "application exited without likwid_markerClose; no counter data";
+}
+
+int sl_end_cycle(const sl_ending *e)
+{
+    const sl_state *g = &sl_g;
+    sl_text own = {0}, *status = e->held_batch ? e->held_batch : &own;
+    if (e->delivering)
+        sl_close_delivering(1);
     else
-        sl_text_add(&status, "%s", atomic_load(&sl_in_real_init)
-                                       ? "likwid_markerInit exited the process (LIKWID could "
-                                         "not start counting); no counter data"
-                                       : "application exited without likwid_markerClose; no "
-                                         "counter data");
-    int saved = (out ? sl_deliver_keep(&in, &none, status.s ? status.s : "", out)
-                     : sl_deliver(&in, &none, status.s ? status.s : "")) == 0;
-    free(status.s);
-    if (saved) {
-        sl_survive_end_saved();      /* else the journal is the last copy: it stays */
-        sl_batch_file_saved();     /* the result holds the pending batch too */
+        sl_signals_finishing(1);
+    sl_likwid lw;
+    sl_likwid_init(&lw);
+    sl_deliver_in in;
+    sl_deliver_in_from(g, &in);
+    char version[32];
+    int saved = 0;
+    if (e->close) {
+        sl_exit_superseded();   /* a Close from an exit handler replaces the exit hook's result */
+        int ng = g->ngroups > 0 ? g->ngroups : 1;
+        int64_t group = atomic_load(&sl_next_group_calls) % ng;
+        /* LIKWID 5.5 keeps every thread's regions in group 0 whatever
+         * NextGroup switched to: its GetRegion answers from those */
+        sl_real_likwid_version(sl_cycle_api(), version, sizeof version);
+        int by_group = sl_likwid_minor(version) < 5;
+        if (!by_group)
+            group = 0;
+        const sl_real_api *r = sl_cycle_api();
+        const char *markerpath = sl_env_likwid_filepath();
+        if (sl_batch_defer(g, g->counting && r->close && markerpath)) {
+            /* Nothing to count, and this cycle's calls wait in the tables for
+             * the batch's delivery (end/cycle.c), and on disk in the batch
+             * file meanwhile. LIKWID closes as without the shim. */
+            if (r->close)
+                r->close();
+            goto tail;
+        }
+        sl_batch_status(g, status);
+        sl_counters_at_close(g, r, markerpath, group, by_group, &lw, status);
+        if (strcmp(version, "unknown") != 0)
+            in.likwid_version = version;
+    } else if (!e->held_batch) {
+        sl_batch_status(g, status);
+        sl_text_add(status, "%s", e->why ? e->why : exit_text());
     }
-    sl_fork_deliver_parent();
+    saved = (e->keep ? sl_deliver_keep(&in, &lw, status->s ? status->s : "", e->keep)
+                     : sl_deliver(&in, &lw, status->s ? status->s : "")) == 0;
+    if (e->held_batch)
+        sl_batch_end_pending(saved);
+    if (saved)
+        sl_survive_end_saved();     /* else the journal is the last copy: it stays */
+    if (e->close)
+        sl_batch_delivered(saved);
+    else if (e->keeps_batch && saved)
+        sl_batch_file_saved();      /* the result holds the pending batch too */
+tail:
+    free(own.s);
+    sl_likwid_free(&lw);
+    if (e->fork_parent)
+        sl_fork_deliver_parent();
+    if (e->count_done)
+        sl_cycle_close_done();
+    if (e->delivering)
+        sl_close_delivering(0);
+    else
+        sl_signals_finishing(0);
     return saved;
+}
+
+/* The batch left pending by the last Close (the process is between
+ * cycles), at the end of the process or an exec: delivered as at that
+ * Close. Waits for a Close that is still delivering; the cycle's lock
+ * keeps a next cycle from starting meanwhile. */
+static void deliver_batch(const char *why)
+{
+    sl_close_await();
+    sl_text status = {0};
+    if (sl_batch_lock_pending(why, &status))
+        sl_end_cycle(&(sl_ending){.held_batch = &status});
+    sl_batch_unlock();
+    free(status.s);
 }
 
 #define BATCH_AT_EXIT "delivered at the end of the process"
@@ -115,13 +180,11 @@ void sl_close_at_exit(void)
     if (getpid() != sl_g.pid)
         return;
     if (atomic_load(&sl_mode) != SL_MODE_ACTIVE || !sl_close_claim()) {
-        sl_deliver_batch(BATCH_AT_EXIT);
+        deliver_batch(BATCH_AT_EXIT);
         return;
     }
-    sl_close_delivering(1);
-    deliver_at_exit(NULL, NULL);
-    sl_cycle_close_done();
-    sl_close_delivering(0);
+    sl_end_cycle(&(sl_ending){.delivering = 1, .keeps_batch = 1, .fork_parent = 1,
+                              .count_done = 1});
 }
 
 static void early_deliver(void);
@@ -138,15 +201,13 @@ static void early_deliver(void)
         return;
     if (atomic_load(&sl_mode) != SL_MODE_ACTIVE) {
         /* main returned while another thread closes, or between cycles */
-        sl_deliver_batch(BATCH_AT_EXIT);
+        deliver_batch(BATCH_AT_EXIT);
         return;
     }
     pthread_mutex_lock(&early_lock);
     if (!early_done && atomic_load(&sl_mode) == SL_MODE_ACTIVE) {
         early = (sl_delivered){0};
-        sl_signals_finishing(1);
-        deliver_at_exit(&early, NULL);
-        sl_signals_finishing(0);
+        sl_end_cycle(&(sl_ending){.keep = &early, .keeps_batch = 1, .fork_parent = 1});
         early_done = 1;
     }
     pthread_mutex_unlock(&early_lock);
@@ -185,7 +246,7 @@ void sl_exec_begin(const char *what)
     if (getpid() != sl_g.pid)
         return;
     if (atomic_load(&sl_mode) != SL_MODE_ACTIVE) {
-        sl_deliver_batch("delivered at exec");
+        deliver_batch("delivered at exec");
         return;
     }
     pthread_mutex_lock(&early_lock);
@@ -195,9 +256,8 @@ void sl_exec_begin(const char *what)
                           "data", what ? what : "?");
         early = (sl_delivered){0};
         exec_had_journal = sl_journal_path()[0] != '\0';
-        sl_signals_finishing(1);
-        deliver_at_exit(&early, why.s);
-        sl_signals_finishing(0);
+        sl_end_cycle(&(sl_ending){.why = why.s, .keep = &early, .keeps_batch = 1,
+                                  .fork_parent = 1});
         free(why.s);
         early_done = exec_pending = 1;
         if (early.written)
