@@ -1,15 +1,15 @@
 /* Internal header: not installed. LIKWID's marker functions, one row each;
  * every other spelling is generated from this list: the real-symbol table
- * (shim.h, real.c), the internal path's declarations (shim.h), the C entry
- * points (entry.c), the gfortran ones where their shape allows
- * (entry.c) and the linker version script (libscope_likwid.map.in, run
- * through the preprocessor at build time).
+ * (objects/objects.h, objects/real.c), the internal path's declarations
+ * (face/face.h), the C entry points and the gfortran ones where their
+ * shape allows (face/entry.c) and the linker version script
+ * (libscope_likwid.map.in, run through the preprocessor at build time).
  *
  * X(C name, member, return type, parameters, arguments, gfortran name,
  *   gfortran shape, errno)
  *   member:  the slot in sl_real_api; the internal path is sl_shim_<member>
  *   shape:   NONE (no argument), TAG (one CHARACTER(*) tag or path), OWN
- *            (written by hand in entry.c)
+ *            (written by hand in face/entry.c)
  *   errno:   KEEP (the entry point gives the caller back its errno: the
  *            shim's own work, spawning helpers, files, must not show), HOT
  *            (Start and Stop: no system call on their path can set it,

@@ -1,34 +1,13 @@
-/* end/counters.c: from close.c. */
+/* LIKWID's counters at Close: the closing thread's GetRegion snapshots,
+ * LIKWID's Close, the counter-source chain (collector, marker file,
+ * snapshots). */
 #include "end.h"
-#include "diag.h"
-#include "fileio.h"
-#include "likwid_version.h"
-#include "markerfile.h"
-#include "name_fit.h"
-#include "parse_int.h"
-#include "trusted_dir.h"
-#include "wire.h"
 
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <ucontext.h>
-#include <unistd.h>
 
 /* The counter source chain and the closing thread's snapshots (see
- * shim.h). */
+ * end.h). */
 #define SNAPSHOT_EVENTS 256
 
 typedef struct snap_ctx {

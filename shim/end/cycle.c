@@ -1,30 +1,10 @@
-/* end/cycle.c: from close.c. */
+/* Init..Close cycles in one process, and batches of cycles in which
+ * LIKWID does not count. */
 #include "end.h"
-#include "diag.h"
-#include "fileio.h"
-#include "likwid_version.h"
-#include "markerfile.h"
 #include "name_fit.h"
-#include "parse_int.h"
-#include "trusted_dir.h"
-#include "wire.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 /* Several Init..Close cycles in one process (a code that profiles two

@@ -1,37 +1,18 @@
-/* end/deliver.c: from close.c. */
+/* Delivery: the run record, the rescue file, the writer helper; the one
+ * "wrote" line or one warning naming what is left. */
 #include "end.h"
-#include "diag.h"
-#include "fileio.h"
-#include "likwid_version.h"
-#include "markerfile.h"
-#include "name_fit.h"
-#include "parse_int.h"
-#include "trusted_dir.h"
-#include "wire.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <ucontext.h>
 #include <unistd.h>
 
-/* Rescue file, then the writer helper (see shim.h). */
+/* Rescue file, then the writer helper (end.h). */
 static const char no_file[] = "";
 
 /* Whether last (the writer's last line) names a result it wrote for this
- * process (proof.c): NULL when it does; no_file when it names no file;
+ * process (spawn/proof.c): NULL when it does; no_file when it names no file;
  * else why not. into: the result made before a change of user (-1:
  * none), which the writer fills through its stdin; made: its name. */
 static const char *not_ours(const char *last, const sl_spawn_result *res, int into,
@@ -84,7 +65,7 @@ static char *run_writer(const sl_deliver_in *in, const char *rescue, char *why, 
     int ok = res.outcome == SL_SPAWN_EXITED ? res.exit_code == 0
                                             : res.outcome == SL_SPAWN_NO_STATUS;
     /* What it named counts only when it is a result it wrote for us
-     * (proof.c): whoever else answers cannot make us drop the rescue
+     * (spawn/proof.c): whoever else answers cannot make us drop the rescue
      * file and the journal. */
     char *last = sl_last_line(res.out, res.out_len);
     const char *bad = not_ours(last, &res, into, made);

@@ -13,7 +13,7 @@ struct sl_deliver_in;
 void sl_close_run(void);
 void sl_deliver_in_from(const sl_state *g, struct sl_deliver_in *in);
 
-/* close.c: the exit path without Close. sl_exit_hook_arm (at Init)
+/* ending.c: the exit path without Close. sl_exit_hook_arm (at Init)
  * registers the early hook, an atexit handler that writes the result before
  * the application's earlier exit handlers and static destructors run;
  * sl_close_at_exit is the library destructor's part when the early hook
@@ -22,13 +22,13 @@ void sl_deliver_in_from(const sl_state *g, struct sl_deliver_in *in);
 void sl_exit_hook_arm(void);
 void sl_close_at_exit(void);
 void sl_exit_superseded(void);
-/* entry.c, before and after (it failed) the real exec: the result of
+/* face/exec.c calls, before and after (it failed) the real exec: the result of
  * the image so far is delivered (what: the program, for the status), and
  * removed again when the exec returns. Both keep errno. */
 void sl_exec_begin(const char *what);
 void sl_exec_failed(const char *what);
 
-/* entry.c: the atfork handler (registered at Init); the child's adoption,
+/* forked.c: the atfork handler (registered at Init); the child's adoption,
  * at its first Init, ThreadInit, Register or Start while FORKED (returns
  * the mode now); after a child's own result was delivered, its parent's
  * journal when the parent ended without delivering it. */
@@ -36,7 +36,7 @@ void sl_fork_arm(void);
 int sl_fork_adopt(void);
 void sl_fork_deliver_parent(void);
 
-/* close.c: Init after Close starts cycle N+1 (its own result file).
+/* cycle.c: Init after Close starts cycle N+1 (its own result file).
  * Called by Init in the initialising process while the mode is CLOSED and
  * the previous Close has finished; returns 1 when the new cycle may become
  * ACTIVE. */
@@ -113,19 +113,19 @@ typedef struct sl_deliver_in {
     const char *likwid_version; /* of the application's liblikwid (Close), NULL: unknown */
 } sl_deliver_in;
 
-/* close.c: fills run with the process's identity, its LIKWID_*
+/* record.c: fills run with the process's identity, its LIKWID_*
  * variables, the region timing of every thread (sl_rt_collect), the counters
  * (moved out of lw) and the status text. */
 void sl_run_record_fill(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
                         const char *status);
 
-/* close.c: record, rescue file, writer; one "wrote" line or one warning
+/* deliver.c: record, rescue file, writer; one "wrote" line or one warning
  * that names what is left (the rescue file and the convert command).
  * 0 when the result or the rescue file exists, -1 when nothing was saved. */
 int sl_deliver(const sl_deliver_in *in, sl_likwid *lw, const char *status);
 
 /* The same, for a result that a later one may replace (the exit hook's,
- * close.c): the "wrote" line is left to the caller, and *out gets the
+ * ending.c): the "wrote" line is left to the caller, and *out gets the
  * file left behind (newly allocated, the other NULL): the result file, or
  * the rescue file when the writer failed (then the warning was printed). */
 typedef struct sl_delivered {

@@ -1,30 +1,11 @@
-/* end/ending.c: from close.c. */
+/* Every way a cycle ends from the process's own memory (Close, the exit
+ * hooks, exec, a pending batch) through one shared tail. */
 #include "end.h"
-#include "diag.h"
-#include "fileio.h"
 #include "likwid_version.h"
-#include "markerfile.h"
-#include "name_fit.h"
-#include "parse_int.h"
-#include "trusted_dir.h"
-#include "wire.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 /* After delivery the journal goes. A process that dropped its privileges
@@ -235,7 +216,7 @@ void sl_exit_superseded(void)
     pthread_mutex_unlock(&early_lock);
 }
 
-/* exec: the image before it is a run of its own (entry.c). Delivered
+/* exec: the image before it is a run of its own (face/exec.c). Delivered
  * as the early hook does, without finishing the cycle: when the exec fails
  * the program goes on, and the result written for it is removed again, so
  * that the one at its Close or exit holds every call once. */

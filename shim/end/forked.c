@@ -1,20 +1,13 @@
-/* end/forked.c: from entry.c. */
+/* Forked children: the atfork handler, a child's adoption at its first
+ * timed call, the journals a parent or a child left undelivered. */
 
 #include "end.h"
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* A process forked after Init (docs/SHIM.md, "Forked children"). The child
  * is a process of its own: when it times regions it gets its own result

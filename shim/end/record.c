@@ -1,30 +1,10 @@
-/* end/record.c: from close.c. */
+/* The run record and its /metadata: identity, LIKWID_* variables, every
+ * thread's timing, the process's facts at Close. */
 #include "end.h"
-#include "diag.h"
 #include "fileio.h"
-#include "likwid_version.h"
-#include "markerfile.h"
-#include "name_fit.h"
-#include "parse_int.h"
-#include "trusted_dir.h"
-#include "wire.h"
 
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 static void add_env(void *run, const char *name, const char *value)
@@ -87,7 +67,6 @@ void sl_run_record_fill(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
     sl_likwid_init(lw);
     sl_set_string(&run->likwid_status, status);
 }
-
 
 /* The run's metadata for /metadata (docs/FORMAT.md): what scope-profiler's
  * run metadata holds, from the environment and the run's own timing. */

@@ -1,33 +1,17 @@
-/* end/rescue.c: from close.c. */
+/* The rescue file: the whole run in the wire format, created owner-only
+ * and exclusively, SIGXFSZ held back while it is written. */
 #include "end.h"
-#include "diag.h"
-#include "fileio.h"
-#include "likwid_version.h"
-#include "markerfile.h"
 #include "name_fit.h"
-#include "parse_int.h"
 #include "trusted_dir.h"
 #include "wire.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <ucontext.h>
-#include <unistd.h>
 
-/* The rescue file (see shim.h). */
+/* The rescue file (end.h). */
 static int write_rescue_at(const char *path, const sl_run *run)
 {
     int fd = sl_at_open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, SL_MODE_PRIVATE);

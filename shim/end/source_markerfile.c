@@ -1,31 +1,11 @@
-/* end/source_markerfile.c: from close.c. */
+/* The marker_file source: LIKWID's marker file, read by core/'s reader
+ * once it is known to be this run's. */
 #include "end.h"
-#include "diag.h"
-#include "fileio.h"
-#include "likwid_version.h"
 #include "markerfile.h"
-#include "name_fit.h"
-#include "parse_int.h"
-#include "trusted_dir.h"
-#include "wire.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <ucontext.h>
-#include <unistd.h>
 
 /* marker_file: LIKWID's marker file read by the shim's own reader (core/),
  * when the collector could not answer; and the check, before either reads

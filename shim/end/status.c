@@ -1,33 +1,11 @@
-/* end/status.c: from close.c. */
+/* The likwid_status text: "a; b; c", one piece per step. */
 #include "end.h"
-#include "diag.h"
-#include "fileio.h"
-#include "likwid_version.h"
-#include "markerfile.h"
-#include "name_fit.h"
-#include "parse_int.h"
-#include "trusted_dir.h"
-#include "wire.h"
 
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <ucontext.h>
-#include <unistd.h>
 
-/* The likwid_status text (see shim.h). */
+/* The likwid_status text (end.h). */
 void sl_text_add(sl_text *t, const char *fmt, ...)
 {
     char piece[1024];

@@ -1,31 +1,9 @@
-/* face/api.c: from marker.c. */
+/* The marker API as the shim answers it: one path for the C and Fortran
+ * entry points; the hot path's first test (the mode, one load). */
 #include "face.h"
-#include "fileio.h"
-#include "name_fit.h"
-#include "trusted_dir.h"
-#include "vec.h"
 
-#include <elf.h>
-#include <fnmatch.h>
 #include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <link.h>
-#include <math.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <pwd.h>
-#include <sys/auxv.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 /* LIKWID's Start and Stop for the hot path (stand-ins until LIKWID's Init
@@ -81,7 +59,7 @@ void sl_shim_init(void)
         m = SL_MODE_PASS;
     }
     if (m == SL_MODE_CLOSED) {
-        /* Init after Close: the next cycle (close.c). */
+        /* Init after Close: the next cycle (end/cycle.c). */
         if (getpid() != sl_g.pid || !sl_cycle_begin())
             return;
         r = sl_cycle_api();     /* Start/Stop reach LIKWID after its Init, below */
@@ -109,7 +87,7 @@ void sl_shim_init(void)
 }
 
 /* The mode for an entry point that times: a forked child becomes a
- * process of its own here (entry.c). The others pass a FORKED child's calls
+ * process of its own here (end/forked.c). The others pass a FORKED child's calls
  * through, as for one that never called Init. */
 static int mode_timing(void)
 {

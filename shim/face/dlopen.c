@@ -10,11 +10,8 @@
  * sl_dl_hooked, which rebinds the objects it brought in. Everything else
  * (every load without RTLD_DEEPBIND) is the real dlopen's alone. */
 
-
 #include "face.h"
-#include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 

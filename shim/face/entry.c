@@ -1,20 +1,10 @@
-/* face/entry.c: from entry.c. */
+/* The exported marker API: the C entry points, the gfortran ones (blank-
+ * padded tags trimmed) and their own addresses for the rebinding. */
 
 #include "face.h"
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* LIKWID's C marker API, defined here so that the preloaded shim sees every
  * call (Fortran ones too: LIKWID's Fortran entry points call these through
@@ -49,7 +39,6 @@
         SL_RETURN_##ret                                                     \
     }
 SL_MARKER_FNS(SL_C_ENTRY)
-
 
 /* LIKWID's gfortran entry points (module likwid, likwid.f90): subroutines
  * named lower-case with a trailing underscore; each CHARACTER(*) argument
@@ -118,7 +107,6 @@ void likwid_markergetregion_(const char *tag, int *nr_events, double *events, do
     free(heap);
     SL_ERRNO_RESTORE_KEEP
 }
-
 
 /* Every entry point's own address, by the name a relocation gives it: an
  * object bound past the global scope has its slots rewritten to these

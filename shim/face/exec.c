@@ -1,24 +1,12 @@
-/* face/exec.c: from entry.c. */
+/* The exported exec family: the image so far delivered, then libc's call. */
 
 #include "face.h"
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* The exec family, wrapped: exec replaces the process's image, and no exit
  * hook or destructor of the old image runs, so the result of the run so far
- * is delivered here, before the real call (close.c, sl_exec_begin): the
+ * is delivered here, before the real call (end/ending.c, sl_exec_begin): the
  * image before the exec is a run of its own, the new image (the same
  * program again, or another one) starts its own at its Init. Nothing else
  * changes: the real function gets the caller's arguments and returns its

@@ -17,7 +17,7 @@
  * made before a change of user. */
 void sl_user_change_arm(void);
 
-/* The internal path behind each entry point (marker.c): sl_shim_<member>
+/* The internal path behind each entry point (api.c): sl_shim_<member>
  * for every row of SL_MARKER_FNS. */
 #define SL_SHIM_DECL(cname, member, ret, params, args, fname, fshape, errno_) ret sl_shim_##member params;
 SL_MARKER_FNS(SL_SHIM_DECL)
@@ -30,7 +30,7 @@ void sl_spawn_at_load(void);
 
 /* Internal header: not installed. The dlopen wrapper: the shim's exported
  * dlopen (x86-64), which hands every call to the real one unchanged and,
- * after a RTLD_DEEPBIND load, has the new objects rebound (rebind.h). */
+ * after a RTLD_DEEPBIND load, has the new objects rebound (rebind.c). */
 
 
 /* The wrapper's two halves, called from its assembly entry only.

@@ -1,31 +1,10 @@
-/* face/init.c: from marker.c. */
+/* likwid_markerInit's first part, once per process: configuration, the
+ * result's name, the tables, the clock, the hooks, the journal. */
 #include "face.h"
-#include "fileio.h"
-#include "name_fit.h"
-#include "trusted_dir.h"
-#include "vec.h"
 
-#include <elf.h>
-#include <fnmatch.h>
-#include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <link.h>
-#include <math.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <pwd.h>
 #include <sys/auxv.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;

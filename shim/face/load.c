@@ -4,7 +4,6 @@
 #include "face.h"
 
 #include <errno.h>
-#include <stdatomic.h>
 
 /* The steps taken again by the first Init: a library that calls
  * likwid_markerInit in its own constructor may run before ours (the loader

@@ -3,7 +3,7 @@
  * finds LIKWID's marker functions before the preloaded shim's: its calls
  * would be timed by nobody. Its slots of the marker functions (JUMP_SLOT,
  * GLOB_DAT) are rewritten to the shim's entry points, after such a
- * dlopen (dl_wrap.c) and at each Init for objects already loaded, as LLNL
+ * dlopen (dlopen.c) and at each Init for objects already loaded, as LLNL
  * GOTCHA rewrites GOTs. An object is bound past when one of its marker
  * slots holds an address inside liblikwid, or when it came with a
  * RTLD_DEEPBIND load whose scope finds a marker function in liblikwid;
@@ -18,11 +18,8 @@
  * shim come from a first walk, and the second one starts over when objects
  * were loaded or unloaded in between. */
 
-
 #include "face.h"
-#include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

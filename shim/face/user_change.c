@@ -5,7 +5,7 @@
  * setreuid and setresuid are wrapped: before the real call, while the
  * process still has those rights, the result file is made at its name
  * (the user's of Init, held open: the writer fills it through its stdin,
- * anchor.h), the journal is handed to the new user (moved where that user
+ * os.h), the journal is handed to the new user (moved where that user
  * may remove it) and run's report is held open. Once, in the process that
  * times, while it times and runs as root. The group calls change no right over files the
  * process has as root, and are not wrapped. A change past these functions
@@ -15,15 +15,11 @@
 #include "name_fit.h"
 #include "trusted_dir.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
 
 typedef int (*id1_fn)(uid_t);
 typedef int (*id2_fn)(uid_t, uid_t);

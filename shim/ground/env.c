@@ -1,43 +1,17 @@
-/* ground/env.c: from close.c, marker.c. */
+/* Every environment variable the shim reads: the configuration at Init
+ * (SCOPE_LIKWID_*, each bad value warned about once and replaced by its
+ * default), the launcher's rank and world size, and the few read where
+ * they are used, each at the moment it was read before. */
 #include "ground.h"
-#include "diag.h"
-#include "fileio.h"
-#include "likwid_version.h"
-#include "markerfile.h"
-#include "name_fit.h"
-#include "parse_int.h"
 #include "trusted_dir.h"
-#include "wire.h"
-#include "vec.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <ucontext.h>
-#include <unistd.h>
-#include <elf.h>
 #include <fnmatch.h>
-#include <inttypes.h>
-#include <link.h>
 #include <math.h>
-#include <stdatomic.h>
-#include <pwd.h>
-#include <sys/auxv.h>
-#include <sys/uio.h>
 
-/* What the result file says about the process (see shim.h). */
 extern char **environ;
 
 /* Calls fn(ctx, name, value) for every environment variable whose name

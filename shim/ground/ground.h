@@ -122,10 +122,10 @@ enum sl_mode {
     SL_MODE_ACTIVE,     /* timing, hazards answered */
     SL_MODE_CLOSED,     /* after Close (or exit): everything answered by the shim */
     SL_MODE_PASS,       /* SCOPE_LIKWID_DISABLE=1, /dev/null output: pass-through */
-    SL_MODE_FORKED,     /* a child forked while ACTIVE, not timing yet (entry.c) */
+    SL_MODE_FORKED,     /* a child forked while ACTIVE, not timing yet (end/forked.c) */
     SL_MODE_ADOPTING,   /* that child becoming ACTIVE with its own file and journal */
     SL_MODE_FORKED_CLOSED,  /* a child forked during or after Close: pass-through
-                             * until its own Init, which adopts it (entry.c) */
+                             * until its own Init, which adopts it (end/forked.c) */
 };
 
 typedef struct sl_state {
@@ -141,7 +141,7 @@ typedef struct sl_state {
     int counting;               /* LIKWID_FILEPATH/MODE/EVENTS/THREADS all set */
     char *not_counting;         /* why not ("LIKWID_FILEPATH not set: ..."), or NULL */
     int ngroups;                /* '|'-separated sets in LIKWID_EVENTS */
-    int cycle;                  /* Init..Close cycle, 1 for the first (close.c) */
+    int cycle;                  /* Init..Close cycle, 1 for the first (end/cycle.c) */
     char *first_output;         /* the first cycle's result file; later ones derive theirs */
     sl_provenance prov;         /* CPU, kernel, clock: read at Init */
     char *run_id;               /* /metadata's run_id (sl_run_id_from_env), at Init */
@@ -154,7 +154,7 @@ extern _Atomic int sl_mode;
 extern _Atomic int sl_in_real_init;     /* LIKWID's Init running (it may end the process) */
 extern _Atomic int sl_next_group_calls;
 
-/* close.c: the Close sequence. sl_close_claim: 1 for the one caller (Close
+/* state.c: who ends this cycle. sl_close_claim: 1 for the one caller (Close
  * or the exit hook) that finishes the cycle, which it marks CLOSED; 0 for
  * every later one. sl_deliver_in_from: the writer's inputs from g. */
 int sl_close_claim(void);
@@ -171,7 +171,7 @@ void sl_close_delivering(int on);
 int64_t sl_omp_threads_known(void);
 
 /* Calls fn(ctx, name, value) for every environment variable whose name
- * starts with prefix (close.c: LIKWID_* for the run, SLURM_* here). */
+ * starts with prefix (the run record's LIKWID_* and /metadata's SLURM_*). */
 void sl_each_env(const char *prefix, void (*fn)(void *ctx, const char *name, const char *value),
                  void *ctx);
 

@@ -1,31 +1,14 @@
-/* ground/name.c: from marker.c. */
+/* The result's name: the default template, its expansion, its place
+ * (directories made or refused), names derived for cycles and children. */
 #include "ground.h"
 #include "fileio.h"
 #include "name_fit.h"
 #include "trusted_dir.h"
 #include "vec.h"
 
-#include <elf.h>
-#include <fnmatch.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <link.h>
-#include <math.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdatomic.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <fcntl.h>
-#include <pwd.h>
-#include <sys/auxv.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 #define WHY_BYTES (2 * PATH_MAX + 256)

@@ -1,31 +1,11 @@
-/* ground/process.c: from close.c. */
+/* Process facts read where they are needed: the OpenMP threads as far as
+ * they are known without the timing, the CPUs the process may run on. */
 #include "ground.h"
-#include "diag.h"
-#include "fileio.h"
-#include "likwid_version.h"
-#include "markerfile.h"
-#include "name_fit.h"
 #include "parse_int.h"
-#include "trusted_dir.h"
-#include "wire.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
 #include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <ucontext.h>
-#include <unistd.h>
 
 /* A positive integer at the start of s (up to a ',' for OMP_NUM_THREADS's
  * list of nesting levels), else -1. */

@@ -1,42 +1,7 @@
-/* ground/state.c: from close.c, marker.c, signals.c. */
+/* The process state (sl_g, the mode) and who ends this cycle (the claim,
+ * the delivering thread, the finisher a signal waits for). */
 #include "ground.h"
-#include "diag.h"
-#include "fileio.h"
-#include "likwid_version.h"
-#include "markerfile.h"
-#include "name_fit.h"
-#include "parse_int.h"
-#include "trusted_dir.h"
-#include "wire.h"
-#include "vec.h"
 
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <ucontext.h>
-#include <unistd.h>
-#include <elf.h>
-#include <fnmatch.h>
-#include <inttypes.h>
-#include <link.h>
-#include <math.h>
-#include <stdatomic.h>
-#include <pwd.h>
-#include <sys/auxv.h>
-#include <sys/uio.h>
-#include <poll.h>
 #include <sys/wait.h>
 
 /* likwid_markerClose as the shim does it: snapshot, forward Close once,

@@ -1,26 +1,4 @@
-/* journal/file.c: from journal_map.c. */
-#include "journal_map.h"
-#include "fileio.h"
-#include "journal.h"
-#include "trusted_dir.h"
-#include "name_fit.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-/* The crash-safe journal, the shim's side (see shim.h; the format is
+/* The crash-safe journal, the shim's side (journal_map.h; the format is
  * core/journal/journal.h).
  *
  * The file is mapped in pieces as it is used, never as a whole: a large
@@ -40,6 +18,20 @@
  * lowered) costs no piece; before each use it is checked to be still this
  * file (an application may close descriptors it did not open), else the
  * file is reopened by its path for the one use. */
+#include "journal_map.h"
+#include "fileio.h"
+#include "trusted_dir.h"
+#include "name_fit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
 #define DEFAULT_BYTES ((size_t)16 << 30)    /* sparse: only what is used takes room */
 #define MIN_BYTES ((size_t)4 << 20)
 #define PIECE_FIRST ((size_t)64 << 10)

@@ -60,7 +60,7 @@ void *sl_journal_alloc(int kind, size_t bytes, const void *owner);
 void sl_journal_commit(void *obj);
 
 /* The journal's first record: the run's /metadata as known now, at Init
- * (journal.h, SL_JRN_META; journal_note.c). mpi: the process is an MPI
+ * (journal.h, SL_JRN_META; note.c). mpi: the process is an MPI
  * rank. Nothing is written when the journal has no room. */
 void sl_journal_note_meta(int mpi);
 /* Close (or the exit hook) could save nothing: the journal is what is left. */
@@ -73,7 +73,7 @@ void sl_journal_mark_delivering(const char *rescue);
  * journal (entry 1) could not be put in the journal (full): counted there. */
 void sl_journal_note_outside(int entry);
 
-/* Before the process changes its user to uid (user_change.c), while it
+/* Before the process changes its user to uid (face/user_change.c), while it
  * may still: the journal is moved into dir (NULL: it stays), as
  * "<base of output>.<pid>.journal", and given to uid. 0, or -errno (EXDEV:
  * dir is on another file system; ENOENT: no journal). */

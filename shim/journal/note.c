@@ -2,7 +2,6 @@
  * SL_JRN_META): what a result recovered from the journal carries, and the
  * batch job recover asks about. Its header has no room for it. */
 #include "journal_map.h"
-#include "journal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,23 +1,15 @@
-/* journal/renew.c: from journal_map.c. */
+/* A later cycle's journal: the last one's pieces copied into a new file
+ * and mapped from it at the same addresses. */
 #include "journal_map.h"
-#include "fileio.h"
-#include "journal.h"
 #include "trusted_dir.h"
 #include "name_fit.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* The file of a later cycle's journal: created as at Init (beside its

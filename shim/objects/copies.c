@@ -1,43 +1,10 @@
-/* objects/copies.c: from marker.c, spawn.c. */
+/* The shim's own file, and its other copies: one shim per process. */
 #include "objects.h"
-#include "fileio.h"
-#include "name_fit.h"
-#include "trusted_dir.h"
-#include "vec.h"
-#include "mac.h"
 
-#include <elf.h>
-#include <fnmatch.h>
-#include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <link.h>
-#include <math.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <pwd.h>
-#include <sys/auxv.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <time.h>
-#include <unistd.h>
-#include <dlfcn.h>
-#include <poll.h>
-#include <sched.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 
-/* One shim per process (see shim.h). Every copy carries the same ELF
+/* One shim per process (objects.h). Every copy carries the same ELF
  * note: a copy is recognised by what it is, whatever its file is called,
  * and nothing beyond the marker API is exported for it. */
 #define NOTE_NAME "scope-likwid"
@@ -124,7 +91,7 @@ int sl_other_copy_at(const void *addr, char *path, size_t len)
     return l.found;
 }
 
-/* Where the helpers are and how they are started (see shim.h). */
+/* Where the helpers are and how they are started (objects.h). */
 #ifndef SL_HELPER_REL_INSTALLED
 #define SL_HELPER_REL_INSTALLED "../libexec"
 #endif

@@ -3,7 +3,6 @@
  * object with. */
 
 #include "objects.h"
-#include <elf.h>
 #include <errno.h>
 #include <string.h>
 

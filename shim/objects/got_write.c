@@ -1,6 +1,5 @@
 /* Writing one GOT slot (got_write.h). */
 
-
 #include "objects.h"
 #include <errno.h>
 #include <pthread.h>

@@ -39,7 +39,7 @@ typedef struct sl_real_api {
 const sl_real_api *sl_real(void);
 
 /* The file of a second copy of the shim that the lookup skipped (it stays
- * out: shim.h), or NULL. */
+ * out: copies.c), or NULL. */
 const char *sl_real_other_copy(void);
 
 /* Whether path names liblikwid: its file name starts with "liblikwid.so"

@@ -2,11 +2,8 @@
 #include "objects.h"
 #include "likwid_version.h"
 
-#include <dlfcn.h>
 #include <inttypes.h>
-#include <link.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +45,7 @@ static void set_slot(sl_real_api *a, size_t i, void *p)
     memcpy(slot(a, i), &p, sizeof p);
 }
 
-/* Another copy of the shim, when RTLD_NEXT found one (shim.h). */
+/* Another copy of the shim, when RTLD_NEXT found one (copies.c). */
 static char other_copy[4096];
 
 /* A reference to the object that defines sym, never dropped: LIKWID loaded

@@ -4,7 +4,6 @@
  * shim's wrappers. */
 #include "objects.h"
 
-#include <dlfcn.h>
 #include <string.h>
 
 static sl_libc_exec real;

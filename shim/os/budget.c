@@ -1,16 +1,7 @@
-/* os/budget.c: from table.c. */
+/* The address-space budget of the sample pool and the journal's pieces. */
 #include "os.h"
-#include "timing_collect.h"
-#include "vec.h"
 
-#include <errno.h>
-#include <pthread.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
 static _Atomic size_t reserved;         /* bytes of the pool's and the journal's mappings */
 

@@ -1,32 +1,11 @@
-/* os/clock.c: from hot_path.c, spawn.c. */
+/* The clock: the hot path's (TSC or CLOCK_MONOTONIC) and its conversion
+ * pairs, a cycle's origin, deadlines that skip stopped time. */
 #include "os.h"
-#include "mac.h"
-#include "vec.h"
 
-#include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include <dlfcn.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <link.h>
-#include <poll.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 
-/* The hot path's clock (see shim.h, sl_rt_clock_init): the raw TSC
+/* The hot path's clock (os.h, sl_rt_clock_init): the raw TSC
  * where that is exact, converted to CLOCK_MONOTONIC at collect time. */
 #if defined(__x86_64__)
 #include <cpuid.h>

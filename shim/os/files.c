@@ -1,31 +1,10 @@
-/* os/files.c: from marker.c. */
+/* The spare directories (TMPDIR, /tmp, /var/tmp), noted once. */
 #include "os.h"
-#include "fileio.h"
-#include "name_fit.h"
 #include "trusted_dir.h"
-#include "vec.h"
 
-#include <elf.h>
-#include <fnmatch.h>
-#include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
-#include <link.h>
-#include <math.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <pwd.h>
-#include <sys/auxv.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 /* The directories a file of the process goes to when the result's own

@@ -27,9 +27,9 @@ const char *sl_spare_dir_noted(int i);
  * process has changed it since (chroot: the shim's paths are outside). */
 void sl_root_note(void);
 int sl_root_changed(void);
-/* The process's umask from /proc/self/status, -1 unknown (spawn.c). */
+/* The process's umask from /proc/self/status, -1 unknown (proc.c). */
 long sl_proc_umask(void);
-/* What the process may do (spawn.c). A seccomp filter can kill the
+/* What the process may do (proc.c). A seccomp filter can kill the
  * whole process (SIGSYS, a core under the application's name) at a clone
  * or an execve, and its rules cannot be read. sl_sandbox_note (once, at
  * the first Init) notes the seccomp mode and filter count of
@@ -60,7 +60,7 @@ int sl_deadline_ms(sl_deadline *d);
 
 /* Chooses the hot path's clock, once, at Init, before any thread table
  * exists: the raw TSC when allow_tsc and the CPU and kernel make that
- * exact (see hot_path.c), else clock_gettime. Returns 1 for the TSC.
+ * exact (see clock.c), else clock_gettime. Returns 1 for the TSC.
  * Either way sl_rt_collect gives CLOCK_MONOTONIC ns. */
 int sl_rt_clock_init(int allow_tsc);
 
@@ -111,7 +111,7 @@ int sl_anchor_lost(void);
 int sl_anchor_old_root(void);
 
 /* The result file made for output before the process changed its user
- * (user_change.c), held: fd is kept (moved up), path its name. */
+ * (face/user_change.c), held: fd is kept (moved up), path its name. */
 void sl_anchor_hold_result(int fd, const char *path, const char *output);
 /* Its descriptor when it was made for output and is still held (path: its
  * name), else -1. */

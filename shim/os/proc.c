@@ -1,28 +1,11 @@
-/* os/proc.c: from spawn.c. */
+/* /proc/self/status: the umask, the seccomp state, a sandbox entered
+ * since Init. */
 #include "os.h"
-#include "mac.h"
-#include "vec.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <link.h>
-#include <poll.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /* ---- what the process may do ---- */

@@ -1,31 +1,10 @@
-/* os/room.c: from close.c. */
+/* A stack with room: Close or the exit path called from a handler on a
+ * small alternate signal stack runs on a stack of its own. */
 #include "os.h"
-#include "diag.h"
-#include "fileio.h"
-#include "likwid_version.h"
-#include "markerfile.h"
-#include "name_fit.h"
-#include "parse_int.h"
-#include "trusted_dir.h"
-#include "wire.h"
 
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <ucontext.h>
-#include <unistd.h>
 
 /* ---- a stack with room ---- */
 

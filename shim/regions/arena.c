@@ -1,16 +1,9 @@
-/* regions/arena.c: from table.c. */
+/* The per-thread sample chunks, the pool for tables without a journal,
+ * what an ended thread gives back, the rare paths' signal mask. */
 #include "hot_path.h"
-#include "timing_collect.h"
-#include "vec.h"
 
-#include <errno.h>
-#include <pthread.h>
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 /* The per-thread sample store: chunks that grow with use, so that keeping
  * a sample on the hot path is three stores and no allocation, and a thread

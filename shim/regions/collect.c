@@ -1,16 +1,6 @@
-/* regions/collect.c: from table.c. */
+/* What Close and NextGroup read from the region tables. */
 #include "hot_path.h"
-#include "timing_collect.h"
 #include "vec.h"
-
-#include <errno.h>
-#include <pthread.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 /* What Close reads from the region table: the started regions of the
  * closing thread (for its GetRegion snapshots), and every thread's entries

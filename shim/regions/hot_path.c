@@ -1,15 +1,4 @@
-/* regions/hot_path.c: from hot_path.c. */
-#include "hot_path.h"
-
-#include <errno.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-
-/* Per-thread region timing (see shim.h).
+/* Per-thread region timing (regions.h).
  *
  * Each thread owns an sl_rt_thread: an open-addressing hash table of entry
  * pointers (for lookup), a linked list of its entries in creation order (for
@@ -19,6 +8,11 @@
  * atomics written by their single owner with plain load+store (no RMW cost).
  * This file: the tables, lookup and the hot path; see hot_path.h for
  * the structures and the other files. */
+#include "hot_path.h"
+
+#include <errno.h>
+#include <string.h>
+
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
@@ -56,7 +50,7 @@ void sl_rt_configure(int64_t max_calls, size_t arena_bytes)
     sl_rt_arena_configure(arena_bytes);
 }
 
-/* In the journal when there is one, else in the pool (table.c). */
+/* In the journal when there is one, else in the pool (arena.c). */
 static table *table_new(size_t cap, table *prev)
 {
     table *t = sl_journal_alloc(SL_JRN_TABLE, sizeof *t + cap * sizeof t->slots[0], NULL);

@@ -1,6 +1,6 @@
 /* Internal header: not installed. The region table's data structures,
  * shared by the hot path (hot_path.c: the per-thread tables, lookup, the
- * one Start and Stop, the clock) and the table's other half (table.c: the
+ * one Start and Stop, the clock) and the table's other halves (arena.c, collect.c: the
  * sample arena and what Close reads). Only the owner thread writes a
  * table; Close reads it from another thread. Entries and tables are
  * published with release stores and never freed (Close may be reading
@@ -98,7 +98,7 @@ __attribute__((no_sanitize_address)) static inline int sl_rt_hot_same(const hot 
  * empty (it always takes the hash path). */
 void sl_rt_hot_fill(hot *h, const char *tag, sl_rt_entry *e);
 
-/* A chunk of a thread's samples (table.c): in the journal when there is
+/* A chunk of a thread's samples (arena.c): in the journal when there is
  * one, else in the pool; the samples follow the header. A
  * thread's chunks are linked in the order it fills them; a full chunk's
  * samples end at `fill`, the current one's at the thread's snext. */
@@ -256,7 +256,7 @@ static inline __attribute__((always_inline)) void drop(sl_rt_entry *e, int64_t d
     bump(&e->dropped_total, d);
 }
 
-/* ---- the sample arena (table.c) ---- */
+/* ---- the sample arena (arena.c) ---- */
 
 /* Bytes of address space reserved per thread (0: the default). */
 void sl_rt_arena_configure(size_t bytes);

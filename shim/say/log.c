@@ -1,35 +1,13 @@
-/* say/log.c: from marker.c. */
+/* The shim's messages (say.h). No stdio: the line is formatted into a
+ * stack buffer and written with one write(2). */
 #include "say.h"
-#include "fileio.h"
-#include "name_fit.h"
-#include "trusted_dir.h"
-#include "vec.h"
 
-#include <elf.h>
-#include <fnmatch.h>
 #include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <link.h>
-#include <math.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdatomic.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <pwd.h>
-#include <sys/auxv.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <time.h>
-#include <unistd.h>
 
-/* The shim's messages (see shim.h). No stdio: the line is formatted into a
- * stack buffer and written with one write(2). */
 static atomic_int log_verbose;
 static atomic_int log_quiet;
 

@@ -1,35 +1,15 @@
-/* say/report.c: from marker.c. */
+/* `scope-likwid run`'s report file: one line per file this process made. */
 #include "say.h"
-#include "fileio.h"
-#include "name_fit.h"
-#include "trusted_dir.h"
-#include "vec.h"
 
-#include <elf.h>
-#include <fnmatch.h>
 #include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <link.h>
-#include <math.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
-#include <pwd.h>
-#include <sys/auxv.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 /* SCOPE_LIKWID_RUN_REPORT as it was at Init: the file `scope-likwid run`
- * created to learn what this process wrote (shim.h). */
+ * created to learn what this process wrote (say.h). */
 static char *run_report;
 /* Held from a change of user on (sl_run_report_hold): the file is run's
  * user's, whom the process may no longer be. */

@@ -40,7 +40,7 @@ void sl_log_line_raw(const char *line, size_t n);
  * these files. */
 /* Takes the variable (at Init; read with secure_getenv). */
 void sl_run_report_take(const char *path);
-/* Before a change of user (user_change.c): the file held open from now on,
+/* Before a change of user (face/user_change.c): the file held open from now on,
  * for this process and its forked children (run's user's file). */
 void sl_run_report_hold(void);
 /* Appends one line when the variable named a file at Init; never creates

@@ -1,22 +1,7 @@
-/* signals/handler.c: from signals.c. */
-
-#include "signals.h"
-#include <errno.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
 /* Terminating signals (SIGTERM at a batch system's walltime, ^C, a hangup,
  * a CPU-time limit, SIGUSR2): where the application left the default
  * action, the handler marks the journal with the signal (two stores), has
- * the writer turn the journal into the result file (signals.c), and then
+ * the writer turn the journal into the result file (sigwrite.c), and then
  * does what SIG_DFL does: the process ends of that signal, with the exit
  * status it would have had. Only async-signal-safe calls run here.
  *
@@ -31,8 +16,12 @@
  * install nothing there); one set after Init replaces ours, and it alone
  * decides whether ours is called. Crashes (SIGSEGV, SIGBUS, SIGABRT,
  * SIGFPE) get no handler at all: the journal carries them. */
-static const int handled[] = {SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR2};
+#include "signals.h"
+#include <errno.h>
+#include <string.h>
+#include <sys/wait.h>
 
+static const int handled[] = {SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR2};
 
 static pid_t owner;                 /* the process whose journal it is */
 static double wait_s;               /* how long a second signal waits for the first */

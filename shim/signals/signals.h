@@ -27,16 +27,16 @@ void sl_survive_end(void);
 void sl_survive_renew(const char *output, pid_t pid, int64_t cycle, int64_t origin_unix_ns,
                       const char *writer, double timeout_s);
 
-/* signals.c: the signals handled (SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR2)
+/* handler.c: the signals handled (SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR2)
  * where the application has not set a handler or SIG_IGN, in process pid;
  * a second signal waits up to timeout_s for the first one's writer. */
 void sl_signals_install(pid_t pid, double timeout_s);
 /* The journal's result was delivered (or it is gone): a signal writes nothing. */
 void sl_signals_journal_done(void);
-/* signals.c. At Init: the writer (writer: SCOPE_LIKWID_WRITER or NULL),
+/* sigwrite.c. At Init: the writer (writer: SCOPE_LIKWID_WRITER or NULL),
  * its argv and environment, its stacks, for the journal's path and the
  * cycle's result (output: a result made for it at a change of user,
- * anchor.h, is filled through the writer's stdin). */
+ * os/anchor.c, is filled through the writer's stdin). */
 void sl_sigwrite_prepare(const char *journal, const char *output, const char *writer,
                          double timeout_s);
 /* In the handler (async-signal-safe): runs the writer on the journal,

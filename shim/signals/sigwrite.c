@@ -1,24 +1,17 @@
-/* signals/sigwrite.c: from signals.c. */
-
-#include "signals.h"
-#include <errno.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-/* The result file at a terminating signal (see shim.h): the writer
+/* The result file at a terminating signal (signals.h): the writer
  * helper turns the journal into the result file while the dying process
  * waits for it. Everything the handler needs (the writer's path, argv and
  * environment, the helper's stacks, the journal's name) is prepared at
  * Init; in the handler only async-signal-safe calls run (pipe2, clone,
  * execve, poll, read, waitpid, write, stat), and nothing is allocated. */
+#include "signals.h"
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
 static struct {
     char *argv[6];          /* writer --journal JOURNAL --deadline SECONDS */
     char *argv_into[7];     /* writer --into-stdin --journal ...: the result made at a user change */
@@ -26,7 +19,7 @@ static struct {
     char **envp;
     void *map;
     char *journal;
-    char *output;           /* the cycle's result (anchor.h: one made for it) */
+    char *output;           /* the cycle's result (os/anchor.c: one made for it) */
     char *problem;          /* why the writer cannot run, or NULL */
     double timeout_s;
 } prep;

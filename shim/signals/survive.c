@@ -1,26 +1,9 @@
-/* signals/survive.c: from journal_map.c. */
+/* The journal and the signal handlers, begun at Init (signals.h). */
 #include "signals.h"
-#include "fileio.h"
-#include "journal.h"
-#include "trusted_dir.h"
-#include "name_fit.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-/* The journal and the signal handlers, begun at Init (see shim.h). */
 void sl_survive_begin(const char *output, pid_t pid, pid_t parent_pid, int mpi, int64_t rank,
                       int64_t origin_unix_ns, int tsc, const char *writer, double timeout_s)
 {

@@ -2,22 +2,17 @@
  * a helper that is run's child is never the application's, so the
  * application's getrusage(RUSAGE_CHILDREN) and a subreaper above it never
  * see it. Taken when SCOPE_LIKWID_RUN_HOST was set at Init and the host
- * accepts; otherwise spawn.c starts the helper through its keeper.
+ * accepts; otherwise keeper.c starts the helper through its keeper.
  * Everything here is async-signal-safe: the signal handler starts the
  * writer this way too. */
 #include "spawn.h"
-#include "helper_host.h"
-#include "mac.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 /* The host's address and key as they were at Init; no key, no host. */
@@ -294,7 +289,7 @@ static int host_request(sl_host_request *rq, uint64_t proof, const char *path,
 static int host_send(int s, sl_host_request *rq, const char *path, char *const argv[],
                      char *const envp[], int out_fd, int err_fd, int64_t deadline)
 {
-    /* The root the helper's paths are of: Init's, held (anchor.h), after a
+    /* The root the helper's paths are of: Init's, held (os/anchor.c), after a
      * chroot; the host runs it there as it runs outside any new root. */
     int old_root = sl_anchor_old_root();
     int own[3] = {open(".", O_PATH | O_DIRECTORY | O_CLOEXEC),

@@ -1,31 +1,4 @@
-/* spawn/keeper.c: from spawn.c. */
-#include "spawn.h"
-#include "mac.h"
-#include "vec.h"
-
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <link.h>
-#include <poll.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-/* The helper process itself (see shim.h). The application must get
+/* The helper process itself (spawn.h). The application must get
  * no SIGCHLD from it and never see it in its wait()/waitpid(-1): only a
  * clone child without exit signal is like that, and an execve gives any
  * process the exit signal SIGCHLD again. So there are two: a "keeper", a
@@ -42,6 +15,16 @@
  * it only on failures, which the caller learns from the job, never from
  * errno. Everything here is async-signal-safe: the signal handler starts
  * the writer this way too. */
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
 /* At the start of the mapping; the helper's stack above it, the keeper's
  * stack in the upper half. */
 typedef struct child_job {
@@ -250,7 +233,6 @@ static pid_t wait_keeper(pid_t keeper, int *st, int options)
     return r;
 }
 
-
 int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
                    char *const envp[], int in_fd, int out_fd, int err_fd, double timeout_s,
                    int flags)
@@ -260,7 +242,7 @@ int sl_child_start(sl_child *c, void *map, const char *path, char *const argv[],
     c->host = -1;
     if (sl_sandbox_since_init())
         return -SL_ESANDBOX;
-    /* Under `scope-likwid run`, run starts it (spawn_host.c); a helper that
+    /* Under `scope-likwid run`, run starts it (host.c); a helper that
      * fills a held result (in_fd) is never run's: the file is the
      * application's to hand on. */
     int by_host = flags & SL_CHILD_OUTLIVE_TERM || in_fd >= 0

@@ -1,31 +1,15 @@
-/* spawn/programs.c: from spawn.c. */
+/* Which helper program, and with which environment: found next to the
+ * shim (never through PATH), LD_PRELOAD without the shim. */
 #include "spawn.h"
-#include "mac.h"
-#include "vec.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <link.h>
-#include <poll.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdatomic.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-/* Paths as at Init (anchor.h): after a chroot, the helper runs from the
+/* Paths as at Init (os.h): after a chroot, the helper runs from the
  * root of Init (helper_main). */
 static char *check_exec(const char *path, char **problem)
 {

@@ -5,11 +5,9 @@
  * or say something false. Async-signal-safe (the signal handler checks
  * too): no allocation, no stdio. */
 #include "spawn.h"
-#include "mac.h"
 
 #include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static sl_mac_key key;

@@ -1,28 +1,11 @@
-/* spawn/run.c: from spawn.c. */
+/* Running a helper to its end: pipes, a deadline, capped output, the
+ * outcome in one line. */
 #include "spawn.h"
-#include "mac.h"
 #include "vec.h"
 
-#include <dlfcn.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <link.h>
 #include <poll.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdatomic.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Running a helper program from inside the application (see spawn.h). */

@@ -8,7 +8,7 @@
 
 #pragma GCC visibility push(hidden)
 
-/* The writer's proof (shim/proof.c, core/mac.h). sl_proof_key_make: a new
+/* The writer's proof (proof.c, core/mac.h). sl_proof_key_make: a new
  * key, at Init (a forked child keeps its parent's); sl_proof_env: the
  * helpers' "SCOPE_LIKWID_WRITE_KEY=<hex>" ("" without a key). */
 void sl_proof_key_make(void);
@@ -19,7 +19,7 @@ const char *sl_proof_env(void);
  * Async-signal-safe. */
 const char *sl_proof_check(const char *path, const char *out, size_t len);
 /* The same for the result this process made before it changed its user
- * and holds (anchor.h), filled by the writer through its stdin: any
+ * and holds (os/anchor.c), filled by the writer through its stdin: any
  * owner (it was made for the user of Init). */
 const char *sl_proof_check_fd(int fd, const char *out, size_t len);
 
@@ -29,7 +29,7 @@ const char *sl_proof_check_fd(int fd, const char *out, size_t len);
  * application's wait()), no inherited descriptors but the pipes, default
  * signal dispositions and an empty mask, a deadline that does not count
  * time the process was stopped, output capped. */
-/* spawn.c, all async-signal-safe. A helper runs as the child of a
+/* keeper.c, all async-signal-safe. A helper runs as the child of a
  * keeper process that shares our memory and sends no SIGCHLD (the
  * application's wait() never sees either). map: SL_CHILD_MAP bytes from
  * sl_child_map (the two stacks and the shared state; NULL when it cannot
@@ -44,7 +44,7 @@ typedef struct sl_child {
 } sl_child;
 /* Starts path with argv and envp: stdin in_fd, stdout out_fd and stderr
  * err_fd (each -1: /dev/null), no other descriptor, every signal at its
- * default and none blocked, in the root of Init (anchor.h); by
+ * default and none blocked, in the root of Init (os/anchor.c); by
  * `scope-likwid run`'s helper host when there is one, it accepts and there
  * is no in_fd (timeout_s: its deadline should the application be gone),
  * else through the keeper. 0, or -errno (also when
@@ -68,7 +68,7 @@ void sl_child_kill(sl_child *c);
 /* A pidfd of the keeper (readable once it ended), or -1. */
 int sl_child_pidfd(const sl_child *c);
 
-/* spawn_host.c: the helper started by `scope-likwid run`'s helper host
+/* host.c: the helper started by `scope-likwid run`'s helper host
  * (core/helper_host.h), async-signal-safe. sl_host_take (at Init) notes
  * SCOPE_LIKWID_RUN_HOST. sl_host_child_start: 1 started by the host
  * (c->host is the connection), 0 no host or it refused (start it here),
@@ -83,7 +83,7 @@ void sl_host_child_kill(sl_child *c);
 int sl_host_child_ended(const sl_child *c);
 
 /* Reading a helper's pipes until it ends, not until EOF: a process the
- * application forks meanwhile holds the write ends (spawn.c). In the poll
+ * application forks meanwhile holds the write ends (watch.c). In the poll
  * loop: _add appends the pidfd to pf (room for one more) and may shorten
  * ms; _over, after the pipes' revents were handled (got: any had some),
  * is 1 once the helper ended and nothing more is in the pipes. */
@@ -98,7 +98,7 @@ unsigned long sl_child_watch_add(sl_child_watch *w, struct pollfd *pf, unsigned 
 int sl_child_watch_over(sl_child_watch *w, const struct pollfd *pf, unsigned long n, int got);
 void sl_child_watch_end(sl_child_watch *w);
 
-/* spawn.c: a pipe, both ends O_CLOEXEC and above fd 2 (an application may
+/* run.c: a pipe, both ends O_CLOEXEC and above fd 2 (an application may
  * have closed 0-2); 0 or -errno. Async-signal-safe. */
 int sl_spawn_pipe(int p[2]);
 

@@ -1,28 +1,7 @@
-/* spawn/watch.c: from spawn.c. */
+/* Reading a helper's pipes until it ends, not until EOF. */
 #include "spawn.h"
-#include "mac.h"
-#include "vec.h"
 
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <link.h>
 #include <poll.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /* A process the application forks while a helper runs (a manager thread
