@@ -99,7 +99,7 @@ int sl_end_cycle(const sl_ending *e)
         if (!by_group)
             group = 0;
         const sl_real_api *r = sl_cycle_api();
-        const char *markerpath = sl_env_likwid_filepath();
+        const char *markerpath = sl_env(SL_ENV_LIKWID_FILEPATH);
         if (sl_batch_defer(g, g->counting && r->close && markerpath)) {
             /* Nothing to count, and this cycle's calls wait in the tables for
              * the batch's delivery (end/cycle.c), and on disk in the batch

@@ -33,37 +33,6 @@ static int write_rescue_at(const char *path, const sl_run *run)
     return rc;
 }
 
-/* A file-size limit (ulimit -f) answers a too-large write with SIGXFSZ,
- * whose default action kills the application: found by the fault test
- * fault-output-fsize-limit (exit status 153 instead of 0). Held back in this
- * thread while the shim writes, the write fails with EFBIG instead; a
- * SIGXFSZ raised meanwhile is taken back, one pending before is left. */
-typedef struct xfsz_guard {
-    sigset_t old;
-    int was_pending;
-} xfsz_guard;
-
-static void xfsz_hold(xfsz_guard *g)
-{
-    sigset_t s, p;
-    sigemptyset(&s);
-    sigaddset(&s, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &s, &g->old);
-    g->was_pending = sigpending(&p) == 0 && sigismember(&p, SIGXFSZ) == 1;
-}
-
-static void xfsz_release(xfsz_guard *g)
-{
-    sigset_t s, p;
-    sigemptyset(&s);
-    sigaddset(&s, SIGXFSZ);
-    if (!g->was_pending && sigpending(&p) == 0 && sigismember(&p, SIGXFSZ) == 1) {
-        struct timespec zero = {0, 0};
-        sigtimedwait(&s, NULL, &zero);
-    }
-    pthread_sigmask(SIG_SETMASK, &g->old, NULL);
-}
-
 /* Writes at the derived name (kept within NAME_MAX: the application's
  * output name may be 255 bytes): 0 with *out set, or -errno. */
 static int write_at(const char *dir, const char *base, const char *suffix, const sl_run *run,
@@ -108,21 +77,24 @@ static char *write_guarded(const sl_run *run, const char *output, pid_t pid, cha
     return NULL;
 }
 
+/* A file-size limit (ulimit -f) answers a too-large write with SIGXFSZ,
+ * whose default action kills the application (fault-output-fsize-limit):
+ * held back while the shim writes, the write fails with EFBIG instead. */
 char *sl_rescue_write(const sl_run *run, const char *output, pid_t pid, char *why,
                       size_t why_len)
 {
-    xfsz_guard g;
-    xfsz_hold(&g);
+    sl_sig_held g;
+    sl_sig_hold(SIGXFSZ, &g);
     char *path = write_guarded(run, output, pid, why, why_len);
-    xfsz_release(&g);
+    sl_sig_release(&g, 1);
     return path;
 }
 
 int sl_rescue_write_held(const char *path, const sl_run *run)
 {
-    xfsz_guard g;
-    xfsz_hold(&g);
+    sl_sig_held g;
+    sl_sig_hold(SIGXFSZ, &g);
     int rc = write_rescue_at(path, run);
-    xfsz_release(&g);
+    sl_sig_release(&g, 1);
     return rc;
 }

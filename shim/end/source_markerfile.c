@@ -28,7 +28,7 @@ void sl_markerfile_note_init(void)
 {
     clock_gettime(CLOCK_REALTIME_COARSE, &at_init.init);
     free(at_init.path);
-    const char *p = sl_env_likwid_filepath();
+    const char *p = sl_env(SL_ENV_LIKWID_FILEPATH);
     at_init.path = p ? strdup(p) : NULL;
     at_init.existed = at_init.path && stat(at_init.path, &at_init.st) == 0;
 }

@@ -99,29 +99,20 @@ static int execl_family(enum execl_kind kind, const char *file, const char *arg0
     return rc;
 }
 
-SL_EXPORT int execl(const char *path, const char *arg0, ...)
-{
-    va_list ap;
-    va_start(ap, arg0);
-    int rc = execl_family(EXECL_V, path, arg0, ap);
-    va_end(ap);
-    return rc;
-}
+/* One row per execl form: its name and the real call it ends in. */
+#define SL_EXECL_FUNCS(X) \
+    X(execl, EXECL_V) \
+    X(execlp, EXECL_VP) \
+    X(execle, EXECL_VE)
 
-SL_EXPORT int execlp(const char *file, const char *arg0, ...)
-{
-    va_list ap;
-    va_start(ap, arg0);
-    int rc = execl_family(EXECL_VP, file, arg0, ap);
-    va_end(ap);
-    return rc;
-}
-
-SL_EXPORT int execle(const char *path, const char *arg0, ...)
-{
-    va_list ap;
-    va_start(ap, arg0);
-    int rc = execl_family(EXECL_VE, path, arg0, ap);
-    va_end(ap);
-    return rc;
-}
+#define X(name, kind) \
+    SL_EXPORT int name(const char *path, const char *arg0, ...) \
+    { \
+        va_list ap; \
+        va_start(ap, arg0); \
+        int rc = execl_family(kind, path, arg0, ap); \
+        va_end(ap); \
+        return rc; \
+    }
+SL_EXECL_FUNCS(X)
+#undef X

@@ -86,7 +86,7 @@ static void init_timing(void)
     sl_rt_configure(sl_g.cfg.max_calls, 0);
     /* SCOPE_LIKWID_TSC=0 forces clock_gettime (for comparisons; undocumented
      * outside bench/README.md). */
-    const char *tsc = sl_env_tsc();
+    const char *tsc = sl_env(SL_ENV_TSC);
     int on_tsc = sl_rt_clock_init(!(tsc && strcmp(tsc, "0") == 0));
     sl_g.tsc = on_tsc;
     sl_fork_arm();
@@ -100,7 +100,7 @@ static void init_timing(void)
     sl_user_change_arm();
     sl_survive_begin(sl_g.output, sl_g.pid, 0, sl_g.mpi, sl_g.rank, sl_g.origin_unix_ns, on_tsc,
                      sl_g.cfg.writer, sl_g.cfg.timeout_s);
-    sl_run_report_take(sl_env_run_report());
+    sl_run_report_take(sl_env(SL_ENV_RUN_REPORT));
     sl_host_take();
     sl_run_report("init", sl_g.output);
     sl_run_report("journal", sl_journal_path());
@@ -125,7 +125,7 @@ static void do_init(void)
     sl_real_libc_find();
     sl_config_load(&sl_g.cfg);
     char *exe = realpath("/proc/self/exe", NULL);
-    int excluded = sl_excluded(sl_env_exclude(), exe);
+    int excluded = sl_excluded(sl_env(SL_ENV_EXCLUDE), exe);
     free(exe);
     if (sl_g.cfg.disabled || excluded) {
         atomic_store(&sl_mode, SL_MODE_PASS);

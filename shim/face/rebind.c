@@ -207,7 +207,7 @@ static int rewrite(void *ctx, const sl_elf_obj *o, uintptr_t word, const char *s
 
 static const char *why_not(const void *phdr, char *buf, size_t n)
 {
-    const char *v = sl_env_rebind();
+    const char *v = sl_env(SL_ENV_REBIND);
     int on = 1;
     if (v && sl_parse_bool(v, &on) == 0 && !on)
         return "rewriting its slots is off (SCOPE_LIKWID_REBIND=0)";
@@ -338,7 +338,7 @@ static int left_alone(void)
     int m = atomic_load(&sl_mode);
     if (m == SL_MODE_PASS || sl_config_disabled())
         return 1;
-    const char *patterns = sl_env_exclude();
+    const char *patterns = sl_env(SL_ENV_EXCLUDE);
     if (m != SL_MODE_IDLE || !patterns)
         return 0;       /* Init has judged (excluded: pass-through) */
     char *exe = realpath("/proc/self/exe", NULL);
@@ -351,7 +351,7 @@ int sl_rebind_wanted(void)
 {
     if (!SL_ELF_RELOCS || left_alone())
         return 0;
-    const char *v = sl_env_rebind();
+    const char *v = sl_env(SL_ENV_REBIND);
     int on = 1;
     if (v && sl_parse_bool(v, &on) != 0) {
         sl_log_warn("SCOPE_LIKWID_REBIND='%s' not understood: expected 1 or 0; using 1", v);
@@ -393,7 +393,7 @@ void sl_rebind_after_load(void *handle, const void *last_before)
  * timing (pass-through). */
 void sl_rebind_exit_note(void)
 {
-    const char *off = sl_env_disable();
+    const char *off = sl_env(SL_ENV_DISABLE);
     int disabled = 0;
     if (atomic_load(&sl_mode) == SL_MODE_PASS ||
         (off && sl_parse_bool(off, &disabled) == 0 && disabled))

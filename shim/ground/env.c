@@ -357,49 +357,28 @@ char **sl_env_all(void)
     return environ;
 }
 
-/* At each cycle's Init and at Close: LIKWID's marker file. */
-const char *sl_env_likwid_filepath(void)
+/* A variable read where it is used, by name (SL_ENV_*, ground.h). */
+const char *sl_env(int var)
 {
-    return secure_getenv("LIKWID_FILEPATH");
-}
-
-const char *sl_env_omp_num_threads(void)
-{
-    return getenv("OMP_NUM_THREADS");
-}
-
-/* At each survive begin (Init, a forked child's adoption). */
-const char *sl_env_journal(void)
-{
-    return getenv("SCOPE_LIKWID_JOURNAL");
-}
-
-const char *sl_env_tsc(void)
-{
-    return getenv("SCOPE_LIKWID_TSC");
-}
-
-/* At Init, and at a dlopen before Init. */
-const char *sl_env_exclude(void)
-{
-    return getenv("SCOPE_LIKWID_EXCLUDE");
-}
-
-/* At each dlopen and Init, and the exit note. */
-const char *sl_env_rebind(void)
-{
-    return getenv("SCOPE_LIKWID_REBIND");
-}
-
-/* At exit, silently (sl_config_disabled warns). */
-const char *sl_env_disable(void)
-{
-    return getenv("SCOPE_LIKWID_DISABLE");
-}
-
-const char *sl_env_run_report(void)
-{
-    return secure_getenv("SCOPE_LIKWID_RUN_REPORT");
+    switch (var) {
+    case SL_ENV_LIKWID_FILEPATH:    /* each cycle's Init, and Close */
+        return secure_getenv("LIKWID_FILEPATH");
+    case SL_ENV_OMP_NUM_THREADS:    /* Init (the journal's note), Close */
+        return getenv("OMP_NUM_THREADS");
+    case SL_ENV_JOURNAL:            /* each survive begin (Init, a child's adoption) */
+        return getenv("SCOPE_LIKWID_JOURNAL");
+    case SL_ENV_TSC:                /* Init */
+        return getenv("SCOPE_LIKWID_TSC");
+    case SL_ENV_EXCLUDE:            /* Init, and a dlopen before it */
+        return getenv("SCOPE_LIKWID_EXCLUDE");
+    case SL_ENV_REBIND:             /* each dlopen and Init, and the exit note */
+        return getenv("SCOPE_LIKWID_REBIND");
+    case SL_ENV_DISABLE:            /* the exit note, silently (sl_config_disabled warns) */
+        return getenv("SCOPE_LIKWID_DISABLE");
+    case SL_ENV_RUN_REPORT:         /* Init */
+        return secure_getenv("SCOPE_LIKWID_RUN_REPORT");
+    }
+    return NULL;
 }
 
 void sl_env_run_host(const char **addr, const char **key)

@@ -186,14 +186,17 @@ pid_t sl_finisher(void);
  * (above); these where they are used, each at its moment. */
 void sl_env_counting(void);         /* sl_g.counting, not_counting, ngroups at Init */
 char **sl_env_all(void);
-const char *sl_env_likwid_filepath(void);
-const char *sl_env_omp_num_threads(void);
-const char *sl_env_journal(void);
-const char *sl_env_tsc(void);
-const char *sl_env_exclude(void);
-const char *sl_env_rebind(void);
-const char *sl_env_disable(void);
-const char *sl_env_run_report(void);
+enum {
+    SL_ENV_LIKWID_FILEPATH,
+    SL_ENV_OMP_NUM_THREADS,
+    SL_ENV_JOURNAL,
+    SL_ENV_TSC,
+    SL_ENV_EXCLUDE,
+    SL_ENV_REBIND,
+    SL_ENV_DISABLE,
+    SL_ENV_RUN_REPORT,
+};
+const char *sl_env(int var);
 void sl_env_run_host(const char **addr, const char **key);
 const char *sl_env_job(void);
 char *sl_env_run_id(const char *host, pid_t pid, int64_t unix_ns, int mpi);

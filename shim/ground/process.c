@@ -49,7 +49,7 @@ static int64_t cpus_allowed(void)
  * threads seen. */
 int64_t sl_omp_threads_known(void)
 {
-    int64_t v = leading_count(sl_env_omp_num_threads());
+    int64_t v = leading_count(sl_env(SL_ENV_OMP_NUM_THREADS));
     if (v > 0)
         return v;
     int (*max_threads)(void) = NULL;

@@ -110,22 +110,14 @@ int back(int fd, size_t off, size_t len)
     /* A limit lowered by another thread meanwhile: the write fails with
      * EFBIG and its SIGXFSZ (blocked here) is taken back, unless one was
      * pending before. */
-    sigset_t xfsz, old, pending;
-    sigemptyset(&xfsz);
-    sigaddset(&xfsz, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &xfsz, &old);
-    int before = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
+    sl_sig_held xfsz;
+    sl_sig_hold(SIGXFSZ, &xfsz);
     static const char zero[4096];       /* not on the stack: any thread's */
     rc = 0;
     for (size_t o = off; o < off + len && rc == 0; o += sizeof zero)
         if (pwrite(fd, zero, sizeof zero, (off_t)o) != (ssize_t)sizeof zero)
             rc = errno == EFBIG ? -EFBIG : -EIO;
-    if (rc == -EFBIG && !before && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ)) {
-        const struct timespec zero_wait = {0, 0};
-        while (sigtimedwait(&xfsz, NULL, &zero_wait) < 0 && errno == EINTR)
-            ;
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    sl_sig_release(&xfsz, rc == -EFBIG);
     return rc;
 }
 

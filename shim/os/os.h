@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <signal.h>
 #include <time.h>
 #include "timing_collect.h"
 
@@ -147,6 +148,17 @@ static inline int64_t sl_clock_ns(clockid_t id)
 /* fn called on a stack with room (os/room.c): Close and the exit path
  * called from a handler on a small alternate signal stack. */
 void sl_with_room(void (*fn)(void));
+
+/* sigguard.c: sig blocked in this thread (sl_sig_hold), then the mask
+ * restored (sl_sig_release), the one raised meanwhile taken back first when
+ * take_back and none was pending before. Async-signal-safe. */
+typedef struct sl_sig_held {
+    int sig;
+    sigset_t old;
+    int was_pending;
+} sl_sig_held;
+void sl_sig_hold(int sig, sl_sig_held *h);
+void sl_sig_release(sl_sig_held *h, int take_back);
 
 #pragma GCC visibility pop
 

@@ -82,21 +82,13 @@ static size_t format_line(char *buf, size_t cap, const char *fmt, va_list ap)
  * before (the application's own) is left, and the mask is restored. */
 static void write_no_sigpipe(const char *buf, size_t n)
 {
-    sigset_t pipe_only, old, pending;
-    sigemptyset(&pipe_only);
-    sigaddset(&pipe_only, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
-    int was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+    sl_sig_held h;
+    sl_sig_hold(SIGPIPE, &h);
     ssize_t w;
     do
         w = write(STDERR_FILENO, buf, n);
     while (w < 0 && errno == EINTR);
-    if (w < 0 && errno == EPIPE && !was_pending) {
-        struct timespec zero = {0, 0};
-        while (sigtimedwait(&pipe_only, NULL, &zero) < 0 && errno == EINTR)
-            ;
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    sl_sig_release(&h, w < 0 && errno == EPIPE);
 }
 
 static void emit(const char *buf, size_t n)

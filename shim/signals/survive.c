@@ -8,7 +8,7 @@ void sl_survive_begin(const char *output, pid_t pid, pid_t parent_pid, int mpi, 
                       int64_t origin_unix_ns, int tsc, const char *writer, double timeout_s)
 {
     int on = 1;
-    const char *v = sl_env_journal();
+    const char *v = sl_env(SL_ENV_JOURNAL);
     if (v && sl_parse_bool(v, &on) != 0) {
         sl_log_warn("SCOPE_LIKWID_JOURNAL='%s' not understood: expected 1 or 0; using 1", v);
         on = 1;
