@@ -12,26 +12,6 @@ static void add_env(void *run, const char *name, const char *value)
     sl_run_add_env(run, name, value);
 }
 
-/* first_only: up to the first NUL (a command line's program name, its
- * arguments left out: SCOPE_LIKWID_ARGS=0). */
-static char *read_text(const char *path, int nul_to_blank, int first_only)
-{
-    char *buf;
-    size_t len;
-    if (sl_read_file(path, 1 << 20, &buf, &len) != 0)
-        return strdup("");
-    if (first_only)
-        len = strlen(buf);
-    while (len > 0 && buf[len - 1] == '\0')
-        len--;
-    buf[len] = '\0';
-    if (nul_to_blank)
-        for (size_t i = 0; i < len; i++)
-            if (buf[i] == '\0')
-                buf[i] = ' ';
-    return buf;
-}
-
 void sl_run_record_fill(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
                         const char *status)
 {
@@ -51,7 +31,11 @@ void sl_run_record_fill(sl_run *run, const sl_deliver_in *in, sl_likwid *lw,
     if (exe)
         sl_set_string(&run->executable, exe);
     free(exe);
-    char *cmd = read_text("/proc/self/cmdline", 1, !sl_g.cfg.keep_args);
+    /* without SCOPE_LIKWID_ARGS: the program's name only */
+    char *cmd = sl_read_text("/proc/self/cmdline", 1 << 20,
+                             SL_TEXT_NUL_TO_BLANK | (sl_g.cfg.keep_args ? 0 : SL_TEXT_FIRST_ONLY));
+    if (!cmd)
+        cmd = strdup("");
     if (cmd)
         sl_set_string(&run->command_line, cmd);
     free(cmd);

@@ -14,11 +14,10 @@
 /* The rescue file (end.h). */
 static int write_rescue_at(const char *path, const sl_run *run)
 {
-    int fd = sl_at_open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, SL_MODE_PRIVATE);
+    int fd = sl_at_create_private(path, O_WRONLY);
     /* Every descriptor taken: the journal's kept one is the spare. */
     if (fd < 0 && errno == EMFILE && sl_journal_spare_fd())
-        fd = sl_at_open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                        SL_MODE_PRIVATE);
+        fd = sl_at_create_private(path, O_WRONLY);
     if (fd < 0)
         return -errno;
     /* The owner's alone whatever the umask (it holds the command line and

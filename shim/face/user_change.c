@@ -63,9 +63,7 @@ static void make_result(const char *output)
 {
     for (unsigned k = 0; k < 10000; k++) {
         char *name = k ? sl_name_numbered(output, k) : strdup(output);
-        int fd = name ? sl_at_open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY |
-                                             O_CLOEXEC, SL_MODE_PRIVATE)
-                      : -1;
+        int fd = name ? sl_at_create_private(name, O_RDWR | O_NOCTTY) : -1;
         int e = errno;
         if (fd >= 0) {
             /* its mode whatever the umask, its owner whatever setgid did */

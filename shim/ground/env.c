@@ -3,6 +3,7 @@
  * default), the launcher's rank and world size, and the few read where
  * they are used, each at the moment it was read before. */
 #include "ground.h"
+#include "parse_int.h"
 #include "trusted_dir.h"
 
 #include <errno.h>
@@ -242,10 +243,25 @@ static int parse_rank(const char *s, int64_t *out)
     return 0;
 }
 
-/* A positive count at the start of s (SLURM_NTASKS and the like), else -1. */
-static int64_t leading_count(const char *s)
+/* A positive count at the start of s, up to a ',' (the rest: a launcher's
+ * per-node list, OpenMP's nesting levels), else -1. as_openmp: read as
+ * OpenMP reads its own variable (a number: blanks and '+' before it);
+ * else digits only (SLURM_NTASKS and the like). */
+int64_t sl_leading_count(const char *s, int as_openmp)
 {
-    if (!s || *s < '0' || *s > '9')
+    if (!s)
+        return -1;
+    if (as_openmp) {
+        char buf[24];
+        size_t n = strcspn(s, ",");
+        if (n == 0 || n >= sizeof buf)
+            return -1;
+        memcpy(buf, s, n);
+        buf[n] = '\0';
+        long long v;
+        return sl_parse_i64(buf, &v) == 0 && v > 0 ? v : -1;
+    }
+    if (*s < '0' || *s > '9')
         return -1;
     int64_t v = 0;
     for (; *s >= '0' && *s <= '9'; s++) {
@@ -274,8 +290,9 @@ int64_t sl_world_size_from_env(void)
                                        "SLURM_NTASKS", "MV2_COMM_WORLD_SIZE", "PALS_SIZE",
                                        "OMPI_MCA_orte_ess_num_procs"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        int64_t v = leading_count(strncmp(vars[i], "SLURM_", 6) ? getenv(vars[i])
-                                                                : slurm_task_var(vars[i]));
+        int64_t v = sl_leading_count(strncmp(vars[i], "SLURM_", 6) ? getenv(vars[i])
+                                                                   : slurm_task_var(vars[i]),
+                                     0);
         if (v > 0)
             return v;
     }

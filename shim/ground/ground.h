@@ -197,6 +197,9 @@ enum {
     SL_ENV_RUN_REPORT,
 };
 const char *sl_env(int var);
+/* A positive count at the start of s, else -1 (as_openmp: OMP_NUM_THREADS's
+ * reading; else digits only). */
+int64_t sl_leading_count(const char *s, int as_openmp);
 void sl_env_run_host(const char **addr, const char **key);
 const char *sl_env_job(void);
 char *sl_env_run_id(const char *host, pid_t pid, int64_t unix_ns, int mpi);

@@ -7,22 +7,6 @@
 #include <sched.h>
 #include <string.h>
 
-/* A positive integer at the start of s (up to a ',' for OMP_NUM_THREADS's
- * list of nesting levels), else -1. */
-static int64_t leading_count(const char *s)
-{
-    if (!s)
-        return -1;
-    char buf[24];
-    size_t n = strcspn(s, ",");
-    if (n == 0 || n >= sizeof buf)
-        return -1;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    long long v;
-    return sl_parse_i64(buf, &v) == 0 && v > 0 ? v : -1;
-}
-
 /* The CPUs the process may run on (what an OpenMP runtime defaults its
  * thread count to), -1 when the kernel does not say. */
 static int64_t cpus_allowed(void)
@@ -49,7 +33,7 @@ static int64_t cpus_allowed(void)
  * threads seen. */
 int64_t sl_omp_threads_known(void)
 {
-    int64_t v = leading_count(sl_env(SL_ENV_OMP_NUM_THREADS));
+    int64_t v = sl_leading_count(sl_env(SL_ENV_OMP_NUM_THREADS), 1);
     if (v > 0)
         return v;
     int (*max_threads)(void) = NULL;

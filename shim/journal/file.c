@@ -381,8 +381,7 @@ void keep_fd(int fd, const struct stat *st)
 /* The file, sized (sparse) and its first piece mapped and backed. */
 static int create_at(const char *path, size_t size)
 {
-    int fd = sl_at_open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                        SL_MODE_PRIVATE);
+    int fd = sl_at_create_private(path, O_RDWR);
     if (fd < 0)
         return -errno;
     struct stat st;
@@ -427,23 +426,16 @@ static int create_at(const char *path, size_t size)
 
 /* first_only: up to the first NUL (SCOPE_LIKWID_ARGS=0: the program's
  * name without its arguments). */
-static void read_text(const char *path, char *dst, size_t cap, int nul_to_blank, int first_only)
+static void read_text(const char *path, char *dst, size_t cap, unsigned flags)
 {
-    char *buf;
-    size_t len;
-    dst[0] = '\0';
-    if (sl_read_file(path, 1 << 16, &buf, &len) != 0)
-        return;
-    if (first_only)
-        len = strlen(buf);
-    while (len > 0 && (buf[len - 1] == '\0' || buf[len - 1] == '\n'))
-        len--;
+    char *t = sl_read_text(path, 1 << 16, flags | SL_TEXT_STRIP_NEWLINE);
+    size_t len = t ? strlen(t) : 0;
     if (len >= cap)
         len = cap - 1;
-    for (size_t i = 0; i < len; i++)
-        dst[i] = nul_to_blank && buf[i] == '\0' ? ' ' : buf[i];
+    if (t)
+        memcpy(dst, t, len);
     dst[len] = '\0';
-    free(buf);
+    free(t);
 }
 
 static void fill_header(const sl_journal_in *in)
@@ -458,7 +450,7 @@ static void fill_header(const sl_journal_in *in)
     h->pid = in->pid;
     h->parent_pid = in->parent_pid;
     h->start_ticks = sl_jrn_start_ticks(in->pid);
-    read_text("/proc/sys/kernel/random/boot_id", h->boot_id, sizeof h->boot_id, 0, 0);
+    read_text("/proc/sys/kernel/random/boot_id", h->boot_id, sizeof h->boot_id, 0);
     h->rank = in->rank;
     h->mpi = in->mpi;
     h->origin_unix_ns = in->origin_unix_ns;
@@ -478,8 +470,8 @@ static void fill_header(const sl_journal_in *in)
     if (exe)
         snprintf(h->executable, sizeof h->executable, "%s", exe);
     free(exe);
-    read_text("/proc/self/cmdline", h->command_line, sizeof h->command_line, 1,
-              !sl_g.cfg.keep_args);
+    read_text("/proc/self/cmdline", h->command_line, sizeof h->command_line,
+              SL_TEXT_NUL_TO_BLANK | (sl_g.cfg.keep_args ? 0 : SL_TEXT_FIRST_ONLY));
     __atomic_store_n(&h->state, SL_JRN_RUNNING, __ATOMIC_RELEASE);
 }
 

@@ -32,8 +32,7 @@ static int renew_file(const char *output, pid_t pid, char **path_out)
             rc = -ENAMETOOLONG;
             continue;
         }
-        int fd = sl_at_open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                        SL_MODE_PRIVATE);
+        int fd = sl_at_create_private(path, O_RDWR);
         struct stat st;
         if (fd < 0) {
             rc = -errno;

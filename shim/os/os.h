@@ -160,6 +160,19 @@ typedef struct sl_sig_held {
 void sl_sig_hold(int sig, sl_sig_held *h);
 void sl_sig_release(sl_sig_held *h, int take_back);
 
+/* files.c: a small text file (/proc's), at most max bytes, on the heap;
+ * NULL when it cannot be read. Trailing NULs dropped (and newlines with
+ * SL_TEXT_STRIP_NEWLINE); with SL_TEXT_FIRST_ONLY only up to the first NUL
+ * (a command line's program); with SL_TEXT_NUL_TO_BLANK NULs made blanks
+ * (a command line's arguments). */
+enum { SL_TEXT_NUL_TO_BLANK = 1u, SL_TEXT_FIRST_ONLY = 2u, SL_TEXT_STRIP_NEWLINE = 4u };
+char *sl_read_text(const char *path, size_t max, unsigned flags);
+
+/* files.c: a new file of the shim's at a name of Init (sl_at_open),
+ * created exclusively, never through a symlink, close-on-exec, the owner's
+ * alone (flags: its access, O_RDWR or O_WRONLY, and any more). */
+int sl_at_create_private(const char *path, int flags);
+
 #pragma GCC visibility pop
 
 #endif

@@ -12,7 +12,8 @@
 # - sizes: a .c at most 600 lines, a header 250, a function 80 (from its
 #   first line to its closing brace at column 0), but as named in LIMITS;
 # - written once: the environment only in ground/env.c, the clock read only
-#   in os/os.h, a signal taken back only in os/sigguard.c, one constructor
+#   in os/os.h, a signal taken back only in os/sigguard.c, an exclusive
+#   create and a small text file read only in os/files.c, one constructor
 #   and one destructor (face/load.c), SL_EXPORT defined once (face/face.h),
 #   the result's name written only by ground/name.c and the cycle's and
 #   fork's steps that call it (ONCE);
@@ -40,6 +41,8 @@ shim/face/load.c;__attribute__\(\(constructor
 shim/face/load.c;__attribute__\(\(destructor
 shim/face/face.h;define SL_EXPORT
 shim/os/sigguard.c;sigtimedwait\(
+shim/os/files.c;O_EXCL
+shim/os/files.c;sl_read_file\(
 shim/ground/name.c shim/face/init.c shim/end/cycle.c shim/end/forked.c;sl_g\.(output|first_output) *=[^=]'
 
 out=$(mktemp)
