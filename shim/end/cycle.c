@@ -227,9 +227,7 @@ int sl_cycle_begin(void)
         } else {
             sl_g.origin_unix_ns = sl_origin_unix_ns();
             sl_markerfile_note_init();
-            if (sl_g.output != sl_g.first_output)
-                free(sl_g.output);
-            sl_g.output = out;
+            sl_name_result_cycle(out);
             sl_g.cycle++;
             sl_rt_forget();
             sl_close_rearm();

@@ -206,11 +206,7 @@ int sl_fork_adopt(void)
     sl_g.parent_journal = parent_journal;
     sl_g.parent_pid = sl_g.pid;
     sl_g.pid = self;
-    /* The parent's names, in the child's copy of its heap. */
-    if (sl_g.first_output != sl_g.output)
-        free(sl_g.first_output);
-    free(sl_g.output);
-    sl_g.output = sl_g.first_output = out;
+    sl_name_result_fork(out);
     sl_g.cycle = 1;
     sl_cycle_fork_child();
     sl_close_rearm();

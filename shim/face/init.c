@@ -65,7 +65,7 @@ static void init_result_name(int64_t real, int *no_result)
     sl_g.run_id = sl_env_run_id(host, sl_g.pid, real, sl_g.mpi);
     const char *tmpl = sl_g.cfg.output ? sl_g.cfg.output : sl_output_default(sl_g.mpi, v.job != NULL);
     char *expanded = sl_output_expand(tmpl, &v);
-    sl_g.output = expanded ? sl_output_place(expanded, sl_g.mpi, &v, no_result) : NULL;
+    sl_name_result_init(expanded, &v, no_result);
     /* Helpers are started later, maybe after a chdir: fix their paths now. */
     char *c;
     if (sl_g.cfg.collector && (c = absolute(sl_g.cfg.collector, cwd))) {
@@ -94,7 +94,7 @@ static void init_timing(void)
      * may never Close): end/ending.c. */
     sl_exit_hook_arm();
     sl_g.cycle = 1;
-    sl_g.first_output = sl_g.output;
+    sl_name_result_first();
     /* What Close needs, held while the process has the root it started with */
     sl_anchor_take(sl_g.output);
     sl_user_change_arm();

@@ -115,6 +115,15 @@ char *sl_output_place(char *path, int mpi, const sl_output_vars *v, int *no_resu
  * what "cycle"; a forked child's: "pid"). NULL: no memory. */
 char *sl_output_derived(const char *output, const char *what, long long n);
 
+/* The result's name, written only here (sl_g.output, sl_g.first_output):
+ * at Init from the expanded template (taken over; see sl_output_place),
+ * the first cycle's kept for the later ones, a later cycle's and a forked
+ * child's (derived with sl_output_derived, taken over). */
+void sl_name_result_init(char *expanded, const sl_output_vars *v, int *no_result);
+void sl_name_result_first(void);
+void sl_name_result_cycle(char *out);
+void sl_name_result_fork(char *out);
+
 /* The shim's state and the one internal path
  * that the C and the Fortran entry points share. */
 enum sl_mode {

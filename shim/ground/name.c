@@ -219,3 +219,31 @@ char *sl_output_derived(const char *output, const char *what, long long n)
     free(stem);
     return out;
 }
+
+/* ---- the result's name, written here only ---- */
+
+void sl_name_result_init(char *expanded, const sl_output_vars *v, int *no_result)
+{
+    sl_g.output = expanded ? sl_output_place(expanded, sl_g.mpi, v, no_result) : NULL;
+}
+
+void sl_name_result_first(void)
+{
+    sl_g.first_output = sl_g.output;
+}
+
+void sl_name_result_cycle(char *out)
+{
+    if (sl_g.output != sl_g.first_output)
+        free(sl_g.output);
+    sl_g.output = out;
+}
+
+void sl_name_result_fork(char *out)
+{
+    /* The parent's names, in the child's copy of its heap. */
+    if (sl_g.first_output != sl_g.output)
+        free(sl_g.first_output);
+    free(sl_g.output);
+    sl_g.output = sl_g.first_output = out;
+}

@@ -15,8 +15,7 @@
 #   in os/os.h, a signal taken back only in os/sigguard.c, an exclusive
 #   create and a small text file read only in os/files.c, one constructor
 #   and one destructor (face/load.c), SL_EXPORT defined once (face/face.h),
-#   the result's name written only by ground/name.c and the cycle's and
-#   fork's steps that call it (ONCE);
+#   the result's name written only by ground/name.c (ONCE);
 # - docs/ARCHITECTURE.md names every shim file, and its two paths (one
 #   marker call, one Close) name each shim file once, top to bottom (no
 #   group above the one before), starting at shim/face/entry.c; the Close
@@ -43,7 +42,7 @@ shim/face/face.h;define SL_EXPORT
 shim/os/sigguard.c;sigtimedwait\(
 shim/os/files.c;O_EXCL
 shim/os/files.c;sl_read_file\(
-shim/ground/name.c shim/face/init.c shim/end/cycle.c shim/end/forked.c;sl_g\.(output|first_output) *=[^=]'
+shim/ground/name.c;sl_g\.(output|first_output) *=[^=]'
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
