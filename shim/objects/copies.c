@@ -42,17 +42,6 @@ static int carries_note(const struct dl_phdr_info *info)
     return 0;
 }
 
-static int holds(const struct dl_phdr_info *info, uintptr_t addr)
-{
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && addr >= lo && addr - lo < ph->p_memsz)
-            return 1;
-    }
-    return 0;
-}
-
 typedef struct lookup {
     uintptr_t addr;         /* the object holding this, or 0: the objects before us */
     int found;
@@ -65,11 +54,11 @@ static int visit(struct dl_phdr_info *info, size_t size, void *vp)
     lookup *l = vp;
     (void)size;
     if (l->addr) {
-        if (!holds(info, l->addr))
+        if (!sl_loaded_holds(info, l->addr))
             return 0;
         l->found = carries_note(info);
     } else {
-        if (holds(info, (uintptr_t)&own_note))
+        if (sl_loaded_holds(info, (uintptr_t)&own_note))
             return 1;       /* the objects after us do not count */
         l->found = carries_note(info);
         if (!l->found)
@@ -87,7 +76,7 @@ int sl_other_copy_at(const void *addr, char *path, size_t len)
     lookup l = {.addr = (uintptr_t)addr, .path = path, .len = len};
     if (!addr)
         return 0;
-    dl_iterate_phdr(visit, &l);
+    sl_loaded_walk(visit, &l);
     return l.found;
 }
 
@@ -119,6 +108,6 @@ char *sl_self_path(void)
 int sl_other_copy_before(void)
 {
     lookup l = {0};
-    dl_iterate_phdr(visit, &l);
+    sl_loaded_walk(visit, &l);
     return l.found;
 }

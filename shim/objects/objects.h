@@ -172,6 +172,13 @@ const sl_libc_exec *sl_real_exec(void);
 typedef void *(*sl_dlopen_fn)(const char *, int);
 sl_dlopen_fn sl_real_dlopen(void);
 
+/* loaded.c: the loader's walk over the loaded objects (visit as
+ * dl_iterate_phdr's; its answer); whether info's object holds addr (a
+ * PT_LOAD segment); whether valgrind's preload is loaded. */
+int sl_loaded_walk(int (*visit)(struct dl_phdr_info *info, size_t size, void *ctx), void *ctx);
+int sl_loaded_holds(const struct dl_phdr_info *info, uintptr_t addr);
+int sl_loaded_valgrind(void);
+
 #pragma GCC visibility pop
 
 #endif

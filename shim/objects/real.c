@@ -131,7 +131,7 @@ static int defined_in(void *sym, const char *path)
 static void probe_loaded(void)
 {
     probe p = {.first = 1};
-    dl_iterate_phdr(visit, &p);
+    sl_loaded_walk(visit, &p);
     pthread_mutex_lock(&probe_lock);
     int same = !p.first && p.adds == probed_adds && p.subs == probed_subs;
     pthread_mutex_unlock(&probe_lock);

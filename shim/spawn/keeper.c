@@ -185,17 +185,6 @@ static int keeper_main(void *p)
  *   a memory-sharing keeper shares with the caller, so the two would use
  *   one state at once (the keeper died: "No child processes"). */
 
-static int find_valgrind(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    (void)data;
-    const char *n = info->dlpi_name;
-    for (; n && *n; n++)
-        if (*n == 'v' && strncmp(n, "vgpreload_core", 14) == 0)
-            return 1;
-    return 0;
-}
-
 void sl_keeper_kind_note(void)
 {
     static int done;
@@ -205,7 +194,7 @@ void sl_keeper_kind_note(void)
 #ifdef __SANITIZE_THREAD__
     keeper_is_copy = 1;
 #else
-    keeper_is_copy = dl_iterate_phdr(find_valgrind, NULL) == 1;
+    keeper_is_copy = sl_loaded_valgrind();
 #endif
 }
 

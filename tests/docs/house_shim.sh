@@ -13,7 +13,8 @@
 #   first line to its closing brace at column 0), but as named in LIMITS;
 # - written once: the environment only in ground/env.c, the clock read only
 #   in os/os.h, a signal taken back only in os/sigguard.c, an exclusive
-#   create and a small text file read only in os/files.c, one constructor
+#   create and a small text file read only in os/files.c, the loader's walk
+#   only in objects/loaded.c (and rebind.c's own), one constructor
 #   and one destructor (face/load.c), SL_EXPORT defined once (face/face.h),
 #   the result's name written only by ground/name.c (ONCE);
 # - docs/ARCHITECTURE.md names every shim file, and its two paths (one
@@ -41,6 +42,7 @@ shim/face/load.c;__attribute__\(\(destructor
 shim/face/face.h;define SL_EXPORT
 shim/os/sigguard.c;sigtimedwait\(
 shim/os/files.c;O_EXCL
+shim/objects/loaded.c shim/face/rebind.c;dl_iterate_phdr\(
 shim/os/files.c;sl_read_file\(
 shim/ground/name.c;sl_g\.(output|first_output) *=[^=]'
 
