@@ -23,10 +23,6 @@ void sl_user_change_arm(void);
 SL_MARKER_FNS(SL_SHIM_DECL)
 #undef SL_SHIM_DECL
 
-/* The steps of the shim's constructors (its own path, the keeper's
- * kind; the real exec functions), each done once: also run by the first
- * Init, which a library's constructor may call before ours ran. */
-void sl_spawn_at_load(void);
 
 /* Internal header: not installed. The dlopen wrapper: the shim's exported
  * dlopen (x86-64), which hands every call to the real one unchanged and,
@@ -70,10 +66,6 @@ void sl_rebind_loaded(void);
 const void *sl_rebind_last_loaded(void);
 void sl_rebind_after_load(void *handle, const void *last_before);
 
-/* Inside the face: Init's first part, once per process (init.c), and
- * LIKWID's stand-ins for the hot path's Start and Stop (api.c). */
-void sl_init_once(void);
-void sl_api_standins(void);
 
 /* rebind.c: at exit, one line for the first object whose marker calls
  * still lead into liblikwid, and why it was not rewritten. */

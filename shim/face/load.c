@@ -5,16 +5,6 @@
 
 #include <errno.h>
 
-/* The steps taken again by the first Init: a library that calls
- * likwid_markerInit in its own constructor may run before ours (the loader
- * runs constructors in dependency order, and nothing orders an
- * application's library after a preloaded one). Each step is done once. */
-void sl_spawn_at_load(void)
-{
-    sl_self_resolve();          /* the shim's own file, before any chdir */
-    sl_keeper_kind_note();      /* valgrind or TSan: the keeper is a copy */
-}
-
 __attribute__((constructor)) static void sl_at_load(void)
 {
     sl_real_libc_find();         /* the real exec family */

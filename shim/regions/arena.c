@@ -22,6 +22,9 @@
 #define FIRST_CHUNK ((size_t)4 << 10)
 #define MAX_CHUNK ((size_t)256 << 10)
 
+/* Every thread's table, newest first (lock-free push in sl_rt_self). */
+_Atomic(sl_rt_thread *) sl_rt_all_threads;
+
 static _Atomic size_t cfg_cap = DEFAULT_CAP;
 
 void sl_rt_arena_configure(size_t bytes)

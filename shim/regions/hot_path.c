@@ -20,7 +20,6 @@
 #define INITIAL_SLOTS 16
 #define LIST_MAX 4              /* entries found on the list, before a table */
 
-_Atomic(sl_rt_thread *) sl_rt_all_threads;
 static _Atomic int64_t cfg_max_calls = 1000;
 static __thread sl_rt_thread *tls_self __attribute__((tls_model("initial-exec")));
 /* The thread's lookup cache (NULL: none yet, or given back at its end). */

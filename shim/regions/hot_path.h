@@ -199,7 +199,7 @@ SL_SAME_FIELD(sample, sl_jrn_sample, end);
 _Static_assert(sizeof(sample) == sizeof(sl_jrn_sample), "a sample is not a journal sample");
 
 /* Every thread's table, newest first (lock-free push in sl_rt_self). */
-extern _Atomic(sl_rt_thread *) sl_rt_all_threads;
+extern _Atomic(sl_rt_thread *) sl_rt_all_threads __attribute__((visibility("hidden")));
 
 /* ---- the counters and the samples: inlined into the hot path ---- */
 

@@ -344,3 +344,13 @@ int sl_child_ended(const sl_child *c)
 {
     return atomic_load(&((child_job *)c->map)->keeper_done);
 }
+
+/* The steps taken again by the first Init: a library that calls
+ * likwid_markerInit in its own constructor may run before ours (the loader
+ * runs constructors in dependency order, and nothing orders an
+ * application's library after a preloaded one). Each step is done once. */
+void sl_spawn_at_load(void)
+{
+    sl_self_resolve();          /* the shim's own file, before any chdir */
+    sl_keeper_kind_note();      /* valgrind or TSan: the keeper is a copy */
+}

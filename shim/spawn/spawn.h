@@ -182,6 +182,11 @@ void sl_keeper_kind_note(void);
 /* Whether the keeper of c has ended. */
 int sl_child_ended(const sl_child *c);
 
+/* The steps taken when the shim is loaded and again by the first Init
+ * (a library's constructor may call Init before ours ran): the shim's own
+ * file, the keeper's kind; each done once. */
+void sl_spawn_at_load(void);
+
 #pragma GCC visibility pop
 
 #endif

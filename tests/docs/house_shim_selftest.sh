@@ -5,7 +5,8 @@
 # above, a file outside the groups, a second header, a header without the
 # visibility pragma, a file and a function over their limits, a getenv
 # outside ground/env.c, a second constructor, the Close path going up);
-# and an archive whose os/ object calls a face/ function.
+# and archives whose os/ object calls a face/ function, or whose two end/
+# objects call each other.
 #   house_shim_selftest.sh HOUSE_SHIM_SH HOUSE_CALLS_SH SOURCE_ROOT CC
 set -u
 shim_sh=$1 calls_sh=$2 root=$3 cc=$4
@@ -70,6 +71,15 @@ rc=$?
 echo "$out" | grep -q 'face_top' && { echo "FAIL: a downward call reported: $out"; fail=1; }
 out=$(sh "$calls_sh" "$tmp/down.a" 'face end signals spawn regions journal ground say objects os')
 [ $? = 0 ] || { echo "FAIL: house_calls.sh on downward calls only:"; echo "$out"; fail=1; }
+# a circle inside a group other than the one allowed
+printf 'int sl_b(void);\nint sl_a(void) { return sl_b(); }\n' >"$tmp/end_a.c"
+printf 'int sl_a(void);\nint sl_b(void) { return sl_a(); }\n' >"$tmp/end_b.c"
+"$cc" -c "$tmp/end_a.c" -o "$tmp/end_a.c.o" && "$cc" -c "$tmp/end_b.c" -o "$tmp/end_b.c.o" &&
+    ar rcs "$tmp/circle.a" "$tmp/end_a.c.o" "$tmp/end_b.c.o" || { echo "FAIL: cannot build circle.a"; exit 1; }
+out=$(sh "$calls_sh" "$tmp/circle.a" 'face end signals spawn regions journal ground say objects os')
+rc=$?
+[ "$rc" = 1 ] && echo "$out" | grep -q 'circle of calls: end_a end_b' ||
+    { echo "FAIL: house_calls.sh on a circle (exit $rc):"; echo "$out"; fail=1; }
 
 [ "$fail" = 0 ] && echo "house_shim_selftest: every rule fails on its break"
 exit "$fail"
