@@ -64,7 +64,7 @@ const char *sl_snapshots_take(const sl_real_api *r, int64_t group, int by_group,
 }
 
 int sl_sources_collect(const sl_sources_in *in, sl_likwid *snap, sl_likwid *lw,
-                       sl_text *status)
+                       sl_why *status)
 {
     int have = 0;
     if (in->sources & (SL_SRC_FULL_API | SL_SRC_MARKER_FILE) &&
@@ -72,7 +72,7 @@ int sl_sources_collect(const sl_sources_in *in, sl_likwid *snap, sl_likwid *lw,
         if (in->sources & SL_SRC_FULL_API) {
             have = sl_source_collector(in, lw, status);
             if (have)
-                sl_text_add(status, "used full_api");
+                sl_status_add(status, "used full_api");
         }
         if (!have && (in->sources & SL_SRC_MARKER_FILE))
             have = sl_source_markerfile(in->markerfile, lw, status);
@@ -82,33 +82,33 @@ int sl_sources_collect(const sl_sources_in *in, sl_likwid *snap, sl_likwid *lw,
             sl_likwid_free(lw);
             *lw = *snap;
             sl_likwid_init(snap);
-            sl_text_add(status, "used marker_api");
+            sl_status_add(status, "used marker_api");
             have = 1;
         } else {
-            sl_text_add(status, "marker_api: %s",
+            sl_status_add(status, "marker_api: %s",
                         in->snap_why ? in->snap_why
                                      : "no region was measured by the closing thread");
         }
     }
     if (!have)
-        sl_text_add(status, "no counter data");
+        sl_status_add(status, "no counter data");
     return have;
 }
 
 /* Why there are no counters, for the status text. */
-void sl_not_counting(const sl_state *g, const sl_real_api *r, sl_text *status)
+void sl_not_counting(const sl_state *g, const sl_real_api *r, sl_why *status)
 {
     if (!r->close)
-        sl_text_add(status, "LIKWID not counting (the application is not linked with LIKWID); "
+        sl_status_add(status, "LIKWID not counting (the application is not linked with LIKWID); "
                             "timing only");
     else
-        sl_text_add(status, "LIKWID not counting (%s); timing only",
+        sl_status_add(status, "LIKWID not counting (%s); timing only",
                     g->not_counting ? g->not_counting : "LIKWID_FILEPATH not set");
 }
 
 /* What LIKWID yields, with the status text; g read only. */
 void sl_counters_at_close(const sl_state *g, const sl_real_api *r, const char *markerpath,
-                     int64_t group, int by_group, sl_likwid *lw, sl_text *status)
+                     int64_t group, int by_group, sl_likwid *lw, sl_why *status)
 {
     int counting = g->counting && r->close && markerpath;
     sl_likwid snap;

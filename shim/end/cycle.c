@@ -44,14 +44,14 @@ static void batch_file_drop(void)
     batch_file = NULL;
 }
 
-static void cycles_text(int first, const sl_state *g, sl_text *status);
+static void cycles_text(int first, const sl_state *g, sl_why *status);
 
 /* A batch's status: its cycles, why nothing was counted, and `tail`. */
-static void batch_text(int first, const sl_state *g, const char *tail, sl_text *status)
+static void batch_text(int first, const sl_state *g, const char *tail, sl_why *status)
 {
     cycles_text(first, g, status);
     sl_not_counting(g, sl_cycle_api(), status);
-    sl_text_add(status, "%s", tail);
+    sl_status_add(status, "%s", tail);
 }
 
 /* The batch is over (under cycle_lock): its file goes when what it holds
@@ -72,14 +72,14 @@ static int batch_file_write(const sl_state *g, int first)
     sl_run run;
     if (sl_run_init(&run) != 0)
         return -ENOMEM;
-    sl_text status = {0};
+    sl_why status = {0};
     batch_text(first, g, "written between cycles: the batch's Close had not come", &status);
     sl_deliver_in in;
     sl_deliver_in_from(g, &in);
     sl_likwid none;
     sl_likwid_init(&none);
-    sl_run_record_fill(&run, &in, &none, status.s ? status.s : "");
-    free(status.s);
+    sl_run_record_fill(&run, &in, &none, sl_why_text(&status));
+    sl_why_free(&status);
     char *tmp = sl_name_fit(g->output, "", ".batch.tmp");
     char *path = batch_file ? batch_file : sl_name_fit(g->output, "", ".batch.rescue");
     int rc = tmp && path ? 0 : -ENOMEM;
@@ -127,16 +127,16 @@ int sl_batch_defer(const sl_state *g, int counting)
 
 /* The cycles a result holds: from the pending batch's first (0: none) to
  * the current one. */
-static void cycles_text(int first, const sl_state *g, sl_text *status)
+static void cycles_text(int first, const sl_state *g, sl_why *status)
 {
     if (first && first < g->cycle)
-        sl_text_add(status, "Init..Close cycles %d to %d of process %lld", first, g->cycle,
+        sl_status_add(status, "Init..Close cycles %d to %d of process %lld", first, g->cycle,
                     (long long)g->pid);
     else if (g->cycle > 1)
-        sl_text_add(status, "Init..Close cycle %d of process %lld", g->cycle, (long long)g->pid);
+        sl_status_add(status, "Init..Close cycle %d of process %lld", g->cycle, (long long)g->pid);
 }
 
-void sl_batch_status(const sl_state *g, sl_text *status)
+void sl_batch_status(const sl_state *g, sl_why *status)
 {
     pthread_mutex_lock(&cycle_lock);
     int first = batch_first;
@@ -163,7 +163,7 @@ void sl_batch_file_saved(void)
  * ending in why); the lock is held until sl_batch_unlock (and keeps a next
  * cycle from starting meanwhile). sl_batch_end_pending: it went (saved) or
  * its file stays. */
-int sl_batch_lock_pending(const char *why, sl_text *status)
+int sl_batch_lock_pending(const char *why, sl_why *status)
 {
     pthread_mutex_lock(&cycle_lock);
     if (!(batch_first && getpid() == sl_g.pid && atomic_load(&sl_mode) == SL_MODE_CLOSED))

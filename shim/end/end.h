@@ -6,6 +6,7 @@
 #include "signals.h"
 #include "likwid_result.h"
 #include "run.h"
+#include "why.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -49,14 +50,11 @@ void sl_cycle_close_done(void);
 /* A forked child begins its cycle 1. */
 void sl_cycle_fork_child(void);
 
-/* The likwid_status text Close builds up:
- * "a; b; c", one piece per source tried and why it failed or was used. */
-typedef struct sl_text {
-    char *s;                    /* NULL while empty */
-} sl_text;
-
-/* Appends one piece (cut at 1 KiB); on ENOMEM the piece is lost, not the text. */
-void sl_text_add(sl_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* status.c: the likwid_status text Close builds up, a heap sl_why
+ * (core/why.h: "{0}" is an empty one): "a; b; c", one piece per source
+ * tried and why it failed or was used. A piece is cut at 1 KiB; on ENOMEM
+ * it is lost, not the text. */
+void sl_status_add(sl_why *status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Where Close gets LIKWID's counters from,
  * best first: the collector helper (full_api: LIKWID's own reader in a
@@ -87,15 +85,15 @@ const char *sl_snapshots_take(const sl_real_api *r, int64_t group, int by_group,
  * source that works; snap (the snapshots) is moved into lw when it is the
  * one. Returns 1 when lw holds counters. */
 int sl_sources_collect(const sl_sources_in *in, sl_likwid *snap, sl_likwid *lw,
-                       sl_text *status);
+                       sl_why *status);
 
 /* The steps, one file each. */
 /* At each cycle's Init: notes LIKWID_FILEPATH's file as it is then, and
  * the time; sl_source_markerfile_ok judges the file at Close against it. */
 void sl_markerfile_note_init(void);
-int sl_source_markerfile_ok(const char *path, sl_text *status);
-int sl_source_collector(const sl_sources_in *in, sl_likwid *lw, sl_text *status);
-int sl_source_markerfile(const char *path, sl_likwid *lw, sl_text *status);
+int sl_source_markerfile_ok(const char *path, sl_why *status);
+int sl_source_collector(const sl_sources_in *in, sl_likwid *lw, sl_why *status);
+int sl_source_markerfile(const char *path, sl_likwid *lw, sl_why *status);
 
 /* The end of every path that yields a result
  * (Close, the exit hook): the run record is filled, saved as a rescue file,
@@ -166,16 +164,16 @@ void sl_run_meta_fill(sl_run *run);
  * sl_batch_file_saved: a result of the running cycle, written at the end of
  * the process or an exec, holds the batch too: its file goes. */
 int sl_batch_defer(const sl_state *g, int counting);
-void sl_batch_status(const sl_state *g, sl_text *status);
+void sl_batch_status(const sl_state *g, sl_why *status);
 void sl_batch_delivered(int saved);
 void sl_batch_file_saved(void);
 /* counters.c: why there are no counters, for the status text; LIKWID's
  * counters at Close (snapshots, LIKWID's Close, the source chain). */
-void sl_not_counting(const sl_state *g, const sl_real_api *r, sl_text *status);
+void sl_not_counting(const sl_state *g, const sl_real_api *r, sl_why *status);
 void sl_counters_at_close(const sl_state *g, const sl_real_api *r, const char *markerpath,
-                          int64_t group, int by_group, sl_likwid *lw, sl_text *status);
+                          int64_t group, int by_group, sl_likwid *lw, sl_why *status);
 /* cycle.c: the pending batch's ending, under the cycle's lock (see cycle.c). */
-int sl_batch_lock_pending(const char *why, sl_text *status);
+int sl_batch_lock_pending(const char *why, sl_why *status);
 void sl_batch_end_pending(int saved);
 void sl_batch_unlock(void);
 
@@ -187,7 +185,7 @@ typedef struct sl_ending {
     int delivering;         /* a second Close waits for this one (Close, the late exit hook);
                              * else only a signal waits (sl_signals_finishing) */
     const char *why;        /* the status's own piece (exec); NULL: the exit's text */
-    sl_text *held_batch;    /* the pending batch's own ending: its status, built under the
+    sl_why *held_batch;    /* the pending batch's own ending: its status, built under the
                              * cycle's lock the caller holds; batch_end before survive end */
     int keeps_batch;        /* the result holds the pending batch too: its file goes if saved */
     sl_delivered *keep;     /* early exit, exec: what a later result may replace (no "wrote"

@@ -77,7 +77,7 @@ static const char *exit_text(void)
 int sl_end_cycle(const sl_ending *e)
 {
     const sl_state *g = &sl_g;
-    sl_text own = {0}, *status = e->held_batch ? e->held_batch : &own;
+    sl_why own = {0}, *status = e->held_batch ? e->held_batch : &own;
     if (e->delivering)
         sl_close_delivering(1);
     else
@@ -114,10 +114,10 @@ int sl_end_cycle(const sl_ending *e)
             in.likwid_version = version;
     } else if (!e->held_batch) {
         sl_batch_status(g, status);
-        sl_text_add(status, "%s", e->why ? e->why : exit_text());
+        sl_status_add(status, "%s", e->why ? e->why : exit_text());
     }
-    saved = (e->keep ? sl_deliver_keep(&in, &lw, status->s ? status->s : "", e->keep)
-                     : sl_deliver(&in, &lw, status->s ? status->s : "")) == 0;
+    saved = (e->keep ? sl_deliver_keep(&in, &lw, sl_why_text(status), e->keep)
+                     : sl_deliver(&in, &lw, sl_why_text(status))) == 0;
     if (e->held_batch)
         sl_batch_end_pending(saved);
     if (saved)
@@ -127,7 +127,7 @@ int sl_end_cycle(const sl_ending *e)
     else if (e->keeps_batch && saved)
         sl_batch_file_saved();      /* the result holds the pending batch too */
 tail:
-    free(own.s);
+    sl_why_free(&own);
     sl_likwid_free(&lw);
     if (e->fork_parent)
         sl_fork_deliver_parent();
@@ -147,11 +147,11 @@ tail:
 static void deliver_batch(const char *why)
 {
     sl_close_await();
-    sl_text status = {0};
+    sl_why status = {0};
     if (sl_batch_lock_pending(why, &status))
         sl_end_cycle(&(sl_ending){.held_batch = &status});
     sl_batch_unlock();
-    free(status.s);
+    sl_why_free(&status);
 }
 
 #define BATCH_AT_EXIT "delivered at the end of the process"
@@ -232,14 +232,14 @@ void sl_exec_begin(const char *what)
     }
     pthread_mutex_lock(&early_lock);
     if (!early_done && atomic_load(&sl_mode) == SL_MODE_ACTIVE) {
-        sl_text why = {0};
-        sl_text_add(&why, "the program called exec (%s) before likwid_markerClose; no counter "
+        sl_why why = {0};
+        sl_status_add(&why, "the program called exec (%s) before likwid_markerClose; no counter "
                           "data", what ? what : "?");
         early = (sl_delivered){0};
         exec_had_journal = sl_journal_path()[0] != '\0';
-        sl_end_cycle(&(sl_ending){.why = why.s, .keep = &early, .keeps_batch = 1,
+        sl_end_cycle(&(sl_ending){.why = sl_why_text(&why), .keep = &early, .keeps_batch = 1,
                                   .fork_parent = 1});
-        free(why.s);
+        sl_why_free(&why);
         early_done = exec_pending = 1;
         if (early.written)
             sl_log_info("wrote %s", early.written);     /* no hook runs after the exec */

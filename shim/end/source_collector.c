@@ -7,7 +7,7 @@
 
 /* The collector's "note:" lines on stderr (what it left out of a good
  * answer, and why) go into the status. */
-static void collector_notes(const char *err, size_t len, sl_text *status)
+static void collector_notes(const char *err, size_t len, sl_why *status)
 {
     static const char tag[] = "scope-likwid-collect: note: ";
     for (size_t pos = 0; err && pos < len;) {
@@ -16,7 +16,7 @@ static void collector_notes(const char *err, size_t len, sl_text *status)
         size_t n = nl ? (size_t)(nl - p) : len - pos;
         pos += n + 1;
         if (n > sizeof tag - 1 && memcmp(p, tag, sizeof tag - 1) == 0)
-            sl_text_add(status, "full_api: %.*s", (int)(n - (sizeof tag - 1)),
+            sl_status_add(status, "full_api: %.*s", (int)(n - (sizeof tag - 1)),
                         p + sizeof tag - 1);
     }
 }
@@ -24,12 +24,12 @@ static void collector_notes(const char *err, size_t len, sl_text *status)
 /* full_api: the collector helper reads the marker file with LIKWID's own
  * reader in a separate process (so LIKWID's perfmon never loads into the
  * application) and answers in the wire format. */
-int sl_source_collector(const sl_sources_in *in, sl_likwid *lw, sl_text *status)
+int sl_source_collector(const sl_sources_in *in, sl_likwid *lw, sl_why *status)
 {
     char *missing;
     char *collector = sl_helper_path(in->collector, "scope-likwid-collect", &missing);
     if (!collector) {
-        sl_text_add(status, "full_api failed: collector %s", missing ? missing : "not found");
+        sl_status_add(status, "full_api failed: collector %s", missing ? missing : "not found");
         free(missing);
         return 0;
     }
@@ -71,7 +71,7 @@ int sl_source_collector(const sl_sources_in *in, sl_likwid *lw, sl_text *status)
         } else {
             ok = 0;
             char *last = sl_last_line(res.err, res.err_len);
-            sl_text_add(status, "full_api failed: garbage output: %s%s%s%s",
+            sl_status_add(status, "full_api failed: garbage output: %s%s%s%s",
                         d.kept ? d.lines[0] : strerror(-rc), last && *last ? " (stderr: " : "",
                         last && *last ? last : "", last && *last ? ")" : "");
             free(last);
@@ -80,7 +80,7 @@ int sl_source_collector(const sl_sources_in *in, sl_likwid *lw, sl_text *status)
         }
         sl_diag_free(&d);
     } else {
-        sl_text_add(status, "full_api failed: collector %s", why ? why : "failed");
+        sl_status_add(status, "full_api failed: collector %s", why ? why : "failed");
     }
     free(why);
     free(collector);

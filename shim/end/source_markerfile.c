@@ -48,28 +48,28 @@ static int older_than_init(const struct timespec *m)
            (m->tv_sec == at_init.init.tv_sec && m->tv_nsec < at_init.init.tv_nsec);
 }
 
-int sl_source_markerfile_ok(const char *path, sl_text *status)
+int sl_source_markerfile_ok(const char *path, sl_why *status)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        sl_text_add(status, "LIKWID wrote no marker file (%s: %s)", path, strerror(errno));
+        sl_status_add(status, "LIKWID wrote no marker file (%s: %s)", path, strerror(errno));
         return 0;
     }
     /* A FIFO or device could block or never end: never opened. */
     if (!S_ISREG(st.st_mode)) {
-        sl_text_add(status, "LIKWID_FILEPATH %s is not a regular file", path);
+        sl_status_add(status, "LIKWID_FILEPATH %s is not a regular file", path);
         return 0;
     }
     if (at_init.path && strcmp(at_init.path, path) == 0) {
         if (at_init.existed && same_file(&at_init.st, &st)) {
-            sl_text_add(status, "marker file %s is unchanged since this run's Init: LIKWID did "
+            sl_status_add(status, "marker file %s is unchanged since this run's Init: LIKWID did "
                                 "not write it", path);
             return 0;
         }
         return 1;   /* made or rewritten since Init */
     }
     if (older_than_init(&st.st_mtim)) {
-        sl_text_add(status, "marker file %s is older than this run: LIKWID did not write it",
+        sl_status_add(status, "marker file %s is older than this run: LIKWID did not write it",
                     path);
         return 0;
     }
@@ -114,35 +114,35 @@ static int fail(sl_likwid *lw, sl_diag *d)
     return 0;
 }
 
-int sl_source_markerfile(const char *path, sl_likwid *lw, sl_text *status)
+int sl_source_markerfile(const char *path, sl_likwid *lw, sl_why *status)
 {
     sl_diag d;
     sl_diag_init(&d);
     sl_markerfile_info info = {0};
     int rc = sl_markerfile_read(path, 0, lw, &info, &d);
     if (rc != 0) {
-        sl_text_add(status, "marker_file failed: %s", d.kept ? d.lines[0] : strerror(-rc));
+        sl_status_add(status, "marker_file failed: %s", d.kept ? d.lines[0] : strerror(-rc));
         return fail(lw, &d);
     }
     size_t empty = drop_empty_regions(lw);
     if (lw->nregions == 0) {
         int defect = info.skipped_lines && d.kept;
-        sl_text_add(status, "marker_file failed: no region has a value line%s%s%s",
+        sl_status_add(status, "marker_file failed: no region has a value line%s%s%s",
                     defect ? " (first defect: " : "", defect ? d.lines[0] : "",
                     defect ? ")" : "");
         return fail(lw, &d);
     }
     if (empty)
-        sl_text_add(status, "marker_file: %zu regions without any value line left out", empty);
+        sl_status_add(status, "marker_file: %zu regions without any value line left out", empty);
     if (info.lost_lines)
-        sl_text_add(status, "marker_file: %zu value lines hold only -22 (LIKWID 5.5's -EINVAL: "
+        sl_status_add(status, "marker_file: %zu value lines hold only -22 (LIKWID 5.5's -EINVAL: "
                             "values it lost): those threads have no counters", info.lost_lines);
     lw->source = SL_SOURCE_MARKER_FILE;
     if (info.skipped_lines)
-        sl_text_add(status, "used marker_file (%zu defective lines skipped; first: %s)",
+        sl_status_add(status, "used marker_file (%zu defective lines skipped; first: %s)",
                     info.skipped_lines, d.kept ? d.lines[0] : "?");
     else
-        sl_text_add(status, "used marker_file");
+        sl_status_add(status, "used marker_file");
     sl_diag_free(&d);
     return 1;
 }
