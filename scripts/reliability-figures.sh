@@ -7,14 +7,21 @@
 # (fuzz-*.log from scripts/fuzz.sh): executions, coverage, findings.
 #   sh scripts/reliability-figures.sh --faults-table
 # prints tests/faults/cases.tsv (the fault-injection suite's own list) as the
-# Markdown table of docs/RELIABILITY.md.
+# list of faults of docs/RELIABILITY.md.
 set -eu
 [ $# -gt 0 ] || { echo "usage: reliability-figures.sh BUILD_DIR... | --faults-table" >&2; exit 2; }
 if [ "$1" = --faults-table ]; then
     tsv=$(cd "$(dirname "$0")/.." && pwd)/tests/faults/cases.tsv
     [ -f "$tsv" ] || { echo "no $tsv" >&2; exit 1; }
-    awk -F'\t' '{ gsub(/\|/, "\\|"); printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5
-                   if (NR == 1) print "|---|---|---|---|---|" }' "$tsv"
+    # one line a case: "- `CASE`: FAULT", then the tests when they are not
+    # just fault-CASE (what the shim does and what the user gets stay in
+    # the list itself)
+    awk -F'\t' 'NR > 1 {
+        t = $5; e2e = sub(/^e2e: */, "", t)
+        n = split(t, ts, /, */); names = ""
+        for (i = 1; i <= n; i++) names = names (i > 1 ? ", " : "") "`" ts[i] "`"
+        tests = (t == "fault-" $1) ? "" : " (" (e2e ? "e2e " : "") names ")"
+        printf "- `%s`: %s%s\n", $1, $2, tests }' "$tsv"
     exit 0
 fi
 for b in "$@"; do
