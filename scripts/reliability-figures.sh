@@ -21,7 +21,14 @@ if [ "$1" = --faults-table ]; then
         n = split(t, ts, /, */); names = ""
         for (i = 1; i <= n; i++) names = names (i > 1 ? ", " : "") "`" ts[i] "`"
         tests = (t == "fault-" $1) ? "" : " (" (e2e ? "e2e " : "") names ")"
-        printf "- `%s`: %s%s\n", $1, $2, tests }' "$tsv"
+        line = "- `" $1 "`: " $2 tests
+        # wrapped at 100 characters, continued two spaces in
+        n = split(line, w, / /); out = w[1]
+        for (i = 2; i <= n; i++) {
+            if (length(out) + 1 + length(w[i]) > 100) { print out; out = "  " w[i] }
+            else out = out " " w[i]
+        }
+        print out }' "$tsv"
     exit 0
 fi
 for b in "$@"; do
