@@ -1,6 +1,5 @@
 #!/bin/sh
-# Prints the figures of docs/RELIABILITY.md from what a run left behind, so
-# the page can be checked against a fresh run:
+# Prints what a run of the checks (docs/RELIABILITY.md) left behind:
 #   sh scripts/reliability-figures.sh build build-asan build-tsan build-fuzz
 # For each BUILD_DIR: the tests of its last `meson test` (meson-logs/testlog.json)
 # by result and by suite, and its sanitizer setting; for a fuzz build
