@@ -1,20 +1,33 @@
 #!/bin/sh
-# Prints the figures of docs/RELIABILITY.md from what a run left behind, so
-# the page can be checked against a fresh run:
+# Prints what a run of the checks (docs/RELIABILITY.md) left behind:
 #   sh scripts/reliability-figures.sh build build-asan build-tsan build-fuzz
 # For each BUILD_DIR: the tests of its last `meson test` (meson-logs/testlog.json)
 # by result and by suite, and its sanitizer setting; for a fuzz build
 # (fuzz-*.log from scripts/fuzz.sh): executions, coverage, findings.
 #   sh scripts/reliability-figures.sh --faults-table
 # prints tests/faults/cases.tsv (the fault-injection suite's own list) as the
-# Markdown table of docs/RELIABILITY.md.
+# list of faults of docs/RELIABILITY.md.
 set -eu
 [ $# -gt 0 ] || { echo "usage: reliability-figures.sh BUILD_DIR... | --faults-table" >&2; exit 2; }
 if [ "$1" = --faults-table ]; then
     tsv=$(cd "$(dirname "$0")/.." && pwd)/tests/faults/cases.tsv
     [ -f "$tsv" ] || { echo "no $tsv" >&2; exit 1; }
-    awk -F'\t' '{ gsub(/\|/, "\\|"); printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5
-                   if (NR == 1) print "|---|---|---|---|---|" }' "$tsv"
+    # one line a case: "- `CASE`: FAULT", then the tests when they are not
+    # just fault-CASE (what the shim does and what the user gets stay in
+    # the list itself)
+    awk -F'\t' 'NR > 1 {
+        t = $5; e2e = sub(/^e2e: */, "", t)
+        n = split(t, ts, /, */); names = ""
+        for (i = 1; i <= n; i++) names = names (i > 1 ? ", " : "") "`" ts[i] "`"
+        tests = (t == "fault-" $1) ? "" : " (" (e2e ? "e2e " : "") names ")"
+        line = "- `" $1 "`: " $2 tests
+        # wrapped at 100 characters, continued two spaces in
+        n = split(line, w, / /); out = w[1]
+        for (i = 2; i <= n; i++) {
+            if (length(out) + 1 + length(w[i]) > 100) { print out; out = "  " w[i] }
+            else out = out " " w[i]
+        }
+        print out }' "$tsv"
     exit 0
 fi
 for b in "$@"; do
