@@ -201,57 +201,38 @@ static void append(char *buf, size_t cap, size_t *len, const char *src, size_t n
     buf[*len] = '\0';
 }
 
-/* Reads both pipes until EOF, the writer's end (sl_child_watch: a
- * process forked meanwhile may hold the pipes) or the deadline; 0 at the
- * deadline. */
+/* The writer's two pipes and how much of each buffer is filled. */
+typedef struct answer {
+    int fds[2];
+    size_t lens[2];
+} answer;
+
+/* One ready pipe of the writer read into its buffer (sl_child_read's
+ * take): 1 when it ended. */
+static int take_answer(void *ctx, int i)
+{
+    answer *a = ctx;
+    char chunk[256];
+    ssize_t r = read(a->fds[i], chunk, sizeof chunk);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN))
+        return 0;
+    if (r <= 0)
+        return 1;
+    if (i == 0)
+        append(out_buf, sizeof out_buf, &a->lens[0], chunk, (size_t)r);
+    else
+        append(err_buf, sizeof err_buf, &a->lens[1], chunk, (size_t)r);
+    return 0;
+}
+
+/* Reads both pipes until EOF, the writer's end (a process forked
+ * meanwhile may hold the pipes) or the deadline; 0 at the deadline. */
 static int read_answer(sl_child *c, int out, int err, sl_deadline *d)
 {
-    size_t lens[2] = {0, 0};
+    answer a = {{out, err}, {0, 0}};
     int fds[2] = {out, err};
-    char chunk[256];
     out_buf[0] = err_buf[0] = '\0';
-    sl_child_watch w;
-    sl_child_watch_start(&w, c);
-    for (;;) {
-        struct pollfd pf[3];
-        int idx[2], n = 0;
-        for (int i = 0; i < 2; i++)
-            if (fds[i] >= 0) {
-                pf[n] = (struct pollfd){.fd = fds[i], .events = POLLIN};
-                idx[n++] = i;
-            }
-        int ms = sl_deadline_ms(d);
-        if (n == 0 || ms == 0) {
-            sl_child_watch_end(&w);
-            return n == 0;
-        }
-        if (poll(pf, sl_child_watch_add(&w, pf, (nfds_t)n, &ms), ms) < 0 && errno != EINTR) {
-            sl_child_watch_end(&w);
-            return 1;
-        }
-        int got = 0;
-        for (int k = 0; k < n; k++) {
-            if (!pf[k].revents)
-                continue;
-            got = 1;
-            int i = idx[k];
-            ssize_t r = read(fds[i], chunk, sizeof chunk);
-            if (r < 0 && (errno == EINTR || errno == EAGAIN))
-                continue;
-            if (r <= 0) {
-                fds[i] = -1;
-                continue;
-            }
-            if (i == 0)
-                append(out_buf, sizeof out_buf, &lens[0], chunk, (size_t)r);
-            else
-                append(err_buf, sizeof err_buf, &lens[1], chunk, (size_t)r);
-        }
-        if (sl_child_watch_over(&w, pf, (nfds_t)n, got)) {
-            sl_child_watch_end(&w);
-            return 1;
-        }
-    }
+    return sl_child_read(c, fds, d, take_answer, &a);
 }
 
 /* The last line of s (the path the writer names after its proof), its

@@ -136,46 +136,23 @@ static int start_child(sl_child *child, void **map, const char *const argv[], ch
     return rc;
 }
 
+/* One ready stream read (sl_child_read's take): 1 when it ended, closed. */
+static int take_stream(void *ctx, int i)
+{
+    stream *s = ctx;
+    if (!drain(&s[i]))
+        return 0;
+    close(s[i].fd);
+    s[i].fd = -1;
+    return 1;
+}
+
 /* Both pipes read until they end or the helper ended with them empty;
  * 1 when the deadline came first. The read ends are closed. */
 static int read_pipes(sl_child *child, stream s[2], sl_deadline *deadline)
 {
-    int open_n = 2, timed_out = 0;
-    sl_child_watch watch;
-    sl_child_watch_start(&watch, child);
-    while (open_n > 0) {
-        struct pollfd pf[3];
-        int idx[2], n = 0;
-        for (int i = 0; i < 2; i++)
-            if (s[i].fd >= 0) {
-                pf[n] = (struct pollfd){.fd = s[i].fd, .events = POLLIN};
-                idx[n++] = i;
-            }
-        int ms = sl_deadline_ms(deadline);
-        if (ms == 0) {
-            timed_out = 1;
-            break;
-        }
-        int pr = poll(pf, sl_child_watch_add(&watch, pf, (nfds_t)n, &ms), ms);
-        if (pr < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        int got = 0;
-        for (int k = 0; k < n; k++)
-            if (pf[k].revents) {
-                got = 1;
-                if (drain(&s[idx[k]])) {
-                    close(s[idx[k]].fd);
-                    s[idx[k]].fd = -1;
-                    open_n--;
-                }
-            }
-        if (sl_child_watch_over(&watch, pf, (nfds_t)n, got))
-            break;
-    }
-    sl_child_watch_end(&watch);
+    int fds[2] = {s[0].fd, s[1].fd};
+    int timed_out = !sl_child_read(child, fds, deadline, take_stream, s);
     for (int i = 0; i < 2; i++)
         if (s[i].fd >= 0)
             close(s[i].fd);

@@ -187,6 +187,14 @@ int sl_child_ended(const sl_child *c);
  * file, the keeper's kind; each done once. */
 void sl_spawn_at_load(void);
 
+/* watch.c: the one loop reading a helper's two pipes (fds[i] < 0: none
+ * or ended) until both end, the helper ended with them empty, or the
+ * deadline: take(ctx, i) reads stream i when it is ready and returns 1
+ * when it ended (fds[i] then -1; the caller closes what it opened). 1 in
+ * time, 0 at the deadline. Async-signal-safe when take is. */
+int sl_child_read(sl_child *c, int fds[2], sl_deadline *d, int (*take)(void *ctx, int stream),
+                  void *ctx);
+
 #pragma GCC visibility pop
 
 #endif

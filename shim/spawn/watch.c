@@ -1,6 +1,7 @@
 /* Reading a helper's pipes until it ends, not until EOF. */
 #include "spawn.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -49,4 +50,44 @@ void sl_child_watch_end(sl_child_watch *w)
     if (w->pidfd >= 0)
         close(w->pidfd);
     w->pidfd = -1;
+}
+
+int sl_child_read(sl_child *c, int fds[2], sl_deadline *d, int (*take)(void *ctx, int stream),
+                  void *ctx)
+{
+    int in_time = 1;
+    sl_child_watch w;
+    sl_child_watch_start(&w, c);
+    for (;;) {
+        struct pollfd pf[3];
+        int idx[2], n = 0;
+        for (int i = 0; i < 2; i++)
+            if (fds[i] >= 0) {
+                pf[n] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+                idx[n++] = i;
+            }
+        if (n == 0)
+            break;
+        int ms = sl_deadline_ms(d);
+        if (ms == 0) {
+            in_time = 0;
+            break;
+        }
+        if (poll(pf, sl_child_watch_add(&w, pf, (nfds_t)n, &ms), ms) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        int got = 0;
+        for (int k = 0; k < n; k++)
+            if (pf[k].revents) {
+                got = 1;
+                if (take(ctx, idx[k]))
+                    fds[idx[k]] = -1;
+            }
+        if (sl_child_watch_over(&w, pf, (nfds_t)n, got))
+            break;
+    }
+    sl_child_watch_end(&w);
+    return in_time;
 }
