@@ -407,6 +407,7 @@ int sl_child_pidfd(const sl_child *c);
  * sl_child_poll and sl_child_kill; _ended: the host's answer (or its end)
  * is there to read. */
 void sl_host_take(void);
+int sl_host_configured(void);   /* SCOPE_LIKWID_RUN_HOST was taken at Init */
 int sl_host_child_start(sl_child *c, const char *path, char *const argv[], char *const envp[],
                         int out_fd, int err_fd, double timeout_s);
 int sl_host_child_poll(sl_child *c, int *status, int block);
@@ -540,6 +541,23 @@ char **sl_helper_environ(void);
 int sl_helper_run(const char *const argv[], double timeout_s, sl_spawn_result *res);
 /* The same with stdin in_fd (-1: /dev/null). */
 int sl_helper_run_in(const char *const argv[], double timeout_s, int in_fd, sl_spawn_result *res);
+/* A helper started ahead of what it is given (the writer at the start of
+ * Close, loading HDF5 while the collector runs): its stdin a socket whose
+ * other end is feed. sl_helper_start_fed: 0, or -errno (nothing started);
+ * sl_spawn_feed: the bytes sent whole, 0 or -errno (EPIPE: it is gone);
+ * sl_spawn_finish: feed closed, then as sl_spawn_run from its deadline
+ * (returns 0); sl_spawn_dismiss: killed and waited for, not needed. */
+typedef struct sl_spawn_job {
+    sl_child child;
+    void *map;
+    int out, err;               /* our ends of its stdout and stderr */
+    int feed;                   /* our end of its stdin, -1: none */
+    size_t max_output;
+} sl_spawn_job;
+int sl_helper_start_fed(const char *const argv[], sl_spawn_job *job);
+int sl_spawn_feed(sl_spawn_job *job, const char *s, size_t n);
+int sl_spawn_finish(sl_spawn_job *job, double timeout_s, sl_spawn_result *res);
+void sl_spawn_dismiss(sl_spawn_job *job);
 
 /* ==== status text ==== */
 /* The likwid_status text Close builds up:
@@ -606,6 +624,7 @@ typedef struct sl_deliver_in {
     const char *writer;         /* SCOPE_LIKWID_WRITER, NULL: next to the shim */
     double timeout_s;           /* the writer's base deadline */
     const char *likwid_version; /* of the application's liblikwid (Close), NULL: unknown */
+    sl_spawn_job *early;        /* the writer started at Close, awaiting its data, or NULL */
 } sl_deliver_in;
 
 /* close.c: fills run with the process's identity, its LIKWID_*

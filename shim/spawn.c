@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -150,6 +151,62 @@ int sl_helper_run(const char *const argv[], double timeout_s, sl_spawn_result *r
     return sl_helper_run_in(argv, timeout_s, -1, res);
 }
 
+static int spawn_begin(const char *const argv[], char *const envp[], double timeout_s,
+                       size_t max_output, int in_fd, sl_spawn_job *job, sl_spawn_result *res);
+static int above_stdio(int fd);
+
+int sl_helper_start_fed(const char *const argv[], sl_spawn_job *job)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+        return -errno;
+    sv[0] = above_stdio(sv[0]);
+    sv[1] = above_stdio(sv[1]);
+    char **env = sv[0] >= 0 && sv[1] >= 0 ? sl_helper_environ() : NULL;
+    sl_spawn_result res;
+    int rc = !env ? -ENOMEM : spawn_begin(argv, env, 0, 0, sv[1], job, &res);
+    sl_env_free(env);
+    if (sv[1] >= 0)
+        close(sv[1]);
+    if (rc != 0) {
+        sl_spawn_result_free(&res);
+        if (sv[0] >= 0)
+            close(sv[0]);
+        return rc;
+    }
+    job->feed = sv[0];
+    return 0;
+}
+
+int sl_spawn_feed(sl_spawn_job *job, const char *s, size_t n)
+{
+    while (n > 0 && job->feed >= 0) {
+        ssize_t w = send(job->feed, s, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -(w < 0 ? errno : EPIPE);
+        s += w;
+        n -= (size_t)w;
+    }
+    return job->feed >= 0 ? 0 : -EBADF;
+}
+
+void sl_spawn_dismiss(sl_spawn_job *job)
+{
+    if (!job->map)
+        return;     /* finished, or never started */
+    int status;
+    sl_child_kill(&job->child);
+    sl_child_poll(&job->child, &status, 1);
+    sl_child_unmap(job->map);
+    int fds[] = {job->feed, job->out, job->err};
+    for (int i = 0; i < 3; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    *job = (sl_spawn_job){.out = -1, .err = -1, .feed = -1};
+}
+
 /* ==== spawn ==== */
 
 /* Running a helper program from inside the application (see spawn.h). */
@@ -246,13 +303,15 @@ int sl_spawn_run(const char *const argv[], char *const envp[], double timeout_s,
     return spawn_run(argv, envp, timeout_s, max_output, -1, res);
 }
 
-static int spawn_run(const char *const argv[], char *const envp[], double timeout_s,
-                     size_t max_output, int in_fd, sl_spawn_result *res)
+/* The first half of spawn_run: the pipes and the helper started. 0, or
+ * -errno (then res is filled as a helper that could not be started). */
+static int spawn_begin(const char *const argv[], char *const envp[], double timeout_s,
+                       size_t max_output, int in_fd, sl_spawn_job *job, sl_spawn_result *res)
 {
     memset(res, 0, sizeof *res);
     res->outcome = SL_SPAWN_FAILED;
-    if (!max_output)
-        max_output = SL_SPAWN_MAX_OUTPUT;
+    *job = (sl_spawn_job){.out = -1, .err = -1, .feed = -1,
+                          .max_output = max_output ? max_output : SL_SPAWN_MAX_OUTPUT};
     int out[2], err[2];
     int rc = sl_spawn_pipe(out);
     if (rc == 0) {
@@ -262,7 +321,6 @@ static int spawn_run(const char *const argv[], char *const envp[], double timeou
             close(out[1]);
         }
     }
-    sl_child child = {0};
     void *map = rc == 0 ? sl_child_map() : NULL;
     if (rc == 0 && !map) {
         rc = -ENOMEM;
@@ -272,7 +330,7 @@ static int spawn_run(const char *const argv[], char *const envp[], double timeou
         close(err[1]);
     }
     if (rc == 0) {
-        rc = sl_child_start(&child, map, argv[0], (char *const *)argv, envp, in_fd, out[1],
+        rc = sl_child_start(&job->child, map, argv[0], (char *const *)argv, envp, in_fd, out[1],
                             err[1], timeout_s, 0);
         close(out[1]);
         close(err[1]);
@@ -288,10 +346,32 @@ static int spawn_run(const char *const argv[], char *const envp[], double timeou
         res->err = strdup("");
         return rc;
     }
+    job->map = map;
+    job->out = out[0];
+    job->err = err[0];
+    return 0;
+}
 
+static int spawn_run(const char *const argv[], char *const envp[], double timeout_s,
+                     size_t max_output, int in_fd, sl_spawn_result *res)
+{
+    sl_spawn_job job;
+    int rc = spawn_begin(argv, envp, timeout_s, max_output, in_fd, &job, res);
+    return rc != 0 ? rc : sl_spawn_finish(&job, timeout_s, res);
+}
+
+int sl_spawn_finish(sl_spawn_job *job, double timeout_s, sl_spawn_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (job->feed >= 0)
+        close(job->feed);
+    job->feed = -1;
+    sl_child child = job->child;
+    void *map = job->map;
     sl_deadline deadline;
     sl_deadline_start(&deadline, timeout_s);
-    stream s[2] = {{.fd = out[0], .max = max_output}, {.fd = err[0], .max = max_output}};
+    stream s[2] = {{.fd = job->out, .max = job->max_output},
+                   {.fd = job->err, .max = job->max_output}};
     int open_n = 2, timed_out = 0;
     sl_child_watch watch;
     sl_child_watch_start(&watch, &child);
@@ -341,6 +421,7 @@ static int spawn_run(const char *const argv[], char *const envp[], double timeou
         w = sl_child_poll(&child, &status, 1);
     }
     sl_child_unmap(map);
+    *job = (sl_spawn_job){.out = -1, .err = -1, .feed = -1};
     if (timed_out)
         res->outcome = SL_SPAWN_TIMED_OUT;
     else if (w < 0)
