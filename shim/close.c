@@ -264,10 +264,11 @@ static int early_writer(const sl_state *g, int counting, sl_spawn_job *job)
     char *missing = NULL;
     char *writer = sl_helper_path(g->cfg.writer, "scope-likwid-write", &missing);
     free(missing);
-    char secs[32];
+    char secs[32], pid[24];
     /* bounded: a process killed before it hands the names leaves no writer */
     snprintf(secs, sizeof secs, "%g", 2 * g->cfg.timeout_s + 30);
-    const char *argv[] = {writer, "--await", secs, NULL};
+    snprintf(pid, sizeof pid, "%lld", (long long)getpid());
+    const char *argv[] = {writer, "--await", secs, pid, NULL};
     int rc = writer ? sl_helper_start_fed(argv, job) : -ENOENT;
     free(writer);
     return rc == 0;

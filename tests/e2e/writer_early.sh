@@ -4,7 +4,7 @@
 # counting, SCOPE_LIKWID_WRITER a logging stand-in before the real writer.
 #   writer_early.sh used     one writer, started early (--await), the result
 #                            full_api, no warning; a writer given nothing
-#                            in time writes nothing
+#                            in time, or whose process ended, writes nothing
 #   writer_early.sh dies     the early writer dies before it is given the
 #                            names: the result all the same, by a writer
 #                            started again, and one warning
@@ -56,14 +56,28 @@ case $mode in
 used)
     [ "$warnings" = 0 ] || fail "$warnings scope-likwid: lines on stderr besides the one that says what was written: expected none"
     [ "$runs" = 1 ] || fail "$runs writer runs: expected one"
-    case $first in --await\ *) ;; *) fail "the writer ran as '$first': expected --await SECONDS" ;; esac
+    case $first in --await\ *\ *) ;; *) fail "the writer ran as '$first': expected --await SECONDS PID" ;; esac
     # given nothing: nothing written, exit 1, one line why
-    (cd "$T" && : | "$SL_WRITE" --await 1 >"$T/await.out" 2>"$T/await.err")
+    (cd "$T" && : | "$SL_WRITE" --await 1 $$ >"$T/await.out" 2>"$T/await.err")
     rc=$?
     [ "$rc" = 1 ] || fail "scope-likwid-write --await given no names exited $rc: expected 1"
     [ -s "$T/await.out" ] && fail "scope-likwid-write --await given no names printed: $(cat "$T/await.out")"
     grep -q 'nothing written' "$T/await.err" ||
-        fail "scope-likwid-write --await given no names said: $(cat "$T/await.err"): expected 'nothing written'" ;;
+        fail "scope-likwid-write --await given no names said: $(cat "$T/await.err"): expected 'nothing written'"
+    # its process gone before it handed the names: the writer ends within moments
+    sleep 30 &
+    app=$!
+    mkfifo "$T/stdin"     # opened read-write: never EOF, nothing to read
+    ("$SL_WRITE" --await 60 "$app" <>"$T/stdin" >"$T/gone.out" 2>"$T/gone.err"; echo $? >"$T/gone.rc") &
+    sleep 1
+    kill "$app"
+    i=0
+    while [ ! -s "$T/gone.rc" ] && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    [ "$(cat "$T/gone.rc" 2>/dev/null)" = 1 ] ||
+        fail "scope-likwid-write --await 60 PID went on after PID ended: expected exit 1 within 5 s"
+    [ -s "$T/gone.out" ] && fail "scope-likwid-write --await whose process ended printed: $(cat "$T/gone.out")"
+    grep -q 'process ended before' "$T/gone.err" ||
+        fail "scope-likwid-write --await whose process ended said: $(cat "$T/gone.err"): expected 'the process ended before'" ;;
 dies|hang)
     [ "$warnings" = 1 ] || fail "$warnings scope-likwid: lines on stderr besides the one that says what was written: expected one warning"
     grep '^scope-likwid: ' "$T/shim.err" | grep -q 'writer started at likwid_markerClose ended before it was given' ||
