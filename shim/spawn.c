@@ -163,8 +163,11 @@ int sl_helper_start_fed(const char *const argv[], sl_spawn_job *job)
     sv[0] = above_stdio(sv[0]);
     sv[1] = above_stdio(sv[1]);
     char **env = sv[0] >= 0 && sv[1] >= 0 ? sl_helper_environ() : NULL;
-    sl_spawn_result res;
-    int rc = !env ? -ENOMEM : spawn_begin(argv, env, 0, 0, sv[1], job, &res);
+    sl_spawn_result res = {0};
+    *job = (sl_spawn_job){.out = -1, .err = -1, .feed = -1};
+    int rc = sv[0] < 0 || sv[1] < 0 ? -EMFILE
+             : !env                 ? -ENOMEM
+                                    : spawn_begin(argv, env, 0, 0, sv[1], job, &res);
     sl_env_free(env);
     if (sv[1] >= 0)
         close(sv[1]);
