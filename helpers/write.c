@@ -31,15 +31,26 @@
  * into the file open on stdin (made for it by the shim before the process
  * changed its user, when it still could create it) instead of a new file;
  * its name (the rescue file's OUTPUT.h5, the journal's result) is printed
- * as the path written. */
+ * as the path written.
+ *
+ * scope-likwid-write --await SECONDS PID: started by the shim of process
+ * PID at the start of a counting Close, so that its start (HDF5 and its
+ * libraries loaded) runs while the collector does: RESCUEFILE and
+ * OUTPUT.h5 come on stdin, a line each, within SECONDS; "taken" on stdout
+ * once they have, then as above. Without them in time, or once PID has
+ * ended, it writes nothing (exit 1). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <time.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -179,6 +190,59 @@ static int from_journal(const char *path, long long orphan_of, int by_parent, do
     return rc;
 }
 
+/* --await: the two paths from stdin (a line each) within seconds, while
+ * process pid lives (a pidfd: no stale pid is ever waited for once the
+ * process it named ended), into given[1] and given[2]; 0, -1 (not in
+ * time, or not two lines), or -2 (the process ended first). */
+static int await_paths(double seconds, long long pid, char **given)
+{
+    int pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, (pid_t)pid, 0) : -1;
+    if (pid > 0 && pidfd < 0 && errno == ESRCH)
+        return -2;
+    int gone = 0;
+    enum { MAX = 2 * PATH_MAX + 2 };
+    char *buf = malloc(MAX + 1);
+    size_t len = 0;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int lines = 0;
+    while (buf && lines < 2 && len < MAX) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double left = seconds - (double)(now.tv_sec - t0.tv_sec) -
+                      (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+        struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
+                               {.fd = pidfd, .events = POLLIN}};
+        int pr = left > 0 ? poll(pf, pidfd >= 0 ? 2 : 1,
+                                 left > 1e6 ? 1000000000 : (int)(left * 1000) + 1) : 0;
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr > 0 && !pf[0].revents) {
+            gone = 1;   /* the process ended */
+            break;
+        }
+        ssize_t n = pr > 0 ? read(STDIN_FILENO, buf + len, MAX - len) : -1;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        for (ssize_t i = 0; i < n; i++)
+            lines += buf[len + (size_t)i] == '\n';
+        len += (size_t)n;
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+    char *nl = lines >= 2 ? memchr(buf, '\n', len) : NULL;
+    if (!nl || memchr(buf, '\0', len) || nl == buf || nl[1] == '\n') {
+        free(buf);
+        return gone ? -2 : -1;
+    }
+    *nl = '\0';
+    *strchr(nl + 1, '\n') = '\0';
+    given[1] = buf;
+    given[2] = nl + 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     sl_h5_quiet_process();  /* our messages say what is wrong (h5_quiet.h) */
@@ -196,6 +260,19 @@ int main(int argc, char **argv)
         argv++;
         argc--;
     }
+    char *given[4] = {argv[0], NULL, NULL, NULL};
+    if (argc == 4 && strcmp(argv[1], "--await") == 0) {
+        int rc = await_paths(atof(argv[2]), atoll(argv[3]), given);
+        if (rc != 0)
+            return fail(&diag, rc == -2 ? "--await: the process ended before it gave RESCUEFILE "
+                                          "and OUTPUT.h5: nothing written"
+                                        : "--await: no RESCUEFILE and OUTPUT.h5 lines on stdin "
+                                          "in time: nothing written");
+        argc = 3;
+        if (printf("taken\n") < 0 || fflush(stdout) != 0)
+            return fail(&diag, "cannot write to stdout");
+        argv = given;
+    }
     if (argc == 3 && strcmp(argv[1], "--journal") == 0)
         return from_journal(argv[2], 0, 0, 0, &diag);
     if (argc == 5 && strcmp(argv[1], "--journal") == 0 && strcmp(argv[3], "--deadline") == 0 &&
@@ -205,7 +282,7 @@ int main(int argc, char **argv)
     if (argc == 4 && (child || strcmp(argv[1], "--orphan") == 0) && atoll(argv[3]) > 0)
         return from_journal(argv[2], atoll(argv[3]), child, 0, &diag);
     if (argc != 3)
-        return fail(&diag, "usage: scope-likwid-write [--into-stdin] RESCUEFILE OUTPUT.h5 | "
+        return fail(&diag, "usage: scope-likwid-write [--into-stdin] RESCUEFILE OUTPUT.h5 | --await SECONDS PID | "
                            "--journal JOURNAL [--deadline SECONDS] | --orphan JOURNAL PARENT_PID | "
                            "--child JOURNAL CHILD_PID");
     const char *in = argv[1], *out = argv[2];

@@ -62,7 +62,7 @@ tsan)
     select="$select|fault-app-(fd-limit|unknown-tags|long-tags|many-threads)"
     select="$select|fault-app-(close-atexit|close-static-dtor|two-cycles-sim|two-cycles-real|fd2-data)"
     select="$select|fault-signal-(term|kill|abort|run|alive|handler-before|handler-after)"
-    select="$select|fault-collector-.*|fault-helpers-hygiene|fault-env-.*|rtldlocal-plugin-.*)\$" ;;
+    select="$select|fault-collector-.*|fault-helpers-hygiene|fault-env-.*|rtldlocal-plugin-.*|writer-early-.*)\$" ;;
 *) echo "sanitize.sh: KIND '$kind': expected asan or tsan" >&2; exit 2 ;;
 esac
 

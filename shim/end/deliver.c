@@ -29,6 +29,35 @@ static const char *not_ours(const char *last, const sl_spawn_result *res, int in
     return sl_proof_check(last, res->out, res->out_len);
 }
 
+/* The writer started at Close (sl_early_writer) given the rescue file and
+ * the output. One that ended before it took them (it says "taken" first)
+ * is started again as at any Close, with one warning: it had nothing yet.
+ * 1: res is its run; 0: start the writer. */
+static int fed_writer(sl_spawn_job *early, const char *rescue, const char *output,
+                      double timeout_s, sl_spawn_result *res)
+{
+    char *names = NULL;
+    int rc = asprintf(&names, "%s\n%s\n", rescue, output) < 0 ? -ENOMEM
+             : sl_spawn_feed(early, names, strlen(names));
+    free(names);
+    char *d = NULL;
+    if (rc == -ENOMEM) {
+        sl_spawn_dismiss(early);
+        memset(res, 0, sizeof *res);
+    } else {
+        /* fed or gone (EPIPE): its end, as of any helper */
+        sl_spawn_finish(early, timeout_s, res);
+        if (res->out_len >= 6 && memcmp(res->out, "taken\n", 6) == 0)
+            return 1;
+        d = sl_spawn_describe(res, timeout_s);
+    }
+    sl_log_warn("the writer started at likwid_markerClose ended before it was given %s (%s): "
+                "starting it again", rescue, d ? d : "out of memory");
+    free(d);
+    sl_spawn_result_free(res);
+    return 0;
+}
+
 /* Runs the writer; returns the written path (newly allocated) or NULL with
  * the reason in why. A result made before the process changed its user is
  * filled through its held descriptor (the writer's stdin), else the writer
@@ -57,7 +86,11 @@ static char *run_writer(const sl_deliver_in *in, const char *rescue, char *why, 
         timeout_s += (double)rst.st_size / (1024.0 * 1024.0);
     sl_log_debug("running %s %s %s (timeout %g s)", writer, rescue, into >= 0 ? made : in->output,
                  timeout_s);
-    sl_helper_run_in(into >= 0 ? argv_into : argv_new, timeout_s, into, &res);
+    int fed = in->early && into < 0 && fed_writer(in->early, rescue, in->output, timeout_s, &res);
+    if (in->early)
+        sl_spawn_dismiss(in->early);    /* a result made before a change of user */
+    if (!fed)
+        sl_helper_run_in(into >= 0 ? argv_into : argv_new, timeout_s, into, &res);
     sl_log_debug("writer: outcome %d, status %d, signal %d", (int)res.outcome, res.exit_code,
                  res.signal);
     char *written = NULL;
@@ -113,6 +146,28 @@ static void made_left(const sl_deliver_in *in, char *why, size_t why_len)
         snprintf(why + n, why_len - n, "; %s, made for the result when the process changed "
                  "its user, could not be written: its descriptor was closed (by the "
                  "application)", made);
+}
+
+/* The writer started at the start of a Close whose collector runs: its
+ * start (HDF5 and its libraries) goes on while the collector loads LIKWID,
+ * on the other core; it waits for the rescue file's name (run_writer).
+ * Not through run's helper host, whose helpers the application's
+ * getrusage never counts: there the writer starts as before. 1: started. */
+int sl_early_writer(const sl_state *g, int counting, sl_spawn_job *job)
+{
+    if (!counting || !(g->cfg.sources & SL_SRC_FULL_API) || sl_host_configured())
+        return 0;
+    char *missing = NULL;
+    char *writer = sl_helper_path(g->cfg.writer, "scope-likwid-write", &missing);
+    free(missing);
+    char secs[32], pid[24];
+    /* bounded: a process killed before it hands the names leaves no writer */
+    snprintf(secs, sizeof secs, "%g", 2 * g->cfg.timeout_s + 30);
+    snprintf(pid, sizeof pid, "%lld", (long long)getpid());
+    const char *argv[] = {writer, "--await", secs, pid, NULL};
+    int rc = writer ? sl_helper_start_fed(argv, job) : -ENOENT;
+    free(writer);
+    return rc == 0;
 }
 
 /* The writer's inputs from g. */

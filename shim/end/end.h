@@ -109,6 +109,7 @@ typedef struct sl_deliver_in {
     const char *writer;         /* SCOPE_LIKWID_WRITER, NULL: next to the shim */
     double timeout_s;           /* the writer's base deadline */
     const char *likwid_version; /* of the application's liblikwid (Close), NULL: unknown */
+    sl_spawn_job *early;        /* the writer started at Close, awaiting its data, or NULL */
 } sl_deliver_in;
 
 /* record.c: fills run with the process's identity, its LIKWID_*
@@ -176,6 +177,10 @@ void sl_counters_at_close(const sl_state *g, const sl_real_api *r, const char *m
 int sl_batch_lock_pending(const char *why, sl_why *status);
 void sl_batch_end_pending(int saved);
 void sl_batch_unlock(void);
+
+/* deliver.c: the writer started at the start of a counting Close with the
+ * collector (job), to be handed the rescue file; 1: started. */
+int sl_early_writer(const sl_state *g, int counting, sl_spawn_job *job);
 
 /* ending.c: what differs between the endings that deliver from the
  * process's own memory; every one runs sl_end_cycle, the one tail. */

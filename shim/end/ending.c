@@ -88,6 +88,8 @@ int sl_end_cycle(const sl_ending *e)
     sl_deliver_in_from(g, &in);
     char version[32];
     int saved = 0;
+    sl_spawn_job early_job;         /* Close: the writer started with the collector */
+    int have_early = 0;
     if (e->close) {
         sl_exit_superseded();   /* a Close from an exit handler replaces the exit hook's result */
         int ng = g->ngroups > 0 ? g->ngroups : 1;
@@ -108,16 +110,20 @@ int sl_end_cycle(const sl_ending *e)
                 r->close();
             goto tail;
         }
+        have_early = sl_early_writer(g, g->counting && r->close && markerpath, &early_job);
         sl_batch_status(g, status);
         sl_counters_at_close(g, r, markerpath, group, by_group, &lw, status);
         if (strcmp(version, "unknown") != 0)
             in.likwid_version = version;
+        in.early = have_early ? &early_job : NULL;
     } else if (!e->held_batch) {
         sl_batch_status(g, status);
         sl_status_add(status, "%s", e->why ? e->why : exit_text());
     }
     saved = (e->keep ? sl_deliver_keep(&in, &lw, sl_why_text(status), e->keep)
                      : sl_deliver(&in, &lw, sl_why_text(status))) == 0;
+    if (have_early)
+        sl_spawn_dismiss(&early_job);   /* not needed: nothing was handed to it */
     if (e->held_batch)
         sl_batch_end_pending(saved);
     if (saved)

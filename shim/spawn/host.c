@@ -39,6 +39,11 @@ void sl_host_take(void)
     host_addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
 }
 
+int sl_host_configured(void)
+{
+    return host_addr_len != 0;
+}
+
 /* A host that fails its check is never asked again: one line says so
  * (async-signal-safe: no stdio). */
 static void distrust(const char *why)

@@ -1,5 +1,6 @@
 /* Which helper program, and with which environment: found next to the
- * shim (never through PATH), LD_PRELOAD without the shim. */
+ * shim (never through PATH), LD_PRELOAD without the shim; a helper run to
+ * its end, or started ahead of what it is fed. */
 #include "spawn.h"
 
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* Paths as at Init (os.h): after a chroot, the helper runs from the
@@ -68,6 +70,32 @@ char **sl_helper_environ(void)
     char **env = sl_helper_env(getauxval(AT_SECURE) ? secure_env : sl_env_all(), self);
     free(self);
     return env;
+}
+
+int sl_helper_start_fed(const char *const argv[], sl_spawn_job *job)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+        return -errno;
+    sv[0] = sl_spawn_above_stdio(sv[0]);
+    sv[1] = sl_spawn_above_stdio(sv[1]);
+    char **env = sv[0] >= 0 && sv[1] >= 0 ? sl_helper_environ() : NULL;
+    sl_spawn_result res = {0};
+    *job = (sl_spawn_job){.out = -1, .err = -1, .feed = -1};
+    int rc = sv[0] < 0 || sv[1] < 0 ? -EMFILE
+             : !env                 ? -ENOMEM
+                                    : sl_spawn_begin(argv, env, 0, 0, sv[1], job, &res);
+    sl_env_free(env);
+    if (sv[1] >= 0)
+        close(sv[1]);
+    if (rc != 0) {
+        sl_spawn_result_free(&res);
+        if (sv[0] >= 0)
+            close(sv[0]);
+        return rc;
+    }
+    job->feed = sv[0];
+    return 0;
 }
 
 int sl_helper_run_in(const char *const argv[], double timeout_s, int in_fd, sl_spawn_result *res)

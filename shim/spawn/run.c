@@ -6,12 +6,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* Running a helper program from inside the application (see spawn.h). */
 /* Keeps our pipe ends off 0-2 (an application may have closed them) so the
  * child's dup2 onto 1 and 2 never meets one of them. */
-static int above_stdio(int fd)
+int sl_spawn_above_stdio(int fd)
 {
     if (fd > 2)
         return fd;
@@ -24,8 +25,8 @@ int sl_spawn_pipe(int p[2])
 {
     if (pipe2(p, O_CLOEXEC) != 0)
         return -errno;
-    p[0] = above_stdio(p[0]);
-    p[1] = above_stdio(p[1]);
+    p[0] = sl_spawn_above_stdio(p[0]);
+    p[1] = sl_spawn_above_stdio(p[1]);
     if (p[0] < 0 || p[1] < 0) {
         int e = errno;
         if (p[0] >= 0)
@@ -177,17 +178,19 @@ static void outcome_of(sl_spawn_result *res, int timed_out, int w, int status)
     }
 }
 
-int sl_spawn_run_in(const char *const argv[], char *const envp[], double timeout_s,
-                    size_t max_output, int in_fd, sl_spawn_result *res)
+/* The first half of running a helper: the pipes and the helper started
+ * (job). 0, or -errno (then res is filled as a helper that could not be
+ * started). */
+int sl_spawn_begin(const char *const argv[], char *const envp[], double timeout_s,
+                   size_t max_output, int in_fd, sl_spawn_job *job, sl_spawn_result *res)
 {
     memset(res, 0, sizeof *res);
     res->outcome = SL_SPAWN_FAILED;
-    if (!max_output)
-        max_output = SL_SPAWN_MAX_OUTPUT;
+    *job = (sl_spawn_job){.out = -1, .err = -1, .feed = -1,
+                          .max_output = max_output ? max_output : SL_SPAWN_MAX_OUTPUT};
     int out[2], err[2];
-    sl_child child = {0};
     void *map = NULL;
-    int rc = start_child(&child, &map, argv, envp, timeout_s, in_fd, out, err);
+    int rc = start_child(&job->child, &map, argv, envp, timeout_s, in_fd, out, err);
     if (rc != 0) {
         sl_child_unmap(map);
         res->error = -rc;
@@ -195,10 +198,24 @@ int sl_spawn_run_in(const char *const argv[], char *const envp[], double timeout
         res->err = strdup("");
         return rc;
     }
+    job->map = map;
+    job->out = out[0];
+    job->err = err[0];
+    return 0;
+}
 
+int sl_spawn_finish(sl_spawn_job *job, double timeout_s, sl_spawn_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (job->feed >= 0)
+        close(job->feed);
+    job->feed = -1;
+    sl_child child = job->child;
+    void *map = job->map;
     sl_deadline deadline;
     sl_deadline_start(&deadline, timeout_s);
-    stream s[2] = {{.fd = out[0], .max = max_output}, {.fd = err[0], .max = max_output}};
+    stream s[2] = {{.fd = job->out, .max = job->max_output},
+                   {.fd = job->err, .max = job->max_output}};
     int timed_out = read_pipes(&child, s, &deadline);
 
     int status = 0;
@@ -210,6 +227,7 @@ int sl_spawn_run_in(const char *const argv[], char *const envp[], double timeout
         w = sl_child_poll(&child, &status, 1);
     }
     sl_child_unmap(map);
+    *job = (sl_spawn_job){.out = -1, .err = -1, .feed = -1};
     outcome_of(res, timed_out, w, status);
     res->out = s[0].buf ? s[0].buf : strdup("");
     res->out_len = s[0].len;
@@ -217,6 +235,43 @@ int sl_spawn_run_in(const char *const argv[], char *const envp[], double timeout
     res->err_len = s[1].len;
     res->truncated = s[0].truncated || s[1].truncated;
     return 0;
+}
+
+int sl_spawn_run_in(const char *const argv[], char *const envp[], double timeout_s,
+                    size_t max_output, int in_fd, sl_spawn_result *res)
+{
+    sl_spawn_job job;
+    int rc = sl_spawn_begin(argv, envp, timeout_s, max_output, in_fd, &job, res);
+    return rc != 0 ? rc : sl_spawn_finish(&job, timeout_s, res);
+}
+
+int sl_spawn_feed(sl_spawn_job *job, const char *s, size_t n)
+{
+    while (n > 0 && job->feed >= 0) {
+        ssize_t w = send(job->feed, s, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -(w < 0 ? errno : EPIPE);
+        s += w;
+        n -= (size_t)w;
+    }
+    return job->feed >= 0 ? 0 : -EBADF;
+}
+
+void sl_spawn_dismiss(sl_spawn_job *job)
+{
+    if (!job->map)
+        return;     /* finished, or never started */
+    int status;
+    sl_child_kill(&job->child);
+    sl_child_poll(&job->child, &status, 1);
+    sl_child_unmap(job->map);
+    int fds[] = {job->feed, job->out, job->err};
+    for (int i = 0; i < 3; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    *job = (sl_spawn_job){.out = -1, .err = -1, .feed = -1};
 }
 
 void sl_spawn_result_free(sl_spawn_result *res)

@@ -76,6 +76,7 @@ int sl_child_pidfd(const sl_child *c);
  * sl_child_poll and sl_child_kill; _ended: the host's answer (or its end)
  * is there to read. */
 void sl_host_take(void);
+int sl_host_configured(void);   /* SCOPE_LIKWID_RUN_HOST was taken at Init */
 int sl_host_child_start(sl_child *c, const char *path, char *const argv[], char *const envp[],
                         int out_fd, int err_fd, double timeout_s);
 int sl_host_child_poll(sl_child *c, int *status, int block);
@@ -194,6 +195,29 @@ void sl_spawn_at_load(void);
  * time, 0 at the deadline. Async-signal-safe when take is. */
 int sl_child_read(sl_child *c, int fds[2], sl_deadline *d, int (*take)(void *ctx, int stream),
                   void *ctx);
+
+/* A helper started ahead of what it is given (the writer at the start of
+ * Close, loading HDF5 while the collector runs): its stdin a socket whose
+ * other end is feed. sl_helper_start_fed: 0, or -errno (nothing started);
+ * sl_spawn_feed: the bytes sent whole, 0 or -errno (EPIPE: it is gone);
+ * sl_spawn_finish: feed closed, then as sl_spawn_run from its deadline
+ * (returns 0); sl_spawn_dismiss: killed and waited for, not needed.
+ * sl_spawn_begin: the first half of sl_spawn_run_in. */
+typedef struct sl_spawn_job {
+    sl_child child;
+    void *map;
+    int out, err;               /* our ends of its stdout and stderr */
+    int feed;                   /* our end of its stdin, -1: none */
+    size_t max_output;
+} sl_spawn_job;
+int sl_helper_start_fed(const char *const argv[], sl_spawn_job *job);
+int sl_spawn_feed(sl_spawn_job *job, const char *s, size_t n);
+int sl_spawn_finish(sl_spawn_job *job, double timeout_s, sl_spawn_result *res);
+void sl_spawn_dismiss(sl_spawn_job *job);
+int sl_spawn_begin(const char *const argv[], char *const envp[], double timeout_s,
+                   size_t max_output, int in_fd, sl_spawn_job *job, sl_spawn_result *res);
+/* fd moved above 2 (an application may have closed 0-2), or -1. */
+int sl_spawn_above_stdio(int fd);
 
 #pragma GCC visibility pop
 
