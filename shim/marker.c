@@ -3,6 +3,7 @@
  * shim in a process, and its messages. */
 #include "shim.h"
 #include "anchor.h"
+#include "bool_word.h"
 #include "fileio.h"
 #include "rebind.h"
 #include "name_fit.h"
@@ -205,10 +206,8 @@ static void do_init(void)
         return;
     }
     sl_rt_configure(sl_g.cfg.max_calls, 0);
-    /* SCOPE_LIKWID_TSC=0 forces clock_gettime (for comparisons; undocumented
-     * outside bench/README.md). */
-    const char *tsc = getenv("SCOPE_LIKWID_TSC");
-    int on_tsc = sl_rt_clock_init(!(tsc && strcmp(tsc, "0") == 0));
+    /* SCOPE_LIKWID_TSC off forces clock_gettime. */
+    int on_tsc = sl_rt_clock_init(sl_env_bool("SCOPE_LIKWID_TSC", 1));
     sl_g.tsc = on_tsc;
     sl_fork_arm();
     /* The exit path (LIKWID's Init may end the process, the application
@@ -482,23 +481,6 @@ static int is_blank(char c)
     return c == ' ' || c == '\t';
 }
 
-int sl_parse_bool(const char *s, int *out)
-{
-    static const char *const yes[] = {"1", "yes", "true", "on"};
-    static const char *const no[] = {"0", "no", "false", "off", ""};
-    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
-        if (strcasecmp(s, yes[i]) == 0) {
-            *out = 1;
-            return 0;
-        }
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
-        if (strcasecmp(s, no[i]) == 0) {
-            *out = 0;
-            return 0;
-        }
-    return -EINVAL;
-}
-
 /* Decimal seconds, fractional allowed, "C" syntax regardless of locale
  * (strtod would honour the application's LC_NUMERIC). */
 int sl_parse_timeout(const char *s, double *out)
@@ -590,20 +572,35 @@ int sl_parse_sources(const char *s, unsigned *out)
     return 0;
 }
 
-static int env_bool(const char *name, int def)
+/* Each variable warned about once in the process, however often it is
+ * read (rebind asks at every dlopen): the names (string literals) warned
+ * about so far, claimed slot by slot. */
+static const char *_Atomic warned[16];
+
+static int first_warning(const char *name)
 {
-    const char *v = getenv(name);
-    int b = def;
-    if (v && sl_parse_bool(v, &b) != 0) {
-        sl_log_warn("%s='%s' not understood: expected 1 or 0; using %d", name, v, def);
-        b = def;
+    for (size_t i = 0; i < sizeof warned / sizeof warned[0]; i++) {
+        const char *w = NULL;
+        if (atomic_compare_exchange_strong(&warned[i], &w, name))
+            return 1;
+        if (strcmp(w, name) == 0)
+            return 0;
     }
+    return 1;
+}
+
+int sl_env_bool(const char *name, int def)
+{
+    char warn[SL_BOOL_WARN_BUF];
+    int b = sl_bool_value(name, getenv(name), def, warn);
+    if (warn[0] && first_warning(name))
+        sl_log_warn("%s", warn);
     return b;
 }
 
 int sl_config_disabled(void)
 {
-    return env_bool("SCOPE_LIKWID_DISABLE", 0);
+    return sl_env_bool("SCOPE_LIKWID_DISABLE", 0);
 }
 
 /* A variable that names a program or a path (secure_getenv: a setuid or
@@ -630,8 +627,8 @@ void sl_config_load(sl_config *c)
 {
     memset(c, 0, sizeof *c);
     /* Quiet and verbose first, so that they govern the warnings below. */
-    c->quiet = env_bool("SCOPE_LIKWID_QUIET", 0);
-    c->verbose = env_bool("SCOPE_LIKWID_VERBOSE", 0);
+    c->quiet = sl_env_bool("SCOPE_LIKWID_QUIET", 0);
+    c->verbose = sl_env_bool("SCOPE_LIKWID_VERBOSE", 0);
     sl_log_configure(c->verbose, c->quiet);
     c->disabled = sl_config_disabled();
 
@@ -655,7 +652,7 @@ void sl_config_load(sl_config *c)
 
     /* A site may keep the arguments out of every result (they may hold
      * secrets); the program's name stays. */
-    c->keep_args = env_bool("SCOPE_LIKWID_ARGS", 1);
+    c->keep_args = sl_env_bool("SCOPE_LIKWID_ARGS", 1);
     if (sl_share_setting() < 0)
         sl_log_warn("%s='%s' not understood: expected group or none; sharing nothing",
                     SL_SHARE_ENV, getenv(SL_SHARE_ENV));
