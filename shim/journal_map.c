@@ -37,14 +37,16 @@
  * bump pointer (records and sample chunks alike, never freed) and each
  * piece is allocated on disk (fallocate) before the hot path may touch it:
  * a page of a MAP_SHARED file that the file system cannot back (disk full,
- * quota, tmpfs full) would kill the application with SIGBUS.
+ * quota, tmpfs full) would kill the application with SIGBUS. The file grows
+ * with its pieces (its size, in ls -l and on disk, is what it holds up to
+ * the end of the last piece, at most DEFAULT_BYTES or what Init allowed).
  *
  * The file's descriptor is kept from Init (close-on-exec, above the low
  * numbers) so that a full descriptor table (RLIMIT_NOFILE reached, or
  * lowered) costs no piece; before each use it is checked to be still this
  * file (an application may close descriptors it did not open), else the
  * file is reopened by its path for the one use. */
-#define DEFAULT_BYTES ((size_t)16 << 30)    /* sparse: only what is used takes room */
+#define DEFAULT_BYTES ((size_t)16 << 30)    /* at most: the file grows piece by piece */
 #define MIN_BYTES ((size_t)4 << 20)
 #define PIECE_FIRST ((size_t)64 << 10)
 #define PIECE_MIN ((size_t)1 << 20)
@@ -52,7 +54,7 @@
 #define FD_FLOOR 64                         /* the kept descriptor, above the low numbers */
 
 static sl_jrn_header *jh;                   /* NULL: no journal */
-static size_t jsize;                        /* the file's size: pieces end there */
+static size_t jsize;                        /* the most the file may grow to */
 static char jpath[PATH_MAX];
 static dev_t jdev;
 static ino_t jino;
@@ -110,20 +112,17 @@ static int journal_fd(int *opened)
     return fd;
 }
 
-/* Backs [off, off + len) of fd with disk blocks; 0 or -errno. */
+/* Backs [off, off + len) of fd with disk blocks, the file growing to
+ * off + len where it is shorter (it holds what is used, up to the piece
+ * being taken: no sparse size); 0 or -errno. Never past RLIMIT_FSIZE
+ * (lowered since Init): growing past it raises SIGXFSZ, which ends the
+ * process. */
 static int back(int fd, size_t off, size_t len)
 {
-    if (fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0)
-        return 0;
-    int rc = -errno;
-    if (rc != -EOPNOTSUPP)
-        return rc;
-    /* E.g. older NFS: write the zeros. Never past RLIMIT_FSIZE (lowered
-     * since Init): the write would raise SIGXFSZ, which ends the process. */
     struct rlimit fs;
     if (getrlimit(RLIMIT_FSIZE, &fs) == 0 && fs.rlim_cur != RLIM_INFINITY && off + len > fs.rlim_cur)
         return -EFBIG;
-    /* A limit lowered by another thread meanwhile: the write fails with
+    /* A limit lowered by another thread meanwhile: the growth fails with
      * EFBIG and its SIGXFSZ (blocked here) is taken back, unless one was
      * pending before. */
     sigset_t xfsz, old, pending;
@@ -131,11 +130,15 @@ static int back(int fd, size_t off, size_t len)
     sigaddset(&xfsz, SIGXFSZ);
     pthread_sigmask(SIG_BLOCK, &xfsz, &old);
     int before = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
-    static const char zero[4096];       /* not on the stack: any thread's */
-    rc = 0;
-    for (size_t o = off; o < off + len && rc == 0; o += sizeof zero)
-        if (pwrite(fd, zero, sizeof zero, (off_t)o) != (ssize_t)sizeof zero)
-            rc = errno == EFBIG ? -EFBIG : -EIO;
+    int rc = fallocate(fd, 0, (off_t)off, (off_t)len) == 0 ? 0 : -errno;
+    if (rc == -EOPNOTSUPP) {
+        /* E.g. older NFS: write the zeros. */
+        static const char zero[4096];       /* not on the stack: any thread's */
+        rc = 0;
+        for (size_t o = off; o < off + len && rc == 0; o += sizeof zero)
+            if (pwrite(fd, zero, sizeof zero, (off_t)o) != (ssize_t)sizeof zero)
+                rc = errno == EFBIG ? -EFBIG : -EIO;
+    }
     if (rc == -EFBIG && !before && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ)) {
         const struct timespec zero_wait = {0, 0};
         while (sigtimedwait(&xfsz, NULL, &zero_wait) < 0 && errno == EINTR)
@@ -405,7 +408,7 @@ static void keep_fd(int fd, const struct stat *st)
     jino = st->st_ino;
 }
 
-/* The file, sized (sparse) and its first piece mapped and backed. */
+/* The file, its first piece backed (the file's size) and mapped. */
 static int create_at(const char *path, size_t size)
 {
     int fd = sl_at_open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -419,8 +422,7 @@ static int create_at(const char *path, size_t size)
     /* The owner's alone whatever the umask: the process maps it and follows
      * the pointers in it, and it holds the command line (docs/SECURITY.md);
      * readable and writable by the owner (recover must open it). */
-    if (fstat(fd, &st) != 0 || fchmod(fd, SL_MODE_PRIVATE) != 0 ||
-        ftruncate(fd, (off_t)size) != 0)
+    if (fstat(fd, &st) != 0 || fchmod(fd, SL_MODE_PRIVATE) != 0)
         rc = -errno;
     if (rc == 0 && !sl_rt_reserve(first))
         rc = -ENOMEM;
@@ -543,7 +545,7 @@ int sl_journal_begin(const sl_journal_in *in)
 /* ---- a later cycle's journal ---- */
 
 /* The file of a later cycle's journal: created as at Init (beside its
- * result, else $TMPDIR or /tmp), sized, not mapped; its descriptor. */
+ * result, else $TMPDIR or /tmp), empty, not mapped; its descriptor. */
 static int renew_file(const char *output, pid_t pid, char **path_out)
 {
     const char *base = strrchr(output, '/');
@@ -567,8 +569,7 @@ static int renew_file(const char *output, pid_t pid, char **path_out)
         struct stat st;
         if (fd < 0) {
             rc = -errno;
-        } else if (fstat(fd, &st) != 0 || fchmod(fd, SL_MODE_PRIVATE) != 0 ||
-                   ftruncate(fd, (off_t)jsize) != 0) {
+        } else if (fstat(fd, &st) != 0 || fchmod(fd, SL_MODE_PRIVATE) != 0) {
             rc = -errno;
             close(fd);
             sl_at_unlink(path);
