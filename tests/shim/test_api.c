@@ -566,6 +566,15 @@ Test(api, journal_size_follows_use, .init = setup)
         sl_run_free(&j);
     }
     likwid_markerClose();
+    /* A later cycle's journal: the pieces copied into a new file, which
+     * grows with them as well. */
+    likwid_markerInit();
+    snprintf(jpath, sizeof jpath, "%.*s.cycle2.h5.journal", (int)strlen(output) - 3, output);
+    size_follows_use(jpath);
+    likwid_markerStartRegion("b");
+    likwid_markerStopRegion("b");
+    size_follows_use(jpath);
+    likwid_markerClose();
 }
 
 /* Killed right after the file grew for a new piece (kill_at_growth.c),
