@@ -1,4 +1,4 @@
-/* The journal's growth, interposed for test_shim_api: the shim's objects
+/* The journal's growth, interposed for test_shim_journal_grow: the shim's objects
  * are linked into the test, so its fallocate calls land here (the system
  * call itself, then the test's hook). After the tu_kill_at_growth-th one
  * (0: never) the process is killed outright, the file grown for a new
