@@ -26,6 +26,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 
 /* ==== helpers ==== */
 
@@ -883,8 +886,14 @@ void *sl_child_map(void)
 
 void sl_child_unmap(void *map)
 {
-    if (map)
-        munmap(map, SL_CHILD_MAP);
+    if (!map)
+        return;
+#ifdef __SANITIZE_ADDRESS__
+    /* A keeper sharing our memory ran on it: its frames' redzones would
+     * stay in ASan's shadow for whatever is mapped there next. */
+    ASAN_UNPOISON_MEMORY_REGION(map, SL_CHILD_MAP);
+#endif
+    munmap(map, SL_CHILD_MAP);
 }
 
 static pid_t wait_keeper(pid_t keeper, int *st, int options)
