@@ -11,7 +11,9 @@
  * a piece).
  *
  * The writing process maps the file in pieces as it grows (never the whole
- * file: mlockall would populate it): the first `first_piece` bytes at
+ * file: mlockall would populate it), the file's size following them (it
+ * ends with the last piece, or later when the process was killed while
+ * adding one: readers take what `used` says): the first `first_piece` bytes at
  * `base`, and each later piece, at a page-aligned offset, begins with a
  * PIECE record saying at which address it is mapped. Pointers inside
  * objects are addresses in the writing process: the piece that holds an
@@ -56,7 +58,7 @@ typedef struct sl_jrn_header {
     char magic[24];
     uint32_t header_bytes;      /* SL_JRN_HEADER_BYTES */
     uint32_t align;             /* SL_JRN_ALIGN */
-    uint64_t size;              /* bytes of the file */
+    uint64_t size;              /* bytes the file may grow to (it grows piece by piece) */
     uint64_t base;              /* address of byte 0 in the writing process */
     uint64_t used;              /* bytes allocated (header included) */
     int64_t pid;

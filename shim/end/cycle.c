@@ -240,6 +240,10 @@ int sl_cycle_begin(void)
             sl_run_report("journal", sl_journal_path());
         }
     }
+    /* LIKWID's Init begins in its first group: so does the count of
+     * NextGroup calls that tells which one is active. */
+    if (ok)
+        atomic_store(&sl_next_group_calls, 0);
     pthread_mutex_unlock(&cycle_lock);
     return ok;
 }

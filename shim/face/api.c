@@ -125,10 +125,8 @@ static void init_result_name(int64_t real, int *no_result)
 static void init_timing(void)
 {
     sl_rt_configure(sl_g.cfg.max_calls, 0);
-    /* SCOPE_LIKWID_TSC=0 forces clock_gettime (for comparisons; undocumented
-     * outside bench/README.md). */
-    const char *tsc = sl_env(SL_ENV_TSC);
-    int on_tsc = sl_rt_clock_init(!(tsc && strcmp(tsc, "0") == 0));
+    /* SCOPE_LIKWID_TSC off forces clock_gettime. */
+    int on_tsc = sl_rt_clock_init(sl_env_bool("SCOPE_LIKWID_TSC", 1));
     sl_g.tsc = on_tsc;
     sl_fork_arm();
     /* The exit path (LIKWID's Init may end the process, the application

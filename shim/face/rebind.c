@@ -19,6 +19,8 @@
  * were loaded or unloaded in between. */
 
 #include "face.h"
+#include "why.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,10 +209,12 @@ static int rewrite(void *ctx, const sl_elf_obj *o, uintptr_t word, const char *s
 
 static const char *why_not(const void *phdr, char *buf, size_t n)
 {
-    const char *v = sl_env(SL_ENV_REBIND);
-    int on = 1;
-    if (v && sl_parse_bool(v, &on) == 0 && !on)
-        return "rewriting its slots is off (SCOPE_LIKWID_REBIND=0)";
+    if (!sl_env_bool("SCOPE_LIKWID_REBIND", 1)) {
+        char clip[SL_CLIP_BUF];
+        snprintf(buf, n, "rewriting its slots is off (SCOPE_LIKWID_REBIND=%s)",
+                 sl_clip(clip, sl_env(SL_ENV_REBIND)));
+        return buf;
+    }
     for (int i = 0; i < nfailed; i++) {
         if (failed[i].phdr != phdr)
             continue;
@@ -351,13 +355,7 @@ int sl_rebind_wanted(void)
 {
     if (!SL_ELF_RELOCS || left_alone())
         return 0;
-    const char *v = sl_env(SL_ENV_REBIND);
-    int on = 1;
-    if (v && sl_parse_bool(v, &on) != 0) {
-        sl_log_warn("SCOPE_LIKWID_REBIND='%s' not understood: expected 1 or 0; using 1", v);
-        on = 1;
-    }
-    return on;
+    return sl_env_bool("SCOPE_LIKWID_REBIND", 1);
 }
 
 void sl_rebind_loaded(void)
@@ -393,10 +391,7 @@ void sl_rebind_after_load(void *handle, const void *last_before)
  * timing (pass-through). */
 void sl_rebind_exit_note(void)
 {
-    const char *off = sl_env(SL_ENV_DISABLE);
-    int disabled = 0;
-    if (atomic_load(&sl_mode) == SL_MODE_PASS ||
-        (off && sl_parse_bool(off, &disabled) == 0 && disabled))
+    if (atomic_load(&sl_mode) == SL_MODE_PASS || sl_config_disabled())
         return;
     walk(NULL, NULL, 1);
 }

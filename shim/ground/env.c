@@ -3,6 +3,7 @@
  * default), the launcher's rank and world size, and the few read where
  * they are used, each at the moment it was read before. */
 #include "ground.h"
+#include "bool_word.h"
 #include "parse_int.h"
 #include "trusted_dir.h"
 
@@ -40,23 +41,6 @@ void sl_each_env(const char *prefix, void (*fn)(void *ctx, const char *name, con
 static int is_blank(char c)
 {
     return c == ' ' || c == '\t';
-}
-
-int sl_parse_bool(const char *s, int *out)
-{
-    static const char *const yes[] = {"1", "yes", "true", "on"};
-    static const char *const no[] = {"0", "no", "false", "off", ""};
-    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
-        if (strcasecmp(s, yes[i]) == 0) {
-            *out = 1;
-            return 0;
-        }
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
-        if (strcasecmp(s, no[i]) == 0) {
-            *out = 0;
-            return 0;
-        }
-    return -EINVAL;
 }
 
 /* Decimal seconds, fractional allowed, "C" syntax regardless of locale
@@ -150,20 +134,35 @@ int sl_parse_sources(const char *s, unsigned *out)
     return 0;
 }
 
-static int env_bool(const char *name, int def)
+/* Each variable warned about once in the process, however often it is
+ * read (rebind asks at every dlopen): the names (string literals) warned
+ * about so far, claimed slot by slot. */
+static const char *_Atomic warned[16];
+
+static int first_warning(const char *name)
 {
-    const char *v = getenv(name);
-    int b = def;
-    if (v && sl_parse_bool(v, &b) != 0) {
-        sl_log_warn("%s='%s' not understood: expected 1 or 0; using %d", name, v, def);
-        b = def;
+    for (size_t i = 0; i < sizeof warned / sizeof warned[0]; i++) {
+        const char *w = NULL;
+        if (atomic_compare_exchange_strong(&warned[i], &w, name))
+            return 1;
+        if (strcmp(w, name) == 0)
+            return 0;
     }
+    return 1;
+}
+
+int sl_env_bool(const char *name, int def)
+{
+    char warn[SL_BOOL_WARN_BUF];
+    int b = sl_bool_value(name, getenv(name), def, warn);
+    if (warn[0] && first_warning(name))
+        sl_log_warn("%s", warn);
     return b;
 }
 
 int sl_config_disabled(void)
 {
-    return env_bool("SCOPE_LIKWID_DISABLE", 0);
+    return sl_env_bool("SCOPE_LIKWID_DISABLE", 0);
 }
 
 /* A variable that names a program or a path (secure_getenv: a setuid or
@@ -190,8 +189,8 @@ void sl_config_load(sl_config *c)
 {
     memset(c, 0, sizeof *c);
     /* Quiet and verbose first, so that they govern the warnings below. */
-    c->quiet = env_bool("SCOPE_LIKWID_QUIET", 0);
-    c->verbose = env_bool("SCOPE_LIKWID_VERBOSE", 0);
+    c->quiet = sl_env_bool("SCOPE_LIKWID_QUIET", 0);
+    c->verbose = sl_env_bool("SCOPE_LIKWID_VERBOSE", 0);
     sl_log_configure(c->verbose, c->quiet);
     c->disabled = sl_config_disabled();
 
@@ -215,7 +214,7 @@ void sl_config_load(sl_config *c)
 
     /* A site may keep the arguments out of every result (they may hold
      * secrets); the program's name stays. */
-    c->keep_args = env_bool("SCOPE_LIKWID_ARGS", 1);
+    c->keep_args = sl_env_bool("SCOPE_LIKWID_ARGS", 1);
     if (sl_share_setting() < 0)
         sl_log_warn("%s='%s' not understood: expected group or none; sharing nothing",
                     SL_SHARE_ENV, getenv(SL_SHARE_ENV));
@@ -382,16 +381,10 @@ const char *sl_env(int var)
         return secure_getenv("LIKWID_FILEPATH");
     case SL_ENV_OMP_NUM_THREADS:    /* Init (the journal's note), Close */
         return getenv("OMP_NUM_THREADS");
-    case SL_ENV_JOURNAL:            /* each survive begin (Init, a child's adoption) */
-        return getenv("SCOPE_LIKWID_JOURNAL");
-    case SL_ENV_TSC:                /* Init */
-        return getenv("SCOPE_LIKWID_TSC");
     case SL_ENV_EXCLUDE:            /* Init, and a dlopen before it */
         return getenv("SCOPE_LIKWID_EXCLUDE");
-    case SL_ENV_REBIND:             /* each dlopen and Init, and the exit note */
+    case SL_ENV_REBIND:             /* its value, for the exit note's line */
         return getenv("SCOPE_LIKWID_REBIND");
-    case SL_ENV_DISABLE:            /* the exit note, silently (sl_config_disabled warns) */
-        return getenv("SCOPE_LIKWID_DISABLE");
     case SL_ENV_RUN_REPORT:         /* Init */
         return secure_getenv("SCOPE_LIKWID_RUN_REPORT");
     }

@@ -39,6 +39,10 @@ typedef struct sl_config {
 /* Only SCOPE_LIKWID_DISABLE (checked before anything else is done). */
 int sl_config_disabled(void);
 
+/* A boolean variable (core/bool_word.h): def when unset; a value not
+ * understood gets one warning in the process and def. */
+int sl_env_bool(const char *name, int def);
+
 /* Reads all variables; the strings are copies (the application may change
  * its environment later). */
 void sl_config_load(sl_config *c);
@@ -46,7 +50,6 @@ void sl_config_free(sl_config *c);
 
 /* Parsers, exposed for the tests. Each returns 0 or -EINVAL (then *out is
  * left unchanged). */
-int sl_parse_bool(const char *s, int *out);
 int sl_parse_timeout(const char *s, double *out);
 int sl_parse_max_calls(const char *s, int64_t *out);
 /* Unknown names are warned about and skipped; an empty result is -EINVAL. */
@@ -198,11 +201,8 @@ char **sl_env_all(void);
 enum {
     SL_ENV_LIKWID_FILEPATH,
     SL_ENV_OMP_NUM_THREADS,
-    SL_ENV_JOURNAL,
-    SL_ENV_TSC,
     SL_ENV_EXCLUDE,
     SL_ENV_REBIND,
-    SL_ENV_DISABLE,
     SL_ENV_RUN_REPORT,
 };
 const char *sl_env(int var);

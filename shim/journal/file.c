@@ -11,7 +11,9 @@
  * bump pointer (records and sample chunks alike, never freed) and each
  * piece is allocated on disk (fallocate) before the hot path may touch it:
  * a page of a MAP_SHARED file that the file system cannot back (disk full,
- * quota, tmpfs full) would kill the application with SIGBUS.
+ * quota, tmpfs full) would kill the application with SIGBUS. The file grows
+ * with its pieces (its size, in ls -l and on disk, is what it holds up to
+ * the end of the last piece, at most DEFAULT_BYTES or what Init allowed).
  *
  * The file's descriptor is kept from Init (close-on-exec, above the low
  * numbers) so that a full descriptor table (RLIMIT_NOFILE reached, or
@@ -32,7 +34,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
-#define DEFAULT_BYTES ((size_t)16 << 30)    /* sparse: only what is used takes room */
+#define DEFAULT_BYTES ((size_t)16 << 30)    /* at most: the file grows piece by piece */
 #define MIN_BYTES ((size_t)4 << 20)
 #define PIECE_FIRST ((size_t)64 << 10)
 #define PIECE_MIN ((size_t)1 << 20)
@@ -40,7 +42,7 @@
 #define FD_FLOOR 64                         /* the kept descriptor, above the low numbers */
 
 sl_jrn_header *jh;                   /* NULL: no journal */
-size_t jsize;                        /* the file's size: pieces end there */
+size_t jsize;                        /* the most the file may grow to */
 char jpath[PATH_MAX];
 dev_t jdev;
 ino_t jino;
@@ -94,29 +96,30 @@ static int journal_fd(int *opened)
     return fd;
 }
 
-/* Backs [off, off + len) of fd with disk blocks; 0 or -errno. */
+/* Backs [off, off + len) of fd with disk blocks, the file growing to
+ * off + len where it is shorter (it holds what is used, up to the piece
+ * being taken: no sparse size); 0 or -errno. Never past RLIMIT_FSIZE
+ * (lowered since Init): growing past it raises SIGXFSZ, which ends the
+ * process. */
 int back(int fd, size_t off, size_t len)
 {
-    if (fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0)
-        return 0;
-    int rc = -errno;
-    if (rc != -EOPNOTSUPP)
-        return rc;
-    /* E.g. older NFS: write the zeros. Never past RLIMIT_FSIZE (lowered
-     * since Init): the write would raise SIGXFSZ, which ends the process. */
     struct rlimit fs;
     if (getrlimit(RLIMIT_FSIZE, &fs) == 0 && fs.rlim_cur != RLIM_INFINITY && off + len > fs.rlim_cur)
         return -EFBIG;
-    /* A limit lowered by another thread meanwhile: the write fails with
+    /* A limit lowered by another thread meanwhile: the growth fails with
      * EFBIG and its SIGXFSZ (blocked here) is taken back, unless one was
      * pending before. */
     sl_sig_held xfsz;
     sl_sig_hold(SIGXFSZ, &xfsz);
-    static const char zero[4096];       /* not on the stack: any thread's */
-    rc = 0;
-    for (size_t o = off; o < off + len && rc == 0; o += sizeof zero)
-        if (pwrite(fd, zero, sizeof zero, (off_t)o) != (ssize_t)sizeof zero)
-            rc = errno == EFBIG ? -EFBIG : -EIO;
+    int rc = fallocate(fd, 0, (off_t)off, (off_t)len) == 0 ? 0 : -errno;
+    if (rc == -EOPNOTSUPP) {
+        /* E.g. older NFS: write the zeros. */
+        static const char zero[4096];       /* not on the stack: any thread's */
+        rc = 0;
+        for (size_t o = off; o < off + len && rc == 0; o += sizeof zero)
+            if (pwrite(fd, zero, sizeof zero, (off_t)o) != (ssize_t)sizeof zero)
+                rc = errno == EFBIG ? -EFBIG : -EIO;
+    }
     sl_sig_release(&xfsz, rc == -EFBIG);
     return rc;
 }
@@ -378,7 +381,7 @@ void keep_fd(int fd, const struct stat *st)
     jino = st->st_ino;
 }
 
-/* The file, sized (sparse) and its first piece mapped and backed. */
+/* The file, its first piece backed (the file's size) and mapped. */
 static int create_at(const char *path, size_t size)
 {
     int fd = sl_at_create_private(path, O_RDWR);
@@ -391,8 +394,7 @@ static int create_at(const char *path, size_t size)
     /* The owner's alone whatever the umask: the process maps it and follows
      * the pointers in it, and it holds the command line (docs/SECURITY.md);
      * readable and writable by the owner (recover must open it). */
-    if (fstat(fd, &st) != 0 || fchmod(fd, SL_MODE_PRIVATE) != 0 ||
-        ftruncate(fd, (off_t)size) != 0)
+    if (fstat(fd, &st) != 0 || fchmod(fd, SL_MODE_PRIVATE) != 0)
         rc = -errno;
     if (rc == 0 && !sl_rt_reserve(first))
         rc = -ENOMEM;

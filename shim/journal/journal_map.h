@@ -101,7 +101,7 @@ struct mapped_piece {
     size_t off, len;
 };
 extern sl_jrn_header *jh;                   /* NULL: no journal */
-extern size_t jsize;                        /* the file's size: pieces end there */
+extern size_t jsize;                        /* the most the file may grow to */
 extern char jpath[PATH_MAX];
 extern dev_t jdev;
 extern ino_t jino;

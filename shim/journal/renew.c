@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 /* The file of a later cycle's journal: created as at Init (beside its
- * result, else $TMPDIR or /tmp), sized, not mapped; its descriptor. */
+ * result, else $TMPDIR or /tmp), empty, not mapped; its descriptor. */
 static int renew_file(const char *output, pid_t pid, char **path_out)
 {
     const char *base = strrchr(output, '/');
@@ -36,8 +36,7 @@ static int renew_file(const char *output, pid_t pid, char **path_out)
         struct stat st;
         if (fd < 0) {
             rc = -errno;
-        } else if (fstat(fd, &st) != 0 || fchmod(fd, SL_MODE_PRIVATE) != 0 ||
-                   ftruncate(fd, (off_t)jsize) != 0) {
+        } else if (fstat(fd, &st) != 0 || fchmod(fd, SL_MODE_PRIVATE) != 0) {
             rc = -errno;
             close(fd);
             sl_at_unlink(path);

@@ -7,13 +7,7 @@
 void sl_survive_begin(const char *output, pid_t pid, pid_t parent_pid, int mpi, int64_t rank,
                       int64_t origin_unix_ns, int tsc, const char *writer, double timeout_s)
 {
-    int on = 1;
-    const char *v = sl_env(SL_ENV_JOURNAL);
-    if (v && sl_parse_bool(v, &on) != 0) {
-        sl_log_warn("SCOPE_LIKWID_JOURNAL='%s' not understood: expected 1 or 0; using 1", v);
-        on = 1;
-    }
-    if (!on)
+    if (!sl_env_bool("SCOPE_LIKWID_JOURNAL", 1))
         return;
     sl_journal_in in = {.output = output, .pid = pid, .parent_pid = parent_pid, .mpi = mpi,
                         .rank = rank,

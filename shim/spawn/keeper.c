@@ -17,6 +17,10 @@
  * the writer this way too. */
 #include "spawn.h"
 
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -209,8 +213,14 @@ void *sl_child_map(void)
 
 void sl_child_unmap(void *map)
 {
-    if (map)
-        munmap(map, SL_CHILD_MAP);
+    if (!map)
+        return;
+#ifdef __SANITIZE_ADDRESS__
+    /* A keeper sharing our memory ran on it: its frames' redzones would
+     * stay in ASan's shadow for whatever is mapped there next. */
+    ASAN_UNPOISON_MEMORY_REGION(map, SL_CHILD_MAP);
+#endif
+    munmap(map, SL_CHILD_MAP);
 }
 
 static pid_t wait_keeper(pid_t keeper, int *st, int options)

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -59,15 +58,12 @@ char *sl_helper_path(const char *override, const char *name, char **problem)
     return found;
 }
 
-/* In a setuid or setgid program the helpers run with its privileges: they
- * get a fixed environment, never the user's (HDF5_PLUGIN_PATH and the like
- * name code to load). */
-static char *const secure_env[] = {"PATH=/usr/bin:/bin", NULL};
-
+/* The application's environment: no helper runs in a setuid or setgid
+ * program (Init leaves it alone), so it is the user's own. */
 char **sl_helper_environ(void)
 {
     char *self = sl_self_path();
-    char **env = sl_helper_env(getauxval(AT_SECURE) ? secure_env : sl_env_all(), self);
+    char **env = sl_helper_env(sl_env_all(), self);
     free(self);
     return env;
 }

@@ -164,8 +164,8 @@ void sl_env_free(char **env);
  * "not executable: PATH (reason)". */
 char *sl_helper_path(const char *override, const char *name, char **problem);
 
-/* The helpers' environment (sl_helper_env of the application's, or a fixed
- * one in a setuid program); NULL on ENOMEM. Free with sl_env_free. */
+/* The helpers' environment (sl_helper_env of the application's); NULL on
+ * ENOMEM. Free with sl_env_free. */
 char **sl_helper_environ(void);
 
 /* Runs argv with the application's environment minus the shim (see

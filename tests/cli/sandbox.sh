@@ -113,5 +113,25 @@ for args in "show good.h5" "export good.h5 --format csv"; do
     [ "$a" = 0 ] && [ "$a" = "$b" ] && cmp -s a.out b.out && cmp -s a.err b.err ||
         bad "$args without memfd_create: output or exit status ($a) differs from unsandboxed ($b)"
 done
+# 8. SCOPE_LIKWID_SANDBOX as every boolean variable: each word for off reads
+# in this process (the 1 kB output limit does not apply: the whole output,
+# exit 0), each word for on and the unset default sandbox it (the limit
+# applies); anything else is one warning naming it and the default (on)
+SCOPE_LIKWID_SANDBOX=0 "$CLI" show good.h5 >b.out 2>b.err || bad "show good.h5 unsandboxed failed"
+for v in 0 no false off OFF; do
+    SCOPE_LIKWID_SANDBOX=$v SCOPE_LIKWID_READ_OUTPUT=0.001 "$CLI" show good.h5 >out 2>err; rc=$?
+    [ "$rc" = 0 ] && cmp -s out b.out && [ ! -s err ] ||
+        bad "SCOPE_LIKWID_SANDBOX=$v: exit $rc, $(wc -c <out) bytes, stderr '$(cat err)': expected unsandboxed"
+done
+for v in 1 yes true on; do
+    SCOPE_LIKWID_SANDBOX=$v SCOPE_LIKWID_READ_OUTPUT=0.001 "$CLI" show good.h5 >out 2>err; rc=$?
+    expect_one show good.h5 "output larger than 0.001 MiB"
+done
+SCOPE_LIKWID_SANDBOX=bogus SCOPE_LIKWID_READ_OUTPUT=0.001 "$CLI" show good.h5 >out 2>err; rc=$?
+want="scope-likwid: show: SCOPE_LIKWID_SANDBOX='bogus' not understood: expected 1/0, yes/no, true/false or on/off; using 1
+scope-likwid: show: good.h5: damaged (output larger than 0.001 MiB)"
+[ "$rc" = 1 ] && [ "$(cat err)" = "$want" ] ||
+    { bad "SCOPE_LIKWID_SANDBOX=bogus: exit $rc, stderr is:"; cat err; echo "expected: $want"; }
+
 [ $fail = 0 ] && echo "sandbox: all passed"
 exit $fail

@@ -9,6 +9,8 @@
 #                     NFSv3 and ext3 do) and RLIMIT_FSIZE lowered after
 #                     Init: the journal's later pieces cannot be backed; no
 #                     SIGXFSZ, every call kept (in the pool)
+#   harm.sh fsize fallocate   the same with fallocate (the journal's file
+#                     grows with its pieces): no SIGXFSZ either
 #   harm.sh longtag   1000 pairs of a 1 MiB tag: under 1 s of CPU time (a
 #                     strlen and a memcmp per call, not a byte-wise hash)
 #   harm.sh churn     100 000 short-lived threads, one call each: RSS growth
@@ -67,8 +69,10 @@ fsize)
     need SL_NO_FALLOCATE
     SCOPE_LIKWID_MAX_CALLS=10000000
     export SCOPE_LIKWID_MAX_CALLS
-    run a.base env LD_PRELOAD="$SL_NO_FALLOCATE" "$SL_HARM_APP" fsize 200000
-    run a.shim env LD_PRELOAD="$SL_NO_FALLOCATE $SL_SHIM" "$SL_HARM_APP" fsize 200000
+    pre=$SL_NO_FALLOCATE
+    [ "${2:-}" = fallocate ] && pre=
+    run a.base env LD_PRELOAD="$pre" "$SL_HARM_APP" fsize 200000
+    run a.shim env LD_PRELOAD="${pre:+$pre }$SL_SHIM" "$SL_HARM_APP" fsize 200000
     same_behaviour a.base a.shim
     f=$(result_file a.shim) || { fail "no result file: $(shim_lines a.shim)"; finish; }
     check "$f" --timing "req=1x200000" --timing-tags req --no-likwid >/dev/null

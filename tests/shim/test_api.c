@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "hot_path.h"
 #include "say.h"
 #include "run.h"
 #include "shim_test_util.h"
@@ -475,6 +477,75 @@ Test(api, journal_holds_what_close_collects, .init = setup)
     sl_run_free(&j);
     sl_run_free(&c);
 }
+
+/* SCOPE_LIKWID_TSC as every boolean variable: each documented word for off
+ * gives the hot path clock_gettime (the journal's header says so: ns, not
+ * ticks); a value not understood is one warning and the default (the TSC
+ * where it is exact). The clock the run took: sl_g.tsc, the hot path's own
+ * and the journal header's. */
+static int clock_of_run(const char *value, char **err)
+{
+    if (value)
+        setenv("SCOPE_LIKWID_TSC", value, 1);
+    likwid_markerInit();
+    likwid_markerStartRegion("a");
+    likwid_markerStopRegion("a");
+    char jpath[700];
+    snprintf(jpath, sizeof jpath, "%s.journal", output);
+    int fd = open(jpath, O_RDONLY);
+    cr_assert_geq(fd, 0, "no journal %s", jpath);
+    int64_t in_journal = -1;
+    cr_assert_eq(pread(fd, &in_journal, sizeof in_journal, offsetof(sl_jrn_header, tsc)),
+                 (ssize_t)sizeof in_journal);
+    close(fd);
+    cr_assert_eq(sl_rt_clock_tsc(), sl_g.tsc);
+    cr_assert_eq(in_journal, sl_g.tsc, "the journal says %lld, the run %d",
+                 (long long)in_journal, sl_g.tsc);
+    likwid_markerClose();
+    *err = tu_slurp(errfile, NULL);
+    cr_assert_not_null(*err);
+    return sl_g.tsc;
+}
+
+static void tsc_off(const char *value)
+{
+    char *err;
+    cr_assert_eq(clock_of_run(value, &err), 0, "SCOPE_LIKWID_TSC=%s still reads the TSC", value);
+    cr_assert_null(strstr(err, "SCOPE_LIKWID_TSC"), "%s", err);
+    free(err);
+}
+
+Test(api, tsc_0_off, .init = setup) { tsc_off("0"); }
+Test(api, tsc_no_off, .init = setup) { tsc_off("no"); }
+Test(api, tsc_false_off, .init = setup) { tsc_off("FALSE"); }
+Test(api, tsc_off_off, .init = setup) { tsc_off("off"); }
+
+/* The default, and a bad value keeps it with one warning. On a CPU without
+ * an exact TSC the default is clock_gettime too: the warning is still
+ * checked, the clock is what the unset variable gives in another process. */
+Test(api, tsc_bogus_warns_once_keeps_default, .init = setup)
+{
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        char *e;
+        snprintf(output, sizeof output, "%s/out-%d.h5", dir, (int)getpid());
+        _exit(clock_of_run(NULL, &e) == 1 ? 10 : 11);
+    }
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) >= 10, "the default run failed: %#x", st);
+    int def = WEXITSTATUS(st) == 10;
+    char *err;
+    cr_assert_eq(clock_of_run("bogus", &err), def, "SCOPE_LIKWID_TSC=bogus: not the default");
+    const char *want = "scope-likwid: SCOPE_LIKWID_TSC='bogus' not understood: expected 1/0, "
+                       "yes/no, true/false or on/off; using 1\n";
+    const char *at = strstr(err, want);
+    cr_assert_not_null(at, "no warning: %s", err);
+    cr_assert_null(strstr(at + strlen(want), "SCOPE_LIKWID_TSC"), "more than one line: %s", err);
+    free(err);
+}
+
 
 Test(api, journal_off, .init = setup)
 {

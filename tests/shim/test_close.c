@@ -22,6 +22,7 @@ int likwid_markerStartRegion(const char *);
 int likwid_markerStopRegion(const char *);
 int likwid_markerResetRegion(const char *);
 void likwid_markerGetRegion(const char *, int *, double *, double *, int *);
+void likwid_markerNextGroup(void);
 void likwid_markerClose(void);
 void likwid_markerstartregion_(const char *, size_t);
 void likwid_markerstopregion_(const char *, size_t);
@@ -311,4 +312,34 @@ Test(close, hazards_not_forwarded, .init = setup)
     likwid_markerClose();
     likwid_markerClose();
     cr_assert_eq(fake_closes, 1, "Close reaches LIKWID once");
+}
+
+/* A later Init..Close cycle begins, as LIKWID's own Init does, in the first
+ * group: NextGroup calls of an earlier cycle do not carry over. Cycle 1
+ * switches once (of two groups); cycle 2 times "b" in group 0, and its
+ * snapshot (marker_api) is taken and labelled in group 0. */
+Test(close, later_cycle_starts_in_group_0, .init = setup)
+{
+    setenv("LIKWID_EVENTS", "FLOPS_DP|MEM", 1);
+    setenv("SCOPE_LIKWID_SOURCES", "marker_api", 1);
+    unsetenv("FAKE_MARKER_SRC");
+    likwid_markerInit();
+    likwid_markerStartRegion("a");
+    likwid_markerStopRegion("a");
+    likwid_markerNextGroup();
+    likwid_markerStartRegion("a");
+    likwid_markerStopRegion("a");
+    likwid_markerClose();
+    likwid_markerInit();
+    likwid_markerStartRegion("b");
+    likwid_markerStopRegion("b");
+    likwid_markerClose();
+    snprintf(output, sizeof output, "%s/out.cycle2.h5", dir);
+    sl_run run = result();
+    cr_assert_eq(run.likwid.source, SL_SOURCE_MARKER_API, "%s", run.likwid_status);
+    cr_assert_eq(run.likwid.nregions, 1, "%s", run.likwid_status);
+    cr_assert_str_eq(run.likwid.regions[0].tag, "b");
+    cr_assert_eq(run.likwid.regions[0].group_id, 0, "cycle 2's region in group %lld",
+                 (long long)run.likwid.regions[0].group_id);
+    sl_run_free(&run);
 }

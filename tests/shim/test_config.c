@@ -14,24 +14,6 @@ static void redirect_stderr(void)
     sl_log_take_stderr();
 }
 
-Test(config, bool_values)
-{
-    int b = -1;
-    cr_assert_eq(sl_parse_bool("1", &b), 0);
-    cr_assert_eq(b, 1);
-    cr_assert_eq(sl_parse_bool("TRUE", &b), 0);
-    cr_assert_eq(b, 1);
-    cr_assert_eq(sl_parse_bool("0", &b), 0);
-    cr_assert_eq(b, 0);
-    cr_assert_eq(sl_parse_bool("", &b), 0);
-    cr_assert_eq(b, 0);
-    b = 7;
-    cr_assert_eq(sl_parse_bool("2", &b), -EINVAL);
-    cr_assert_eq(sl_parse_bool("yess", &b), -EINVAL);
-    cr_assert_eq(sl_parse_bool("%s%n", &b), -EINVAL);
-    cr_assert_eq(b, 7, "a bad value leaves the output alone");
-}
-
 Test(config, timeout_values)
 {
     double t = -1;
@@ -117,8 +99,8 @@ Test(config, garbage_gives_defaults, .init = redirect_stderr)
     fflush(stderr);
     /* One warning line per bad variable, the value quoted, never used as a format. */
     cr_assert_stderr_eq_str(
-        "scope-likwid: SCOPE_LIKWID_VERBOSE='very' not understood: expected 1 or 0; using 0\n"
-        "scope-likwid: SCOPE_LIKWID_DISABLE='maybe' not understood: expected 1 or 0; using 0\n"
+        "scope-likwid: SCOPE_LIKWID_VERBOSE='very' not understood: expected 1/0, yes/no, true/false or on/off; using 0\n"
+        "scope-likwid: SCOPE_LIKWID_DISABLE='maybe' not understood: expected 1/0, yes/no, true/false or on/off; using 0\n"
         "scope-likwid: SCOPE_LIKWID_TIMEOUT='-3' not understood: expected seconds > 0 (e.g. 10 or 2.5); using 10\n"
         "scope-likwid: SCOPE_LIKWID_SOURCES: unknown source 'nothing' ignored: expected full_api, marker_file or marker_api\n"
         "scope-likwid: SCOPE_LIKWID_SOURCES='nothing' names no known source: expected a comma list of full_api, marker_file, marker_api; using all three\n"
@@ -164,4 +146,23 @@ Test(config, disable)
     cr_assert_eq(sl_config_disabled(), 1);
     setenv("SCOPE_LIKWID_DISABLE", "0", 1);
     cr_assert_eq(sl_config_disabled(), 0);
+}
+
+/* A boolean variable read again and again (rebind reads SCOPE_LIKWID_REBIND
+ * at every dlopen, SCOPE_LIKWID_DISABLE at load, Init and exit): one
+ * warning per variable in the process, the default every time. */
+Test(config, bool_warned_once, .init = redirect_stderr)
+{
+    setenv("SCOPE_LIKWID_REBIND", "sometimes", 1);
+    setenv("SCOPE_LIKWID_DISABLE", "maybe", 1);
+    setenv("SCOPE_LIKWID_JOURNAL", "off", 1);
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(sl_env_bool("SCOPE_LIKWID_REBIND", 1), 1);
+        cr_assert_eq(sl_config_disabled(), 0);
+        cr_assert_eq(sl_env_bool("SCOPE_LIKWID_JOURNAL", 1), 0);
+    }
+    fflush(stderr);
+    cr_assert_stderr_eq_str(
+        "scope-likwid: SCOPE_LIKWID_REBIND='sometimes' not understood: expected 1/0, yes/no, true/false or on/off; using 1\n"
+        "scope-likwid: SCOPE_LIKWID_DISABLE='maybe' not understood: expected 1/0, yes/no, true/false or on/off; using 0\n");
 }

@@ -3,6 +3,7 @@
  * it does on one, the child dies or is killed, and this process prints one
  * line naming the file instead of a partial output. */
 #include "sandbox.h"
+#include "bool_word.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -212,8 +213,11 @@ static int child(sl_sandbox_fn fn, int argc, char **argv, pid_t parent, const si
 
 int sl_sandbox_run(sl_sandbox_fn fn, int argc, char **argv, int damaged_rc)
 {
-    const char *off = getenv("SCOPE_LIKWID_SANDBOX");
-    if (off && !strcmp(off, "0"))
+    char warn[SL_BOOL_WARN_BUF];
+    int on = sl_bool_value("SCOPE_LIKWID_SANDBOX", getenv("SCOPE_LIKWID_SANDBOX"), 1, warn);
+    if (warn[0])
+        fprintf(stderr, "scope-likwid: %s: %s\n", argv[0], warn);
+    if (!on)
         return fn(argc, argv);
     const char *first;
     int count;
