@@ -89,7 +89,7 @@ static int write_result(const char *path, const sl_run *run, char **written, sl_
                       : sl_h5_write(path, run, 1, written, d);
 }
 
-/* The proof that we wrote it, for the shim that gave us a key (core/mac.h):
+/* The proof that we wrote it, for the shim that gave us a key (core/trust/mac.h):
  * a line before the path. Nothing without a key (run by hand). */
 static void prove(const char *written)
 {

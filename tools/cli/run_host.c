@@ -1,4 +1,4 @@
-/* run's helper host (core/helper_host.h): a child of run that starts the
+/* run's helper host (core/trust/helper_host.h): a child of run that starts the
  * shim's helper processes on the application's behalf. The host accepts
  * connections until run says the application ended (its control pipe
  * closes), then waits for the helpers still running and exits. Each
