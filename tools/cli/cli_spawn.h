@@ -1,0 +1,18 @@
+/* Internal to tools/cli: a program started with its output read back. */
+#ifndef SL_CLI_SPAWN_H
+#define SL_CLI_SPAWN_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Starts exe (path_search: looked up in PATH as posix_spawnp does) with
+ * argv, stdin /dev/null and stdout and stderr into one pipe, in a process
+ * group of its own when own_group. *pid gets the child, *out the pipe's
+ * read end (close-on-exec). 0, or -errno when it could not be started. */
+int sl_spawn_piped(const char *exe, int path_search, char *const argv[], int own_group,
+                   pid_t *pid, int *out);
+
+/* CLOCK_MONOTONIC in milliseconds: deadlines. */
+int64_t sl_now_ms(void);
+
+#endif
