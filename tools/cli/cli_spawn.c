@@ -1,5 +1,6 @@
 /* A program started with stdout and stderr into one pipe (cli_spawn.h):
- * run's probes of likwid-perfctr, recover's questions to Slurm. */
+ * run's probes of likwid-perfctr, recover's questions to Slurm; its
+ * output read back. */
 #include "cli_spawn.h"
 
 #include <errno.h>
@@ -38,6 +39,19 @@ int sl_spawn_piped(const char *exe, int path_search, char *const argv[], int own
     }
     *out = fd[0];
     return 0;
+}
+
+int sl_read_kept(int fd, char *buf, size_t cap, size_t *n)
+{
+    char sink[4096];
+    ssize_t r = buf && *n < cap ? read(fd, buf + *n, cap - *n) : read(fd, sink, sizeof sink);
+    if (r < 0 && errno == EINTR)
+        return 1;
+    if (r <= 0)
+        return 0;
+    if (buf && *n < cap)
+        *n += (size_t)r;
+    return 1;
 }
 
 int64_t sl_now_ms(void)

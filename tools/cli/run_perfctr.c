@@ -93,21 +93,14 @@ static int run_captured(char *const argv[], char **out)
         return rc;
     size_t cap = 65536, n = 0;
     char *buf = malloc(cap + 1);
-    char sink[4096];
     int exited = 0, timed_out = 0;
     int64_t deadline = sl_now_ms() + PROBE_TIMEOUT_MS;
     for (;;) {
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
         int ready = poll(&pfd, 1, 100);
         if (ready > 0) {
-            ssize_t r = buf && n < cap ? read(fd, buf + n, cap - n)
-                                       : read(fd, sink, sizeof sink);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0)
+            if (!sl_read_kept(fd, buf, cap, &n))
                 break;
-            if (buf && n < cap)
-                n += (size_t)r;
             continue;
         }
         if (ready < 0 && errno != EINTR)

@@ -58,14 +58,8 @@ static int ask(char *const argv[], char **out)
             break;
         if (ready <= 0)
             continue;
-        char sink[1024];
-        ssize_t r = buf && n < OUT_MAX ? read(fd, buf + n, OUT_MAX - n) : read(fd, sink, sizeof sink);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
+        if (!sl_read_kept(fd, buf, OUT_MAX, &n))
             break;
-        if (buf && n < OUT_MAX)
-            n += (size_t)r;
     }
     close(fd);
     int st = 0;
