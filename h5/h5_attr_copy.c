@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Where attributes go: one object's (copy_one), or a tree's (copy_obj_attrs:
+ * dst the copy of its top object, where the top's path in the input). */
 typedef struct attr_copy {
     hid_t dst;          /* the object the attributes go to */
     const char *where;  /* its path in the input, for the messages */
@@ -86,22 +88,14 @@ int sl_h5_copy_attrs(hid_t src, hid_t dst, const char *where, const char *file, 
     return c.rc;
 }
 
-typedef struct tree_copy {
-    hid_t dst_root;     /* the copy of the tree's top object */
-    const char *top;    /* its path in the input */
-    const char *file;
-    sl_diag *diag;
-    int rc;
-} tree_copy;
-
 static herr_t copy_obj_attrs(hid_t src_root, const char *rel, const H5O_info_t *info, void *data)
 {
     (void)info;
-    tree_copy *t = data;
+    attr_copy *t = data;
     hid_t s = H5Oopen(src_root, rel, sl_h5_guard_lapl());
-    hid_t d = s >= 0 ? H5Oopen(t->dst_root, rel, H5P_DEFAULT) : -1;
+    hid_t d = s >= 0 ? H5Oopen(t->dst, rel, H5P_DEFAULT) : -1;
     char where[512];
-    snprintf(where, sizeof where, "/%s%s%s", t->top, strcmp(rel, ".") ? "/" : "",
+    snprintf(where, sizeof where, "/%s%s%s", t->where, strcmp(rel, ".") ? "/" : "",
              strcmp(rel, ".") ? rel : "");
     if (d < 0) {
         H5Eclear2(H5E_DEFAULT);
@@ -133,9 +127,9 @@ int sl_h5_copy_by_value(hid_t src, const char *name, hid_t dst, const char *dst_
         sl_diag_add(diag, file, 0, "cannot copy /%s: HDF5: %s", name, *msg ? msg : "no reason given");
         return -EIO;
     }
-    tree_copy t = {H5Oopen(dst, dst_name, H5P_DEFAULT), name, file, diag, 0};
+    attr_copy t = {H5Oopen(dst, dst_name, H5P_DEFAULT), name, file, diag, 0};
     hid_t top = H5Oopen(src, name, sl_h5_guard_lapl());
-    if (t.dst_root < 0 || top < 0) {
+    if (t.dst < 0 || top < 0) {
         H5Eclear2(H5E_DEFAULT);
         sl_diag_add(diag, file, 0, "/%s: cannot open it: expected a readable object", name);
         t.rc = -EINVAL;
@@ -148,7 +142,7 @@ int sl_h5_copy_by_value(hid_t src, const char *name, hid_t dst, const char *dst_
     }
     if (top >= 0)
         H5Oclose(top);
-    if (t.dst_root >= 0)
-        H5Oclose(t.dst_root);
+    if (t.dst >= 0)
+        H5Oclose(t.dst);
     return t.rc;
 }

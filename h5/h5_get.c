@@ -149,25 +149,35 @@ static int read_strings(hid_t a, hid_t ftype, size_t n, char **out)
     return rc;
 }
 
+/* attr_open for one value of class cls: 1 (x open), 0 (absent and
+ * optional) or -EINVAL (said: not_one, x closed). */
+static int scalar_open(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f,
+                       const char *want, H5T_class_t cls, const char *not_one, attr_ref *x)
+{
+    int rc = attr_open(r, obj, path, f, want, x);
+    if (rc <= 0)
+        return rc;
+    if (x->cls == cls && x->len == 1)
+        return 1;
+    bad(r, path, f->name, not_one, want);
+    attr_close(x);
+    return -EINVAL;
+}
+
 int sl_h5r_str(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, char **out)
 {
     const char *want = "a string";
     attr_ref x;
-    int rc = attr_open(r, obj, path, f, want, &x);
+    int rc = scalar_open(r, obj, path, f, want, H5T_STRING, "not a single string", &x);
     if (rc <= 0)
         return rc;
-    rc = -EINVAL;
-    if (x.cls != H5T_STRING || x.len != 1)
-        bad(r, path, f->name, "not a single string", want);
-    else {
-        char *v = NULL;
-        rc = read_strings(x.a, x.t, 1, &v);
-        if (rc == -EIO)
-            rc = bad(r, path, f->name, "unreadable string", want);
-        if (!rc) {
-            free(*out);
-            *out = v;
-        }
+    char *v = NULL;
+    rc = read_strings(x.a, x.t, 1, &v);
+    if (rc == -EIO)
+        rc = bad(r, path, f->name, "unreadable string", want);
+    if (!rc) {
+        free(*out);
+        *out = v;
     }
     attr_close(&x);
     return rc;
@@ -177,16 +187,12 @@ int sl_h5r_i64(sl_h5r *r, hid_t obj, const char *path, const sl_h5_field *f, int
 {
     const char *want = "an int64";
     attr_ref x;
-    int rc = attr_open(r, obj, path, f, want, &x);
+    int rc = scalar_open(r, obj, path, f, want, H5T_INTEGER, "not a single integer", &x);
     if (rc <= 0)
         return rc;
-    rc = -EINVAL;
-    if (x.cls != H5T_INTEGER || x.len != 1)
-        bad(r, path, f->name, "not a single integer", want);
-    else if (H5Aread(x.a, H5T_NATIVE_INT64, out) < 0)
-        bad(r, path, f->name, "unreadable integer", want);
-    else
-        rc = 0;
+    rc = 0;
+    if (H5Aread(x.a, H5T_NATIVE_INT64, out) < 0)
+        rc = bad(r, path, f->name, "unreadable integer", want);
     attr_close(&x);
     return rc;
 }

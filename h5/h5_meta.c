@@ -58,29 +58,30 @@ int sl_h5w_meta(sl_h5w *w, hid_t file, const sl_run *run)
                             m->mpi_size <= INT64_MAX / m->omp_num_threads
                         ? m->mpi_size * m->omp_num_threads
                         : -1;
-    int rc = put_str(w, g, SL_H5N_hostname, run->hostname);
-    if (!rc)
-        rc = put_str(w, g, SL_H5N_timestamp, ts);
-    if (!rc)
-        rc = put_i64(w, g, SL_H5N_mpi_size, m->mpi_size);
-    if (!rc)
-        rc = put_i64(w, g, SL_H5N_omp_num_threads, m->omp_num_threads);
-    if (!rc)
-        rc = put_i64(w, g, SL_H5N_total_cores, cores);
-    if (!rc)
-        rc = put_i64(w, g, SL_H5N_start_time_ns, m->start_time_ns);
-    if (!rc)
-        rc = put_i64(w, g, SL_H5N_finalize_time_ns, m->finalize_time_ns);
-    if (!rc)
-        rc = put_str(w, g, SL_H5N_working_directory, m->working_directory);
-    if (!rc) {
-        /* the shim names the user only for a %u: else its uid, named here */
-        char *named = !m->user[0] && m->uid >= 0 ? sl_user_name((uid_t)m->uid) : NULL;
-        rc = put_str(w, g, SL_H5N_user, named ? named : m->user);
-        free(named);
-    }
-    if (!rc)
-        rc = put_str(w, g, SL_H5N_run_id, m->run_id);
+    /* the shim names the user only for a %u: else its uid, named here */
+    char *named = !m->user[0] && m->uid >= 0 ? sl_user_name((uid_t)m->uid) : NULL;
+    const struct {
+        const char *name;
+        int is_str;
+        const char *s;
+        int64_t v;
+    } put[] = {
+        {SL_H5N_hostname, 1, run->hostname, 0},
+        {SL_H5N_timestamp, 1, ts, 0},
+        {SL_H5N_mpi_size, 0, NULL, m->mpi_size},
+        {SL_H5N_omp_num_threads, 0, NULL, m->omp_num_threads},
+        {SL_H5N_total_cores, 0, NULL, cores},
+        {SL_H5N_start_time_ns, 0, NULL, m->start_time_ns},
+        {SL_H5N_finalize_time_ns, 0, NULL, m->finalize_time_ns},
+        {SL_H5N_working_directory, 1, m->working_directory, 0},
+        {SL_H5N_user, 1, named ? named : m->user, 0},
+        {SL_H5N_run_id, 1, m->run_id, 0},
+    };
+    int rc = 0;
+    for (size_t i = 0; !rc && i < sizeof put / sizeof put[0]; i++)
+        rc = put[i].is_str ? put_str(w, g, put[i].name, put[i].s)
+                           : put_i64(w, g, put[i].name, put[i].v);
+    free(named);
     /* SLURM_* variables under their own names, the first SL_H5_META_VARS
      * of them (a bounded header: docs/FORMAT.md); nothing else goes here */
     for (size_t i = 0, kept = 0; !rc && i < m->nvars && kept < SL_H5_META_VARS; i++) {

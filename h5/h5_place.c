@@ -1,7 +1,7 @@
 /* Putting a finished file image on disk so that no reader ever sees half a
  * file: temporary file in the target directory, fsync, then link into place
  * without overwriting (or, for sl_h5_into, rename over the original). */
-#include "h5_util.h"
+#include "h5_place.h"
 #include "name_fit.h"
 #include "trusted_dir.h"
 

@@ -246,3 +246,17 @@ herr_t sl_h5_small_cache(hid_t fapl)
     c.decr_mode = H5C_decr__off;
     return H5Pset_mdc_config(fapl, &c);
 }
+
+int sl_h5w_tag(sl_h5w *w, hid_t g, const char *tag, size_t len)
+{
+    if (sl_utf8_valid(tag, len))
+        return sl_h5w_str(w, g, SL_H5N_tag, tag);
+    char *shown = sl_tag_display(tag, len);
+    if (!shown)
+        return -ENOMEM;
+    int rc = sl_h5w_str(w, g, SL_H5N_tag, shown);
+    free(shown);
+    if (rc == 0)
+        rc = sl_h5w_u8v(w, g, SL_H5N_tag_bytes, tag, len);
+    return rc;
+}

@@ -1,5 +1,6 @@
 /* Writes one run (one process) into its rank<R> group: the layout of
  * docs/FORMAT.md, rank attributes, timing/ and likwid/. */
+#include "h5_sp.h"
 #include "h5_util.h"
 
 #include <errno.h>
@@ -15,20 +16,6 @@ static int close_fail(hid_t g, int rc)
 {
     if (g >= 0)
         H5Gclose(g);
-    return rc;
-}
-
-int sl_h5w_tag(sl_h5w *w, hid_t g, const char *tag, size_t len)
-{
-    if (sl_utf8_valid(tag, len))
-        return sl_h5w_str(w, g, SL_H5N_tag, tag);
-    char *shown = sl_tag_display(tag, len);
-    if (!shown)
-        return -ENOMEM;
-    int rc = sl_h5w_str(w, g, SL_H5N_tag, shown);
-    free(shown);
-    if (rc == 0)
-        rc = sl_h5w_u8v(w, g, SL_H5N_tag_bytes, tag, len);
     return rc;
 }
 

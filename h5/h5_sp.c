@@ -2,6 +2,7 @@
  * reading its ranks as runs, and writing rank<R>/likwid into one in the
  * layout of scope-profiler's LIKWID writer (write_likwid_results). */
 #include "h5_guard.h"
+#include "h5_sp.h"
 #include "h5_util.h"
 #include "h5read.h"
 

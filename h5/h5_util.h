@@ -78,6 +78,8 @@ int sl_h5w_u8v(sl_h5w *w, hid_t obj, const char *name, const void *v, size_t n);
 int sl_h5w_i64_data(sl_h5w *w, hid_t g, const char *name, const int64_t *v, size_t n);
 int sl_h5w_f64_data(sl_h5w *w, hid_t g, const char *name, const double *v, size_t rows,
                     size_t cols, int rank);
+/* attr tag: the exact tag, or its \xHH form plus tag_bytes when not UTF-8. */
+int sl_h5w_tag(sl_h5w *w, hid_t g, const char *tag, size_t len);
 
 /* ---- one run into its rank group (h5_run.c) ---- */
 
@@ -85,8 +87,6 @@ int sl_h5w_f64_data(sl_h5w *w, hid_t g, const char *name, const double *v, size_
 int sl_h5w_run(sl_h5w *w, hid_t file, const sl_run *run);
 /* Writes rank<R>/likwid only (rank group must exist, likwid must not). */
 int sl_h5w_likwid(sl_h5w *w, hid_t rank_group, const sl_run *run);
-/* attr tag: the exact tag, or its \xHH form plus tag_bytes when not UTF-8. */
-int sl_h5w_tag(sl_h5w *w, hid_t g, const char *tag, size_t len);
 /* multi[i]: region i's tag occurs in more than one group of this run
  * (newly allocated, NULL on ENOMEM). */
 unsigned char *sl_h5w_multi_groups(const sl_likwid *lw);
@@ -130,28 +130,6 @@ typedef int (*sl_h5w_fn)(sl_h5w *w, hid_t g, sl_h5_fid id, const void *elem, voi
  * lacking: only the attributes g does not have yet. */
 int sl_h5w_rows(sl_h5w *w, hid_t g, sl_h5_obj place, unsigned kinds, const void *elem,
                 sl_h5w_fn fn, void *ctx, int lacking);
-
-/* ---- placing files (h5_place.c) ---- */
-
-/* Writes buf to a new temporary file in path's directory, fsyncs it and links
- * it to path, or to path with ".1", ".2", ... before its extension when path
- * exists; never overwrites. *written gets the name used. On failure nothing
- * is left. */
-int sl_place_new(const char *path, const void *buf, size_t len, char **written, sl_diag *diag);
-/* Writes buf into the regular file open for writing on fd (path: its name,
- * for messages): emptied, written from its start, fsynced. */
-int sl_place_fd(int fd, const char *path, const void *buf, size_t len, sl_diag *diag);
-/* The same in two steps, for a file written in place by HDF5 (merge): an
- * empty temporary file next to path (*tmp, newly allocated), then, once it
- * is complete, fsynced and linked like sl_place_new (tmp removed on
- * failure; the caller frees the name). */
-int sl_place_temp(const char *path, char **tmp, sl_diag *diag);
-int sl_place_done(char *tmp, const char *path, char **written, sl_diag *diag);
-/* Replaces path by a file holding buf (same mode), through a temporary file
- * renamed over it. */
-int sl_place_replace(const char *path, const void *buf, size_t len, sl_diag *diag);
-/* Reads a whole file into a malloc'd buffer. */
-int sl_slurp(const char *path, void **buf, size_t *len, sl_diag *diag);
 
 /* ---- reading (h5_get.c; the loops over the rows: schema.c) ---- */
 
@@ -250,24 +228,5 @@ int sl_h5r_links(sl_h5r *r, hid_t g, const char *path, char ***names, size_t *n)
  * they are two, -1 when one of them cannot be opened. */
 int sl_h5_same_object(hid_t g, const char *a, const char *b);
 void sl_h5r_free_names(char **names, size_t n);
-
-/* ---- scope-profiler's files (h5_sp.c) ---- */
-
-/* 1 when f is a file of scope-profiler's layout: no root attr format,
- * /metadata with attr scope_profiler_version, top-level names only
- * metadata and rank<N>, each rank<N> a group holding regions. */
-int sl_h5_sp_file(hid_t f);
-/* 1 when rank group name of f (a file of ours) is one of scope-profiler's
- * copied by merge: regions/, no timing/, none of our rank attributes. */
-int sl_h5_sp_group(hid_t f, const char *name);
-/* Reads rank group name of f, in scope-profiler's layout (regions/ the
- * timing, one thread; likwid/ in their LIKWID writer's layout or ours). */
-int sl_h5r_sp_run(sl_h5r *r, hid_t f, const char *name, int64_t number,
-                  const struct sl_file_meta *meta, sl_run *run);
-/* rank<R>/likwid of rank_group read leniently, as scope-profiler reads it
- * (absent attrs default to "", -1, []; event_labels computed). */
-int sl_h5r_likwid_any(sl_h5r *r, hid_t rank_group, const char *path, sl_run *run);
-/* Writes (replacing) rank<R>/likwid in their LIKWID writer's layout. */
-int sl_h5w_sp_likwid(sl_h5w *w, hid_t rank_group, const sl_run *run);
 
 #endif

@@ -23,8 +23,11 @@
 #include <unistd.h>
 
 #include "name_fit.h"
+#include "natural.h"
 #include "vec.h"
 #include "why.h"
+#include "h5_place.h"
+#include "h5_sp.h"
 #include "h5_util.h"
 
 /* Where the rank groups ran, told once when they differ: their first value
@@ -77,38 +80,10 @@ static const placed *holder(const merge *m, int64_t rank)
     return NULL;
 }
 
-/* ---- natural order: digit runs compare as numbers ---- */
-
-static int natural_cmp(const char *a, const char *b)
-{
-    while (*a && *b) {
-        if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
-            while (*a == '0' && a[1] >= '0' && a[1] <= '9')
-                a++;
-            while (*b == '0' && b[1] >= '0' && b[1] <= '9')
-                b++;
-            size_t la = strspn(a, "0123456789"), lb = strspn(b, "0123456789");
-            if (la != lb)
-                return la < lb ? -1 : 1;
-            int c = strncmp(a, b, la);
-            if (c)
-                return c;
-            a += la;
-            b += lb;
-        } else {
-            if (*a != *b)
-                return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-            a++;
-            b++;
-        }
-    }
-    return (*a != 0) - (*b != 0);
-}
-
 static int cmp_input(const void *x, const void *y)
 {
     const char *a = *(char *const *)x, *b = *(char *const *)y;
-    int c = natural_cmp(a, b);
+    int c = sl_natural_cmp(a, b);
     return c ? c : strcmp(a, b);
 }
 
@@ -596,48 +571,6 @@ int sl_h5_merge(const char *out, char *const *inputs, size_t ninputs, int allow_
         free(m.groups[i].group);
     }
     free(m.groups);
-    sl_h5_restore(&quiet);
-    return rc;
-}
-
-int sl_h5_launch(const char *path, char **run_id, sl_diag *diag)
-{
-    *run_id = NULL;
-    sl_h5_errsave quiet;
-    sl_h5_silence(&quiet);
-    sl_h5_guard_done();
-    int rc = 0;
-    hid_t f = -1;
-    if (H5Fis_hdf5(path) <= 0) {
-        H5Eclear2(H5E_DEFAULT);
-        if (access(path, R_OK) < 0)
-            sl_diag_add(diag, path, 0, "cannot open: %s", strerror(errno));
-        else
-            sl_diag_add(diag, path, 0, "not an HDF5 file: expected a scope-likwid result file");
-        rc = -EINVAL;
-    } else if ((rc = sl_h5_guard_file(path, diag)) == 0 &&
-               (f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
-        sl_diag_add(diag, path, 0, "cannot open: expected a readable HDF5 file");
-        rc = -EINVAL;
-    }
-    if (!rc) {
-        sl_diag ignored;
-        sl_diag_init(&ignored);
-        sl_h5r r = {path, &ignored, 2};
-        htri_t has = H5Lexists(f, SL_H5N_metadata, sl_h5_guard_lapl());
-        hid_t g = has > 0 ? H5Gopen2(f, SL_H5N_metadata, H5P_DEFAULT) : -1;
-        if (g >= 0 && sl_h5r_str(&r, g, "/" SL_H5N_metadata, SL_H5_FIELD(META_RUN_ID), run_id))
-            *run_id = NULL;     /* unreadable: merge itself says why */
-        if (g >= 0)
-            H5Gclose(g);
-        sl_diag_free(&ignored);
-        H5Eclear2(H5E_DEFAULT);
-        if (!*run_id && !(*run_id = strdup("")))
-            rc = -ENOMEM;
-    }
-    if (f >= 0)
-        H5Fclose(f);
-    sl_h5_guard_done();
     sl_h5_restore(&quiet);
     return rc;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "h5_guard.h"
+#include "h5_sp.h"
 #include "h5_util.h"
 
 /* The root attribute "format" equals SL_H5_FORMAT (fixed or variable

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "h5_guard.h"
+#include "h5_sp.h"
 #include "h5_util.h"
 
 void sl_runset_free(sl_runset *set)

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5_place.h"
+#include "h5_sp.h"
 #include "h5_util.h"
 
 #ifndef SCOPE_LIKWID_VERSION

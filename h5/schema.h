@@ -1,13 +1,13 @@
 /* Internal header: not installed. The result file's schema (docs/FORMAT.md):
  * every group, attribute and dataset the file holds, declared once, with
- * the member of the model (core/run.h) that holds it. This is the source of
+ * the member of the model (core/model/run.h) that holds it. This is the source of
  * truth: the writer (h5_run.c) and the reader (h5read.c) write and read a
  * rank group's attributes, timing/, likwid/ and each region as loops over
  * these rows; the reader checks each field against its row (type, rank,
  * required, the format version that added it); tests/docs checks that
  * docs/FORMAT.md names every row.
  *
- * Adding a field: its name in core/field_names.h (if new) and one row in
+ * Adding a field: its name in core/model/field_names.h (if new) and one row in
  * SL_H5_SCHEMA with the format version that adds it and its member; the
  * loops then write and read it. Files of an older format_version lack it:
  * the reader treats a row whose `since` is above the file's version as

@@ -51,7 +51,7 @@ static void die(const char *fmt, ...)
     exit(1);
 }
 
-/* ==== LIKWID, loaded at run time ==== */
+/* LIKWID, loaded at run time. */
 
 /* The full-API functions the collector calls, one X() each. They are looked
  * up in the liblikwid the application loaded (its path is the second
@@ -96,7 +96,7 @@ static void *load_likwid(const char *path)
     return h;
 }
 
-/* ==== the clock ==== */
+/* The clock. */
 
 /* CYCLE_HZ or CPU_HZ: a clock in Hz. */
 static uint64_t parse_hz(const char *what, const char *s)
@@ -130,7 +130,7 @@ static void check_clock(int nregions)
     }
 }
 
-/* ==== the marker file ==== */
+/* The marker file. */
 
 static const char *need_env(const char *name)
 {

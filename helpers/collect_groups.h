@@ -1,5 +1,5 @@
 /* Internal header: not installed. The collector's part of recognising a
- * group from its events (core/group_match.h): each custom event set of
+ * group from its events (core/likwid/group_match.h): each custom event set of
  * LIKWID_EVENTS against the group files of the LIKWID the application
  * loaded, with that LIKWID's architecture, cycle clock and topology. */
 #ifndef SL_COLLECT_GROUPS_H

@@ -89,7 +89,7 @@ static int write_result(const char *path, const sl_run *run, char **written, sl_
                       : sl_h5_write(path, run, 1, written, d);
 }
 
-/* The proof that we wrote it, for the shim that gave us a key (core/mac.h):
+/* The proof that we wrote it, for the shim that gave us a key (core/trust/mac.h):
  * a line before the path. Nothing without a key (run by hand). */
 static void prove(const char *written)
 {
@@ -243,6 +243,58 @@ static int await_paths(double seconds, long long pid, char **given)
     return 0;
 }
 
+/* RESCUEFILE OUTPUT.h5: the result written from the rescue file, which goes
+ * once the result is in place; the name used on stdout. */
+static int from_rescue(const char *in, const char *out, sl_diag *diag)
+{
+    /* Held until we exit (no CLOEXEC needed: we start nothing). */
+    int lock_fd = open(in, O_RDONLY | O_CLOEXEC);
+    if (lock_fd >= 0)
+        flock(lock_fd, LOCK_EX);
+
+    char *buf;
+    size_t len;
+    int rc = sl_read_file(in, MAX_RESCUE_BYTES, &buf, &len);
+    if (rc < 0) {
+        fprintf(stderr, "scope-likwid-write: %s: %s\n", in, strerror(-rc));
+        return 1;
+    }
+    sl_run run;
+    if (sl_run_init(&run) < 0) {
+        free(buf);
+        return fail(diag, "out of memory");
+    }
+    rc = sl_wire_read_run(buf, len, in, &run, diag);
+    free(buf);
+    if (rc < 0) {
+        sl_run_free(&run);
+        return fail(diag, "rescue file not decoded, nothing written");
+    }
+    if (sl_write_groups(&run, diag) < 0) {
+        sl_run_free(&run);
+        return fail(diag, "out of memory");
+    }
+    char *written = NULL;
+    rc = write_result(out, &run, &written, diag);
+    sl_run_free(&run);
+    if (rc < 0) {
+        free(written);
+        char what[256];
+        snprintf(what, sizeof what, "%s: not written: %s", out, strerror(-rc));
+        int r = fail(diag, what);
+        sl_diag_free(diag);
+        return r;
+    }
+    /* Delivered: the rescue file has done its work, whether or not the
+     * name reaches the shim (a shim killed meanwhile reads nothing; one
+     * that reads no name says where to look). */
+    unlink(in);
+    /* the name actually used ("out.1.h5" when "out.h5" existed) */
+    rc = report(diag, written ? written : out);
+    free(written);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     sl_h5_quiet_process();  /* our messages say what is wrong (h5_quiet.h) */
@@ -285,51 +337,5 @@ int main(int argc, char **argv)
         return fail(&diag, "usage: scope-likwid-write [--into-stdin] RESCUEFILE OUTPUT.h5 | --await SECONDS PID | "
                            "--journal JOURNAL [--deadline SECONDS] | --orphan JOURNAL PARENT_PID | "
                            "--child JOURNAL CHILD_PID");
-    const char *in = argv[1], *out = argv[2];
-    /* Held until we exit (no CLOEXEC needed: we start nothing). */
-    int lock_fd = open(in, O_RDONLY | O_CLOEXEC);
-    if (lock_fd >= 0)
-        flock(lock_fd, LOCK_EX);
-
-    char *buf;
-    size_t len;
-    int rc = sl_read_file(in, MAX_RESCUE_BYTES, &buf, &len);
-    if (rc < 0) {
-        fprintf(stderr, "scope-likwid-write: %s: %s\n", in, strerror(-rc));
-        return 1;
-    }
-    sl_run run;
-    if (sl_run_init(&run) < 0) {
-        free(buf);
-        return fail(&diag, "out of memory");
-    }
-    rc = sl_wire_read_run(buf, len, in, &run, &diag);
-    free(buf);
-    if (rc < 0) {
-        sl_run_free(&run);
-        return fail(&diag, "rescue file not decoded, nothing written");
-    }
-    if (sl_write_groups(&run, &diag) < 0) {
-        sl_run_free(&run);
-        return fail(&diag, "out of memory");
-    }
-    char *written = NULL;
-    rc = write_result(out, &run, &written, &diag);
-    sl_run_free(&run);
-    if (rc < 0) {
-        free(written);
-        char what[256];
-        snprintf(what, sizeof what, "%s: not written: %s", out, strerror(-rc));
-        int r = fail(&diag, what);
-        sl_diag_free(&diag);
-        return r;
-    }
-    /* Delivered: the rescue file has done its work, whether or not the
-     * name reaches the shim (a shim killed meanwhile reads nothing; one
-     * that reads no name says where to look). */
-    unlink(in);
-    /* the name actually used ("out.1.h5" when "out.h5" existed) */
-    rc = report(&diag, written ? written : out);
-    free(written);
-    return rc;
+    return from_rescue(argv[1], argv[2], &diag);
 }

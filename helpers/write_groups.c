@@ -80,7 +80,7 @@ static double cycle_clock(void)
 }
 
 /* The custom event sets of LIKWID_EVENTS ("EVENT:COUNTER,..."): each
- * matched against the group files (core/group_match.h) for its marker-file
+ * matched against the group files (core/likwid/group_match.h) for its marker-file
  * regions; what was found goes into the status. 0 or -ENOMEM. */
 static int match_custom(sl_run *run, const char *dir, const char *arch, const char *events,
                         const sl_group_node *node, sl_diag *d)

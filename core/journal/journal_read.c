@@ -1,6 +1,6 @@
 /* Reading a journal back (see journal.h): the timing Close collects from
  * the live tables, from the file a killed process left, by the same
- * sl_timing_collect (core/timing_collect.h). Every address is checked against the file before it is followed:
+ * sl_timing_collect (core/model/timing_collect.h). Every address is checked against the file before it is followed:
  * the process may have died at any instruction. */
 #include "journal.h"
 

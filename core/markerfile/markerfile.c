@@ -14,19 +14,8 @@
 #include "fileio.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-void sl_mf_report(mf_ctx *c, size_t line, const char *fmt, ...)
-{
-    if (!c->diag)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    sl_diag_vadd(c->diag, c->name, line, fmt, ap);
-    va_end(ap);
-}
 
 /* Builds the regions from the rows: threads in value-line order. Each
  * region's own arrays are freed as soon as it is built. */

@@ -56,7 +56,7 @@ typedef struct mf_ctx {
     scratch sc;
 } mf_ctx;
 
-/* One diagnostic "name:line: ..." (nothing without a diag). */
+/* markerfile_rows.c: one diagnostic "name:line: ..." (nothing without a diag). */
 void sl_mf_report(mf_ctx *c, size_t line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -1,13 +1,25 @@
-/* The marker-file reader's region table and row store. Each region keeps
- * its kept value lines as rows (cpu, count, time, line) plus a row-major
- * block of values, grown as lines come, so a region is built and freed as
- * soon as the file is read, never held twice. */
+/* The marker-file reader's region table and row store, and its one way to
+ * report a skipped line. Each region keeps its kept value lines as rows
+ * (cpu, count, time, line) plus a row-major block of values, grown as lines
+ * come, so a region is built and freed as soon as the file is read, never
+ * held twice. */
 #include "markerfile_i.h"
 
 #include "vec.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+void sl_mf_report(mf_ctx *c, size_t line, const char *fmt, ...)
+{
+    if (!c->diag)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    sl_diag_vadd(c->diag, c->name, line, fmt, ap);
+    va_end(ap);
+}
 
 mf_region *sl_mf_add_slot(mf_ctx *c, size_t line)
 {

@@ -2,6 +2,7 @@
  * fields the format is made of. The input is hostile: every read is bounded
  * by len, and a count is accepted only when the bytes left can hold it. */
 #include "wire_cursor.h"
+#include "parse_int.h"
 
 #include "wire.h"
 
@@ -160,17 +161,6 @@ int sl_wc_get_flag(sl_wc *c, int *out, const char *expected)
     return 0;
 }
 
-static int hexval(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
 int sl_wc_get_dbl(sl_wc *c, double *d, const char *expected)
 {
     const char *t;
@@ -181,7 +171,7 @@ int sl_wc_get_dbl(sl_wc *c, double *d, const char *expected)
         return sl_wc_defect(c, "not 16 hex digits", expected);
     uint64_t u = 0;
     for (size_t i = 0; i < 16; i++) {
-        int h = hexval(t[i]);
+        int h = sl_hex_digit(t[i]);
         if (h < 0 || (t[i] >= 'A' && t[i] <= 'F'))
             return sl_wc_defect(c, "not 16 lower-case hex digits", expected);
         u = (u << 4) | (uint64_t)h;
@@ -209,7 +199,7 @@ int sl_wc_get_str(sl_wc *c, char **out, size_t *len, const char *expected)
             s[k++] = t[i];
             continue;
         }
-        int hi = i + 2 < n ? hexval(t[i + 1]) : -1, lo = i + 2 < n ? hexval(t[i + 2]) : -1;
+        int hi = i + 2 < n ? sl_hex_digit(t[i + 1]) : -1, lo = i + 2 < n ? sl_hex_digit(t[i + 2]) : -1;
         if (hi < 0 || lo < 0) {
             free(s);
             return sl_wc_defect(c, "bad %XX escape in string", expected);

@@ -281,23 +281,20 @@ static void meta_part(wbuf *w, const sl_run_meta *m)
     var_lines(w, "metavars", m->vars, m->nvars);
 }
 
+/* The run's own scalars, in the wire's order: (kind, member of sl_run,
+ * which is also its SL_H5N_ name). */
+#define SL_WIRE_RUN_FIELDS(X)                                                                  \
+    X(i64, rank) X(i64, mpi_rank) X(i64, pid) X(i64, parent_pid) X(str, hostname)              \
+    X(str, executable) X(str, command_line) X(str, likwid_status) X(str, likwid_version)       \
+    X(str, cpu_model) X(str, kernel_release) X(str, clock_source) X(i64, tsc_hz)
+
 int sl_wire_write_run(int fd, const sl_run *run)
 {
     wbuf w;
     head(&w, fd, "run");
-    named_i64(&w, SL_H5N_rank, run->rank);
-    named_i64(&w, SL_H5N_mpi_rank, run->mpi_rank);
-    named_i64(&w, SL_H5N_pid, run->pid);
-    named_i64(&w, SL_H5N_parent_pid, run->parent_pid);
-    named_str(&w, SL_H5N_hostname, run->hostname);
-    named_str(&w, SL_H5N_executable, run->executable);
-    named_str(&w, SL_H5N_command_line, run->command_line);
-    named_str(&w, SL_H5N_likwid_status, run->likwid_status);
-    named_str(&w, SL_H5N_likwid_version, run->likwid_version);
-    named_str(&w, SL_H5N_cpu_model, run->cpu_model);
-    named_str(&w, SL_H5N_kernel_release, run->kernel_release);
-    named_str(&w, SL_H5N_clock_source, run->clock_source);
-    named_i64(&w, SL_H5N_tsc_hz, run->tsc_hz);
+#define SL_WIRE_RUN_FIELD(kind, name) named_##kind(&w, SL_H5N_##name, run->name);
+    SL_WIRE_RUN_FIELDS(SL_WIRE_RUN_FIELD)
+#undef SL_WIRE_RUN_FIELD
     var_lines(&w, "env", run->env, run->nenv);
     meta_part(&w, &run->meta);
     timing_part(&w, &run->timing);

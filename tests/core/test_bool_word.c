@@ -1,4 +1,4 @@
-/* The one parser of boolean SCOPE_LIKWID_* variables (core/bool_word.c):
+/* The one parser of boolean SCOPE_LIKWID_* variables (core/base/bool_word.c):
  * the documented words, and one warning with the default for anything else. */
 #include <criterion/criterion.h>
 

@@ -1,4 +1,4 @@
-/* core/formula.h and core/groupfile.h: LIKWID's metric formulas (the
+/* core/likwid/formula.h and core/likwid/groupfile.h: LIKWID's metric formulas (the
  * calculator's precedence, its functions, its 20-decimal rounding, a
  * division by zero as no value) and group files (sections, metric names,
  * one FILE:LINE diagnostic per defect, a metric LIKWID cannot compute left

@@ -1,4 +1,4 @@
-/* core/group_match.h: a custom event set recognised by the group files of
+/* core/likwid/group_match.h: a custom event set recognised by the group files of
  * its architecture (written here into a temporary perfgroups folder):
  * exact sets in any order, a group without the counters likwid-mpirun does
  * not hand every rank, an exact match preferred to such a partial one,

@@ -1,4 +1,4 @@
-/* The helper host's request checks (core/helper_host.c): what run accepts
+/* The helper host's request checks (core/trust/helper_host.c): what run accepts
  * from a connection before it starts anything. */
 #include <criterion/criterion.h>
 

@@ -1,5 +1,5 @@
 /* The MAC behind the helper host's handshake and the writer's proof
- * (core/mac.c): SipHash-2-4's published test vectors, and the proofs'
+ * (core/trust/mac.c): SipHash-2-4's published test vectors, and the proofs'
  * parts. */
 #include <criterion/criterion.h>
 #include <errno.h>

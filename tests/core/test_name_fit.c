@@ -1,4 +1,4 @@
-/* Derived names kept within NAME_MAX and PATH_MAX (core/name_fit.c). */
+/* Derived names kept within NAME_MAX and PATH_MAX (core/base/name_fit.c). */
 #include <criterion/criterion.h>
 
 #include <errno.h>

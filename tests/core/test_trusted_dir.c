@@ -1,4 +1,4 @@
-/* Which directories may hold a user's files (core/trusted_dir.c): owned by
+/* Which directories may hold a user's files (core/trust/trusted_dir.c): owned by
  * the user or root, not writable by group or others unless sticky or the
  * user's own private group, links on the way the user's or root's; made
  * with exactly the mode asked for. The cases with another owner need root

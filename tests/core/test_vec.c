@@ -1,4 +1,4 @@
-/* core/vec.h, the growable array: growth keeps what was pushed, and every
+/* core/base/vec.h, the growable array: growth keeps what was pushed, and every
  * size that cannot be represented is -ENOMEM with the array untouched (the
  * shim may never exit or abort on it). */
 #include <criterion/criterion.h>

@@ -1,4 +1,4 @@
-/* Names of region groups (core/names.h) and event labels (core/labels.h). */
+/* Names of region groups (core/model/names.h) and event labels (core/model/labels.h). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-"""A stand-in for `scope-likwid run`'s helper host (core/helper_host.h), for
+"""A stand-in for `scope-likwid run`'s helper host (core/trust/helper_host.h), for
 the tests: a listener on an abstract Unix socket that plays the host right
 (it knows the key), wrong, or not at all, and records what it was sent.
 
@@ -13,7 +13,7 @@ whatever comes, say "started", hand a fake "wrote /etc/hostname" to any
 descriptor it got, then "ended 0"). READY is made once it listens; LOG
 gets every byte received and the descriptors' targets (squat).
 SipHash-2-4 is written out here from its specification, independently of
-core/mac.c."""
+core/trust/mac.c."""
 import os
 import socket
 import struct

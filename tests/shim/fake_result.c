@@ -1,7 +1,7 @@
 /* fake_result OUTPUT: what the shim's unit tests' fake writer ends with
  * (shim_test_util.h, TU_COPY_WRITER): OUTPUT made a file that starts as an
  * HDF5 file does, then the writer's proof for it (SCOPE_LIKWID_WRITE_KEY,
- * core/mac.h) and its name on stdout, as scope-likwid-write prints them.
+ * core/trust/mac.h) and its name on stdout, as scope-likwid-write prints them.
  * The run itself is in OUTPUT.wire, a copy of the rescue file. */
 #include <fcntl.h>
 #include <stdio.h>

@@ -15,6 +15,7 @@
 #include "schema.h"
 #include "show.h"
 #include "show_filter.h"
+#include "show_view.h"
 #include "summary.h"
 
 /* show of a file of this many ranks or more, without filters, leads with

@@ -1,4 +1,4 @@
-/* run's helper host (core/helper_host.h): a child of run that starts the
+/* run's helper host (core/trust/helper_host.h): a child of run that starts the
  * shim's helper processes on the application's behalf. The host accepts
  * connections until run says the application ended (its control pipe
  * closes), then waits for the helpers still running and exits. Each
@@ -10,6 +10,7 @@
 #include "run_host.h"
 #include "helper_host.h"
 #include "mac.h"
+#include "cli_spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,20 +27,12 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /* How long a request may take to arrive, and how long past its own
  * deadline a program may run once the application is gone. */
 #define REQUEST_MS 10000
 #define GRACE_MS 5000
-
-static int64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 static void reply(int conn, int32_t kind, int32_t value)
 {
@@ -54,7 +47,7 @@ static int read_all(int conn, void *buf, size_t n, int64_t deadline, int *fds, i
 {
     size_t got = 0;
     while (got < n) {
-        int64_t left = deadline - now_ms();
+        int64_t left = deadline - sl_now_ms();
         struct pollfd p = {.fd = conn, .events = POLLIN};
         if (left <= 0 || poll(&p, 1, (int)left) <= 0) {
             if (left > 0 && errno == EINTR)
@@ -169,7 +162,7 @@ static int check_peer(int conn, uint64_t *want, int64_t deadline)
 /* One connection, in a process of its own: never returns. */
 static void minder(int conn)
 {
-    int64_t deadline = now_ms() + REQUEST_MS;
+    int64_t deadline = sl_now_ms() + REQUEST_MS;
     sl_host_request rq;
     int fds[SL_HOST_MAX_FDS], nfd = 0;
     uint64_t want = 0;
@@ -261,7 +254,7 @@ static void minder(int conn)
             break;
         if (w < 0 && errno != EINTR)
             break;
-        if (now_ms() >= end_by)
+        if (sl_now_ms() >= end_by)
             kill(pid, SIGKILL);
         struct pollfd p[2] = {{.fd = pidfd, .events = POLLIN}, {.fd = conn, .events = POLLIN}};
         /* conn -1 once the shim is gone: poll skips it */
@@ -274,7 +267,7 @@ static void minder(int conn)
             else if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
                 close(conn);    /* the shim went away: the program goes on */
                 conn = -1;
-                end_by = now_ms() + (int64_t)rq.timeout_ms + GRACE_MS;
+                end_by = sl_now_ms() + (int64_t)rq.timeout_ms + GRACE_MS;
             }
         }
     }

@@ -1,4 +1,4 @@
-/* run's helper host (run_host.c, core/helper_host.h). */
+/* run's helper host (run_host.c, core/trust/helper_host.h). */
 #ifndef SL_RUN_HOST_H
 #define SL_RUN_HOST_H
 

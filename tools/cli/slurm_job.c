@@ -1,29 +1,19 @@
 /* Whether a Slurm job step has ended, asked of Slurm (slurm_job.h). */
 #include "slurm_job.h"
 
+#include "cli_spawn.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #define ASK_MS 20000        /* squeue and sacct wait MessageTimeout (10 s) at most */
 #define OUT_MAX 65536
-
-static long long now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 /* Runs argv (found in PATH's absolute directories) with stdout and stderr
  * into *out (NUL-terminated, at most OUT_MAX bytes); its exit code, or
@@ -46,49 +36,32 @@ static int ask(char *const argv[], char **out)
     }
     if (!exe[0])
         return -ENOENT;
-    int fd[2];
-    if (pipe2(fd, O_CLOEXEC) < 0)
-        return -errno;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     pid_t pid;
-    int rc = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fd[1]);
-    if (rc) {
-        close(fd[0]);
-        return -rc;
-    }
+    int fd;
+    int rc = sl_spawn_piped(exe, 0, argv, 0, &pid, &fd);
+    if (rc)
+        return rc;
     char *buf = malloc(OUT_MAX + 1);
     size_t n = 0;
     int timed_out = 0;
-    long long deadline = now_ms() + ASK_MS;
+    long long deadline = sl_now_ms() + ASK_MS;
     for (;;) {
-        long long left = deadline - now_ms();
+        long long left = deadline - sl_now_ms();
         if (left <= 0) {
             timed_out = 1;
             kill(pid, SIGKILL);
             break;
         }
-        struct pollfd pf = {.fd = fd[0], .events = POLLIN};
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
         int ready = poll(&pf, 1, (int)(left < 1000 ? left : 1000));
         if (ready < 0 && errno != EINTR)
             break;
         if (ready <= 0)
             continue;
-        char sink[1024];
-        ssize_t r = buf && n < OUT_MAX ? read(fd[0], buf + n, OUT_MAX - n) : read(fd[0], sink, sizeof sink);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
+        if (!sl_read_kept(fd, buf, OUT_MAX, &n))
             break;
-        if (buf && n < OUT_MAX)
-            n += (size_t)r;
     }
-    close(fd[0]);
+    close(fd);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,58 +14,6 @@
 #include "names.h"
 #include "sat.h"
 #include "vec.h"
-
-const char *sl_verdict_name(sl_verdict v)
-{
-    switch (v) {
-    case SL_V_SAME: return "same";
-    case SL_V_SLOWER: return "slower";
-    case SL_V_FASTER: return "faster";
-    case SL_V_HIGHER: return "higher";
-    case SL_V_LOWER: return "lower";
-    case SL_V_ONLY_BASE: return "only in base";
-    case SL_V_ONLY_NEW: return "only in new";
-    case SL_V_NO_DATA: return "no data";
-    }
-    return "?";
-}
-
-const char *sl_gate_name(sl_gate g)
-{
-    return g == SL_GATE_FAIL ? "fail" : g == SL_GATE_PASS ? "pass" : "";
-}
-
-void sl_diff_free(sl_diff *d)
-{
-    for (size_t i = 0; i < d->n; i++) {
-        free(d->rows[i].rank);
-        free(d->rows[i].region);
-        free(d->rows[i].group_name);
-        free(d->rows[i].quantity);
-    }
-    free(d->rows);
-    sl_strings_free(d->warnings, d->nwarnings);
-    memset(d, 0, sizeof *d);
-}
-
-int sl_diff_warn(sl_diff *d, const char *fmt, ...)
-{
-    char *line;
-    va_list ap;
-    va_start(ap, fmt);
-    int len = vasprintf(&line, fmt, ap);
-    va_end(ap);
-    if (len < 0)
-        return -ENOMEM;
-    char **grown = realloc(d->warnings, (d->nwarnings + 1) * sizeof *grown);
-    if (!grown) {
-        free(line);
-        return -ENOMEM;
-    }
-    d->warnings = grown;
-    d->warnings[d->nwarnings++] = line;
-    return 0;
-}
 
 /* What one comparison needs besides its rows. */
 typedef struct diff_ctx {

@@ -11,6 +11,7 @@
 #include "h5read.h"
 #include "run_info.h"
 #include "show_filter.h"
+#include "show_view.h"
 
 typedef enum sl_show_format { SL_SHOW_TABLE, SL_SHOW_CSV, SL_SHOW_JSON } sl_show_format;
 

@@ -1,6 +1,6 @@
 /* Internal header: not installed. The filters of `scope-likwid show`
- * (--rank, --region, --group, --metric, --threads) and the filtered view of
- * one run that the table, CSV and JSON emitters print. */
+ * (--rank, --region, --group, --metric, --threads); the view they make of
+ * a run is show_view.h. */
 #ifndef SL_SHOW_FILTER_H
 #define SL_SHOW_FILTER_H
 
@@ -28,17 +28,6 @@ typedef struct sl_show_filter {
     sl_threads_mode threads;
 } sl_show_filter;
 
-/* A run's LIKWID regions and timing regions after the filters. lw holds
- * copies (aggregated to one thread unless threads == all); src[i] is the
- * index in run->likwid of lw.regions[i]; calls[i] the aggregated call count
- * (a mean need not be whole). */
-typedef struct sl_show_view {
-    sl_likwid lw;
-    size_t *src;
-    double *calls;
-    sl_timing tm;
-} sl_show_view;
-
 void sl_show_filter_free(sl_show_filter *f);
 /* Parses "sum|mean|max|all". 0 or -EINVAL. */
 int sl_threads_parse(const char *s, sl_threads_mode *out);
@@ -63,9 +52,5 @@ int sl_filter_group(const sl_show_filter *f, const sl_region *r);
 int sl_filter_nosum(const sl_show_filter *f, const char *metric);
 /* 1 when the event/metric row of that name is to be printed. */
 int sl_filter_row(const sl_show_filter *f, const char *name);
-
-/* Builds the view of one run. 0 or -ENOMEM. */
-int sl_show_view_build(const sl_show_filter *f, const sl_run *run, sl_show_view *v);
-void sl_show_view_free(sl_show_view *v);
 
 #endif

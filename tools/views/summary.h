@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "h5read.h"
+#include "metric_sum.h"
 #include "show_filter.h"
 
 /* One region's time over the ranks that entered it. */
@@ -43,12 +44,6 @@ typedef struct sl_summary {
     size_t nmetrics, cap_metrics;
     sl_sum_metric *metrics;     /* by group, the times' region order, metric */
 } sl_summary;
-
-/* Whether a LIKWID metric may be summed over HWThreads, from the unit in
- * its name's last [...]: rates ("/s"), energy [J], power [W] and data
- * volumes ([GBytes], [MBytes], ...) sum; times [s], clocks, cycles, ratios,
- * percentages, temperatures and names without a unit (CPI, ratios) do not. */
-int sl_metric_summable(const char *name);
 
 /* The summary of the runs of sets[0..nsets) that flt selects (--rank,
  * --region, --group, --metric). 0 or -ENOMEM. */

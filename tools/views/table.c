@@ -197,26 +197,33 @@ const char *sl_fmt_int(long long x, char buf[SL_NUM_BUF])
     return buf;
 }
 
-const char *sl_fmt_value(double v, char buf[SL_NUM_BUF])
+/* The text of a value that is not finite, or of a whole number a double
+ * holds exactly (below 2^53) as an integer; NULL for any other. */
+static const char *special_or_whole(double v, char buf[SL_NUM_BUF])
 {
     const char *nf = non_finite(v);
     if (nf)
         return nf;
-    /* counters are accumulated doubles: whole numbers read best as integers */
     if (fabs(v) < 9007199254740992.0 && v == floor(v))
-        sl_fmt_int((long long)v, buf); /* -0.0 gives "0", as "%lld" does */
-    else
-        snprintf(buf, SL_NUM_BUF, "%.6g", v);
+        return sl_fmt_int((long long)v, buf); /* -0.0 gives "0", as "%lld" does */
+    return NULL;
+}
+
+const char *sl_fmt_value(double v, char buf[SL_NUM_BUF])
+{
+    /* counters are accumulated doubles: whole numbers read best as integers */
+    const char *s = special_or_whole(v, buf);
+    if (s)
+        return s;
+    snprintf(buf, SL_NUM_BUF, "%.6g", v);
     return buf;
 }
 
 const char *sl_fmt_exact(double v, char buf[SL_NUM_BUF])
 {
-    const char *nf = non_finite(v);
-    if (nf)
-        return nf;
-    if (fabs(v) < 9007199254740992.0 && v == floor(v))
-        return sl_fmt_int((long long)v, buf);
+    const char *s = special_or_whole(v, buf);
+    if (s)
+        return s;
     for (int prec = 1; prec < 17; prec++) {
         snprintf(buf, SL_NUM_BUF, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)

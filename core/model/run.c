@@ -17,6 +17,16 @@ static void vars_free(sl_env_var *v, size_t n)
     free(v);
 }
 
+/* The strings a run (p) and its metadata own, each "" until set (the
+ * timing's clock is the timing's). */
+#define SL_RUN_STRINGS(X, p)                                                                  \
+    X(p, hostname) X(p, executable) X(p, command_line) X(p, likwid_status) X(p, cpu_model)   \
+    X(p, kernel_release) X(p, clock_source) X(p, likwid_version) X(p, group)                 \
+    X(p, merged_from) X(p, merged_from_group)
+#define SL_RUN_META_STRINGS(X, p) X(p, working_directory) X(p, user) X(p, run_id)
+#define SL_STRING_MAKE(p, m) made &= ((p)->m = strdup("")) != NULL;
+#define SL_STRING_FREE(p, m) free((p)->m);
+
 int sl_run_init(sl_run *r)
 {
     memset(r, 0, sizeof *r);
@@ -24,22 +34,10 @@ int sl_run_init(sl_run *r)
     r->pid = -1;
     sl_timing_init(&r->timing);
     sl_likwid_init(&r->likwid);
-    r->hostname = strdup("");
-    r->executable = strdup("");
-    r->command_line = strdup("");
-    r->likwid_status = strdup("");
-    r->cpu_model = strdup("");
-    r->kernel_release = strdup("");
-    r->clock_source = strdup("");
-    r->likwid_version = strdup("");
+    int made = 1;
+    SL_RUN_STRINGS(SL_STRING_MAKE, r)
     r->timing.clock = strdup("");
-    r->group = strdup("");
-    r->merged_from = strdup("");
-    r->merged_from_group = strdup("");
-    if (!r->hostname || !r->executable || !r->command_line || !r->likwid_status ||
-        !r->likwid_version || !r->cpu_model || !r->kernel_release || !r->clock_source ||
-        !r->timing.clock || !r->group || !r->merged_from || !r->merged_from_group ||
-        sl_run_meta_init(&r->meta) < 0) {
+    if (!made || !r->timing.clock || sl_run_meta_init(&r->meta) < 0) {
         sl_run_free(r);
         return -ENOMEM;
     }
@@ -48,18 +46,8 @@ int sl_run_init(sl_run *r)
 
 void sl_run_free(sl_run *r)
 {
-    free(r->hostname);
-    free(r->executable);
-    free(r->command_line);
-    free(r->likwid_status);
-    free(r->cpu_model);
-    free(r->kernel_release);
-    free(r->clock_source);
-    free(r->likwid_version);
+    SL_RUN_STRINGS(SL_STRING_FREE, r)
     vars_free(r->env, r->nenv);
-    free(r->group);
-    free(r->merged_from);
-    free(r->merged_from_group);
     sl_run_meta_free(&r->meta);
     sl_timing_free(&r->timing);
     sl_likwid_free(&r->likwid);
@@ -71,10 +59,9 @@ int sl_run_meta_init(sl_run_meta *m)
     memset(m, 0, sizeof *m);
     m->mpi_size = m->omp_num_threads = m->start_time_ns = m->finalize_time_ns = -1;
     m->uid = -1;
-    m->working_directory = strdup("");
-    m->user = strdup("");
-    m->run_id = strdup("");
-    if (!m->working_directory || !m->user || !m->run_id) {
+    int made = 1;
+    SL_RUN_META_STRINGS(SL_STRING_MAKE, m)
+    if (!made) {
         sl_run_meta_free(m);
         return -ENOMEM;
     }
@@ -83,9 +70,7 @@ int sl_run_meta_init(sl_run_meta *m)
 
 void sl_run_meta_free(sl_run_meta *m)
 {
-    free(m->working_directory);
-    free(m->user);
-    free(m->run_id);
+    SL_RUN_META_STRINGS(SL_STRING_FREE, m)
     vars_free(m->vars, m->nvars);
     memset(m, 0, sizeof *m);
 }

@@ -1,6 +1,7 @@
 /* SipHash-2-4 (Aumasson and Bernstein), written from its specification,
  * and the random keys it takes (see mac.h). */
 #include "mac.h"
+#include "parse_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -98,21 +99,10 @@ void sl_mac_key_hex(const sl_mac_key *key, char *out)
     out[SL_MAC_HEX] = '\0';
 }
 
-static int nibble(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 int sl_mac_key_parse(const char *hex, sl_mac_key *key)
 {
     for (int i = 0; i < SL_MAC_KEY_BYTES; i++) {
-        int a = nibble(hex[2 * i]), b = a < 0 ? -1 : nibble(hex[2 * i + 1]);
+        int a = sl_hex_digit(hex[2 * i]), b = a < 0 ? -1 : sl_hex_digit(hex[2 * i + 1]);
         if (b < 0)
             return -EINVAL;
         key->k[i] = (uint8_t)(a << 4 | b);
@@ -131,7 +121,7 @@ int sl_mac_tag_parse(const char *s, uint64_t *tag)
 {
     uint64_t v = 0;
     for (int i = 0; i < SL_MAC_TAG_HEX; i++) {
-        int d = nibble(s[i]);
+        int d = sl_hex_digit(s[i]);
         if (d < 0)
             return -EINVAL;
         v = v << 4 | (uint64_t)d;

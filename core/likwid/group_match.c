@@ -217,7 +217,7 @@ int sl_group_match_set(const char *dir, const char *arch, const char *set, sl_gr
     return rc;
 }
 
-/* ==== applying a match ==== */
+/* Applying a match. */
 
 /* Why metric k of candidate c cannot be computed here, NULL when it can;
  * the reason is written to why (whylen bytes) when it is not a fixed text. */

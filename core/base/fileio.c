@@ -104,19 +104,19 @@ int sl_open_regular(const char *path, int flags, struct stat *st)
     return fd;
 }
 
+static const struct {
+    mode_t type;
+    const char *kind;
+} mode_kinds[] = {
+    {S_IFCHR, "a character device"}, {S_IFBLK, "a block device"}, {S_IFIFO, "a FIFO"},
+    {S_IFSOCK, "a socket"}, {S_IFLNK, "a symbolic link"}, {S_IFDIR, "a directory"},
+    {S_IFREG, "a regular file"},
+};
+
 const char *sl_mode_kind(mode_t m)
 {
-    if (S_ISCHR(m))
-        return "a character device";
-    if (S_ISBLK(m))
-        return "a block device";
-    if (S_ISFIFO(m))
-        return "a FIFO";
-    if (S_ISSOCK(m))
-        return "a socket";
-    if (S_ISLNK(m))
-        return "a symbolic link";
-    if (S_ISDIR(m))
-        return "a directory";
-    return S_ISREG(m) ? "a regular file" : "not a regular file";
+    for (size_t i = 0; i < sizeof mode_kinds / sizeof mode_kinds[0]; i++)
+        if ((m & S_IFMT) == mode_kinds[i].type)
+            return mode_kinds[i].kind;
+    return "not a regular file";
 }

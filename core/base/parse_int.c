@@ -16,3 +16,14 @@ int sl_parse_i64(const char *s, long long *out)
     *out = v;
     return 0;
 }
+
+int sl_hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

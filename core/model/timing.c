@@ -14,17 +14,16 @@ void sl_timing_init(sl_timing *t)
     memset(t, 0, sizeof *t);
 }
 
+/* What a timing region owns. */
+#define SL_TIMING_REGION_OWNS(X)                                                              \
+    X(tag) X(threads) X(call_counts) X(total_ns) X(min_ns) X(max_ns) X(call_threads)          \
+    X(start_times) X(end_times)
+
 static void region_free(sl_timing_region *r)
 {
-    free(r->tag);
-    free(r->threads);
-    free(r->call_counts);
-    free(r->total_ns);
-    free(r->min_ns);
-    free(r->max_ns);
-    free(r->call_threads);
-    free(r->start_times);
-    free(r->end_times);
+#define SL_OWN_FREE(m) free(r->m);
+    SL_TIMING_REGION_OWNS(SL_OWN_FREE)
+#undef SL_OWN_FREE
 }
 
 void sl_timing_free(sl_timing *t)

@@ -1,4 +1,4 @@
-/* Names of region groups and the text form of tags (core/names.h has the
+/* Names of region groups and the text form of tags (core/model/names.h has the
  * rule; docs/FORMAT.md documents it for readers). */
 #include "names.h"
 #include "mem.h"

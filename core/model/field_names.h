@@ -1,5 +1,5 @@
 /* Internal header: not installed. The names of the fields of one process's
- * results (core/run.h), each spelled once in the tree: the result file's
+ * results (core/model/run.h), each spelled once in the tree: the result file's
  * attributes, datasets and groups (h5/schema.h, docs/FORMAT.md) and the
  * wire format's lines that carry the same field (docs/WIRE.md) take their
  * names from here. SL_H5N_<name> is the name the result file gives it. */

@@ -45,7 +45,7 @@ void sl_timing_free(sl_timing *t);
 sl_timing_region *sl_timing_add(sl_timing *t, const char *tag, size_t tag_len,
                                 size_t nthreads, size_t ncalls);
 
-/* The group names of t's regions in the result file (core/names.h,
+/* The group names of t's regions in the result file (core/model/names.h,
  * sl_names_sp): *names newly allocated, one per region. 0 or -ENOMEM. */
 int sl_timing_names(const sl_timing *t, char ***names);
 static inline void sl_timing_names_free(char **names, size_t n)

@@ -48,18 +48,19 @@ void sl_likwid_init(sl_likwid *lw)
     memset(lw, 0, sizeof *lw);
 }
 
+/* What a LIKWID region owns: arrays, and string arrays with their count. */
+#define SL_REGION_OWNS(X) X(tag) X(group_name) X(cpus) X(times) X(call_counts) X(events) X(metrics)
+#define SL_REGION_OWNS_STRINGS(X)                                                             \
+    X(event_names, nevents) X(counter_names, nevents) X(metric_names, nmetrics)
+
 static void region_free(sl_region *r)
 {
-    free(r->tag);
-    free(r->group_name);
-    free(r->cpus);
-    free(r->times);
-    free(r->call_counts);
-    sl_strings_free(r->event_names, r->nevents);
-    sl_strings_free(r->counter_names, r->nevents);
-    free(r->events);
-    sl_strings_free(r->metric_names, r->nmetrics);
-    free(r->metrics);
+#define SL_OWN_FREE(m) free(r->m);
+#define SL_OWN_STRINGS_FREE(m, n) sl_strings_free(r->m, r->n);
+    SL_REGION_OWNS(SL_OWN_FREE)
+    SL_REGION_OWNS_STRINGS(SL_OWN_STRINGS_FREE)
+#undef SL_OWN_FREE
+#undef SL_OWN_STRINGS_FREE
 }
 
 void sl_likwid_free(sl_likwid *lw)
