@@ -240,6 +240,9 @@ in_fn && /^}/ {
 }
 !in_fn && /^\{/ && head {
     start = head; fname = hname; in_fn = 1
+    # a name a file defines itself (static or not) is its own when it uses it
+    if (is_c)
+        localdef[f, fname] = 1
     if (is_c && hline !~ /^static/ && fname != "main") {
         if (fname in definer && definer[fname] != f)
             twice[fname] = 1
@@ -282,6 +285,8 @@ is_c {
             incomment = 1
         }
     }
+    # a member (x.name, p->name) is no use of a function of that name
+    gsub(/(\.|->)[ \t]*[A-Za-z_][A-Za-z0-9_]*/, " ", text)
     gsub(/[^A-Za-z0-9_]+/, " ", text)
     n = split(text, tok, " ")
     for (i = 1; i <= n; i++)
@@ -321,7 +326,8 @@ END {
     for (key in uses) {
         split(key, p, SUBSEP)
         name = p[2]
-        if (!(name in definer) || (name in twice) || definer[name] == p[1])
+        if (!(name in definer) || (name in twice) || definer[name] == p[1] ||
+            ((p[1], name) in localdef))
             continue
         if (!((p[1], definer[name]) in edge)) {
             edge[p[1], definer[name]] = 1

@@ -9,8 +9,7 @@
 #   header of the group right below it and wraps its declarations in
 #   "#pragma GCC visibility push(hidden)" ... "pop" (the hot path reaches
 #   the globals of other files with one load);
-# - sizes: a .c at most 600 lines, a header 250, a function 80 (from its
-#   first line to its closing brace at column 0), but as named in LIMITS;
+# (sizes, banners and call circles: house_rules.sh, for the whole tree)
 # - written once: the environment only in ground/env.c, the clock read only
 #   in os/os.h, a signal taken back only in os/sigguard.c, an exclusive
 #   create and a small text file read only in os/files.c, the loader's walk
@@ -28,8 +27,6 @@ cd "$1" || exit 1
 GROUPS='face end signals spawn regions journal ground say objects os'
 # a group's header (journal's is journal_map.h: core/journal has journal.h)
 header() { [ "$1" = journal ] && echo journal_map.h || echo "$1.h"; }
-# PATH LIMIT REASON: files and functions allowed over the default
-LIMITS='shim/regions/hot_path.h 350 the structures Start and Stop work on and the stores they inline: apart, the inline Stop would lose sight of its structures'
 # second headers of a group, each private to it
 SECOND='shim/regions/hot_path.h'
 # FILES;PATTERN: the only files where a pattern (extended grep) may appear
@@ -111,34 +108,6 @@ for g in $GROUPS; do
     fi
     prev=$g
 done
-
-# sizes
-limit_of() {
-    echo "$LIMITS" | awk -v p="$1" '$1 == p { print $2; found = 1 } END { if (!found) print "" }'
-}
-for f in $files; do
-    n=$(wc -l <"$f")
-    case $f in *.h) max=250 ;; *) max=600 ;; esac
-    l=$(limit_of "$f")
-    [ -n "$l" ] && max=$l
-    [ "$n" -gt "$max" ] && say "$f: $n lines (at most $max)"
-done
-echo "$LIMITS" | while read -r p l _; do
-    [ -n "$p" ] || continue
-    [ -e "${p%%:*}" ] || say "house_shim.sh LIMITS: $p: no such file (the list only shrinks)"
-done
-# functions: the project's brace style (body braces at column 0)
-# shellcheck disable=SC2086
-awk '
-FNR == 1 { head = 0; in_fn = 0 }
-in_fn && /^}/ { if (FNR - start + 1 > 80) print FILENAME ":" start ": " name " has " (FNR - start + 1) " lines (at most 80)"; in_fn = 0; next }
-in_fn { next }
-/^\{/ && head { start = head; name = hname; in_fn = 1; next }
-/^[A-Za-z_]/ && !/^(typedef|struct|enum|union|static const|extern)[^(]*$/ {
-    if (!cont) { head = FNR; hname = $0; sub(/\(.*/, "", hname); n = split(hname, w, /[ *]+/); hname = w[n] }
-    cont = ($0 !~ /[;{}]$/ && $0 !~ /\)$/); next }
-/^[ \t]/ && cont { cont = ($0 !~ /\)$/); next }
-{ head = 0; cont = 0 }' $(echo "$files" | grep '\.c$') >>"$out"
 
 # written once (code lines: comment lines are skipped)
 printf '%s\n' "$ONCE" | while IFS=';' read -r allowed pat; do

@@ -1,4 +1,4 @@
-/* The journal file as long as what it holds (shim/journal_map.c): in ls -l
+/* The journal file as long as what it holds (shim/journal/file.c): in ls -l
  * and on disk at most one piece more than what it holds, as it grows, in a
  * later cycle's journal, and when the process is killed while it grows; the
  * reader takes it as it is, cut to what it holds, or longer. The shim runs
