@@ -245,6 +245,20 @@ void sl_journal_note_outside(int entry)
                            __ATOMIC_RELAXED);
 }
 
+/* A journal's name: beside the result (DIR NULL: OUTPUT.journal), or in
+ * DIR named after the result and the process (BASE.PID.journal); NULL when
+ * it does not fit. */
+char *sl_journal_name(const char *dir, const char *output, pid_t pid)
+{
+    if (!dir)
+        return sl_name_fit(output, "", ".journal");
+    const char *base = strrchr(output, '/');
+    base = base ? base + 1 : output;
+    char suffix[64];
+    snprintf(suffix, sizeof suffix, ".%lld.journal", (long long)pid);
+    return sl_name_fit_in(dir, "", base, suffix);
+}
+
 int sl_journal_give(uid_t uid, const char *dir, const char *output, pid_t pid)
 {
     pthread_mutex_lock(&jlock);
@@ -254,11 +268,7 @@ int sl_journal_give(uid_t uid, const char *dir, const char *output, pid_t pid)
         return -ENOENT;
     }
     if (dir) {
-        const char *base = strrchr(output, '/');
-        base = base ? base + 1 : output;
-        char suffix[64];
-        snprintf(suffix, sizeof suffix, ".%lld.journal", (long long)pid);
-        char *to = sl_name_fit_in(dir, "", base, suffix);
+        char *to = sl_journal_name(dir, output, pid);
         if (!to || strlen(to) >= sizeof jpath)
             rc = -ENAMETOOLONG;
         else if (sl_at_rename(jpath, to, RENAME_NOREPLACE) != 0)
@@ -482,24 +492,15 @@ int sl_journal_begin(const sl_journal_in *in)
     size_t size = pick_size(in->bytes ? in->bytes : DEFAULT_BYTES, sl_rt_budget());
     if (size < MIN_BYTES)
         return -ENOMEM;
-    char *path = sl_name_fit(in->output, "", ".journal");
-    int rc = path ? create_at(path, size) : -ENAMETOOLONG;
-    free(path);
-    if (rc != 0) {
-        /* The output directory will not do: $TMPDIR, else /tmp (each only
-         * where no other user can change what is in it). */
-        const char *base = strrchr(in->output, '/');
-        base = base ? base + 1 : in->output;
-        const char *dirs[] = {sl_spare_dir(0), sl_spare_dir(1)};
-        char suffix[64];
-        snprintf(suffix, sizeof suffix, ".%lld.journal", (long long)in->pid);
-        for (int i = 0; i < 2 && rc != 0; i++) {
-            if (!dirs[i])
-                continue;
-            path = sl_name_fit_in(dirs[i], "", base, suffix);
-            rc = path ? create_at(path, size) : -ENAMETOOLONG;
-            free(path);
-        }
+    /* beside the result, else the spare directories ($TMPDIR, /tmp: each
+     * only where no other user can change what is in it) */
+    int rc = -ENOENT;
+    for (int i = -1; i < 2 && rc != 0; i++) {
+        if (i >= 0 && !sl_spare_dir(i))
+            continue;
+        char *path = sl_journal_name(i < 0 ? NULL : sl_spare_dir(i), in->output, in->pid);
+        rc = path ? create_at(path, size) : -ENAMETOOLONG;
+        free(path);
     }
     if (rc != 0)
         return rc;

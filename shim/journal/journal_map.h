@@ -112,6 +112,8 @@ extern size_t piece_off, piece_len;         /* where the next allocations come f
 extern char *piece_at;
 extern struct mapped_piece pieces[MAX_PIECES];  /* every piece mapped so far (jlock) */
 extern size_t npieces;                      /* MAX_PIECES + 1: too many to renew */
+/* A journal's name beside OUTPUT (dir NULL) or in dir; NULL: too long. */
+char *sl_journal_name(const char *dir, const char *output, pid_t pid);
 /* len bytes at off allocated on disk (SIGXFSZ held); 0 or -errno. */
 int back(int fd, size_t off, size_t len);
 /* fd kept as the journal's descriptor (st: its file). */

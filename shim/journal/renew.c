@@ -2,7 +2,6 @@
  * and mapped from it at the same addresses. */
 #include "journal_map.h"
 #include "trusted_dir.h"
-#include "name_fit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,17 +15,11 @@
  * result, else $TMPDIR or /tmp), empty, not mapped; its descriptor. */
 static int renew_file(const char *output, pid_t pid, char **path_out)
 {
-    const char *base = strrchr(output, '/');
-    base = base ? base + 1 : output;
-    char suffix[64];
-    snprintf(suffix, sizeof suffix, ".%lld.journal", (long long)pid);
-    const char *dirs[] = {NULL, sl_spare_dir(0), sl_spare_dir(1)};
     int rc = -ENOENT;
-    for (int i = 0; i < 3 && rc < 0; i++) {
-        if (i > 0 && !dirs[i])
+    for (int i = -1; i < 2 && rc < 0; i++) {
+        if (i >= 0 && !sl_spare_dir(i))
             continue;
-        char *path = i == 0 ? sl_name_fit(output, "", ".journal")
-                            : sl_name_fit_in(dirs[i], "", base, suffix);
+        char *path = sl_journal_name(i < 0 ? NULL : sl_spare_dir(i), output, pid);
         if (!path || strlen(path) >= sizeof jpath) {
             free(path);
             rc = -ENAMETOOLONG;
