@@ -10,6 +10,7 @@
  * usage: floor_merge OUT.h5 IN.h5...
  * Prints "floor_merge_ms MS" (the whole loop, files opened and closed). */
 #include <fcntl.h>
+#include "floor_util.h"
 #include <hdf5.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,37 +36,17 @@ static herr_t copy_rank(hid_t src, const char *name, const H5L_info_t *info, voi
     return 0;
 }
 
-static hid_t small_cache(hid_t fapl)
-{
-    H5AC_cache_config_t c;
-    memset(&c, 0, sizeof c);
-    c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
-    H5Pget_mdc_config(fapl, &c);
-    c.set_initial_size = 1;
-    c.initial_size = c.max_size = c.min_size = 128u << 10;
-    c.incr_mode = H5C_incr__off;
-    c.flash_incr_mode = H5C_flash_incr__off;
-    c.decr_mode = H5C_decr__off;
-    H5Pset_mdc_config(fapl, &c);
-    return fapl;
-}
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 3) {
         fprintf(stderr, "usage: floor_merge OUT.h5 IN.h5...\n");
         return 2;
     }
-    double t0 = now_ms();
-    hid_t out_fapl = small_cache(H5Pcreate(H5P_FILE_ACCESS));
-    hid_t in_fapl = small_cache(H5Pcreate(H5P_FILE_ACCESS));
+    double t0 = floor_now_ms();
+    hid_t out_fapl = H5Pcreate(H5P_FILE_ACCESS);
+    hid_t in_fapl = H5Pcreate(H5P_FILE_ACCESS);
+    floor_small_cache(out_fapl);
+    floor_small_cache(in_fapl);
     H5Pset_libver_bounds(out_fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
     H5Pset_fapl_core(in_fapl, 1u << 20, 0);
     loop l = {H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, out_fapl), 0, 0};
@@ -88,6 +69,6 @@ int main(int argc, char **argv)
     if (fd < 0 || fsync(fd) < 0)
         return 1;
     close(fd);
-    printf("floor_merge_ms %.1f\n", now_ms() - t0);
+    printf("floor_merge_ms %.1f\n", floor_now_ms() - t0);
     return 0;
 }

@@ -7,6 +7,7 @@
  * it interleaved with `scope-likwid show` of the same file.
  * usage: floor_read FILE.h5
  * Prints "floor_read_ms MS datasets N attributes N values N". */
+#include "floor_util.h"
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,33 +149,17 @@ static herr_t one_link(hid_t g, const char *name, const H5L_info_t *info, void *
     return 0;
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 int main(int argc, char **argv)
 {
     if (argc != 2) {
         fprintf(stderr, "usage: floor_read FILE.h5\n");
         return 2;
     }
-    double t0 = now_ms();
+    double t0 = floor_now_ms();
     walk w = {0};
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (!getenv("FLOOR_DEFAULTS")) {
-        H5AC_cache_config_t c;
-        memset(&c, 0, sizeof c);
-        c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
-        H5Pget_mdc_config(fapl, &c);
-        c.set_initial_size = 1;
-        c.initial_size = c.max_size = c.min_size = 128u << 10;
-        c.incr_mode = H5C_incr__off;
-        c.flash_incr_mode = H5C_flash_incr__off;
-        c.decr_mode = H5C_decr__off;
-        H5Pset_mdc_config(fapl, &c);
+        floor_small_cache(fapl);
         H5Pset_fapl_core(fapl, 1u << 20, 0);
         H5Pset_evict_on_close(fapl, 1);
     }
@@ -190,7 +175,7 @@ int main(int argc, char **argv)
     free(w.seen);
     if (w.failed)
         return 1;
-    printf("floor_read_ms %.1f datasets %lu attributes %lu values %lu\n", now_ms() - t0,
+    printf("floor_read_ms %.1f datasets %lu attributes %lu values %lu\n", floor_now_ms() - t0,
            w.datasets, w.attributes, w.values);
     return 0;
 }

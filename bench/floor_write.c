@@ -13,6 +13,7 @@
  * usage: floor_write TEMPLATE.h5 OUT.h5
  * Prints "floor_write_ms MS groups N datasets N attributes N". */
 #include <fcntl.h>
+#include "floor_util.h"
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,16 +244,7 @@ __attribute__((noinline)) int write_all(const node *root, const char *out, H5F_l
 {
     writer w = {0};
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5AC_cache_config_t c;
-    memset(&c, 0, sizeof c);
-    c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
-    H5Pget_mdc_config(fapl, &c);
-    c.set_initial_size = 1;
-    c.initial_size = c.max_size = c.min_size = 128u << 10;
-    c.incr_mode = H5C_incr__off;
-    c.flash_incr_mode = H5C_flash_incr__off;
-    c.decr_mode = H5C_decr__off;
-    if (H5Pset_fapl_core(fapl, 1u << 20, 1) < 0 || H5Pset_mdc_config(fapl, &c) < 0 ||
+    if (H5Pset_fapl_core(fapl, 1u << 20, 1) < 0 || floor_small_cache(fapl) < 0 ||
         (!no_meta_block && H5Pset_meta_block_size(fapl, 64u << 10) < 0) ||
         H5Pset_libver_bounds(fapl, low, H5F_LIBVER_LATEST) < 0)
         return 1;
@@ -279,13 +271,6 @@ __attribute__((noinline)) int write_all(const node *root, const char *out, H5F_l
     }
     H5Pclose(fapl);
     return w.failed;
-}
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
 int main(int argc, char **argv)
@@ -315,9 +300,9 @@ int main(int argc, char **argv)
     H5Fclose(f);
     H5Pclose(fapl);
     H5Eset_auto2(H5E_DEFAULT, (H5E_auto2_t)H5Eprint2, NULL);
-    double t0 = now_ms();
+    double t0 = floor_now_ms();
     int rc = write_all(&root, argv[2], low);
-    double t1 = now_ms();
+    double t1 = floor_now_ms();
     if (rc)
         return 1;
     printf("floor_write_ms %.1f groups %lu datasets %lu attributes %lu\n", t1 - t0, l.groups,
