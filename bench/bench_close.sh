@@ -20,18 +20,10 @@ set -eu
 BUILD=${1:-build}
 RUNS=${2:-9}
 N=${3:-100}
-HOT=$BUILD/bench/hotpath
-SHIM=$BUILD/shim/libscope_likwid.so
 SIM=$BUILD/tests/simlikwid/sim-perfctr
-for p in "$HOT" "$SHIM" "$SIM"; do
-    [ -e "$p" ] || { echo "bench: $p missing: build first (meson setup $BUILD && ninja -C $BUILD)" >&2; exit 1; }
-done
-SHIM=$(realpath "$SHIM")
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/sl-close.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM
-
-stats() { sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%.1f %.1f %.1f", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+. "$(dirname "$0")/bench_lib.sh"
+bench_hot "$SIM"
+bench_tmp sl-close
 
 one() {  # one CASE: appends Close's ms to $TMP/CASE
     rm -rf "$TMP/out"; mkdir "$TMP/out"
@@ -56,5 +48,5 @@ for c in nocount sim-false sim-full; do
     : >"$TMP/$c"
     i=0
     while [ "$i" -lt "$RUNS" ]; do one "$c"; i=$((i + 1)); done
-    printf '%-10s %8s %8s %8s\n' "$c" $(stats "$TMP/$c")
+    printf '%-10s %8s %8s %8s\n' "$c" $(bench_stats "$TMP/$c")
 done

@@ -20,18 +20,14 @@ SIZES=${SIZES:-"32x250x8 64x500x8 128x1000x8 128x1000x16"}
 SL=${SL:-$BUILD/tools/scope-likwid}
 CALLGRIND=${CALLGRIND:-0}
 GEN=$BUILD/bench/gen_markerfile
-TIME=/usr/bin/time
-for p in "$SL" "$GEN"; do
-    [ -x "$p" ] || { echo "bench: $p missing: build first (meson setup $BUILD && ninja -C $BUILD)" >&2; exit 1; }
-done
+. "$(dirname "$0")/bench_lib.sh"
+bench_need bench -x "$SL" "$GEN"
 if [ "$CALLGRIND" = 1 ] && ! command -v valgrind >/dev/null; then
     echo "bench: valgrind missing: apt-get install valgrind, or leave CALLGRIND unset" >&2
     exit 1
 fi
-[ -x "$TIME" ] || { echo "bench: $TIME missing: apt-get install time (scripts/install-deps.sh)" >&2; exit 1; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/sl-bench.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM
+bench_need_time
+bench_tmp sl-bench
 
 echo "scope-likwid convert ($SL), $RUNS runs per size, $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg), $(date -u +%Y-%m-%d)"
 # median wall time (us) of RUNS converts of $1
@@ -65,28 +61,15 @@ for s in $SIZES; do
         rm -f "$TMP/out.h5"
         # the page cache holds the input after the first run, as it would
         # right after LIKWID wrote it
-        # wall time from date (ns), peak RSS from time(1), whose %e has only 10 ms
-        t0=$(date +%s%N)
-        "$TIME" -f '%M %U %S' -o "$TMP/t1" "$SL" convert "$in" -o "$TMP/out.h5" >/dev/null
-        t1=$(date +%s%N)
-        echo "$(( (t1 - t0) / 1000 )) $(cat "$TMP/t1")" >>"$TMP/times"
+        bench_timed "$SL" convert "$in" -o "$TMP/out.h5"
         i=$((i + 1))
     done
-    sort -n "$TMP/times" | awk -v s="$s" -v bytes="$bytes" -v T="$T" -v R="$R" -v E="$E" '
-        { wall[NR] = $1; rss[NR] = $2; cpu[NR] = ($3 + $4) * 1000 }
-        END {
-            n = NR
-            med = (n % 2) ? wall[(n + 1) / 2] : (wall[n / 2] + wall[n / 2 + 1]) / 2
-            # medians of RSS and CPU time: sort those columns separately
-            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) {
-                if (rss[j] < rss[i]) { t = rss[i]; rss[i] = rss[j]; rss[j] = t }
-                if (cpu[j] < cpu[i]) { t = cpu[i]; cpu[i] = cpu[j]; cpu[j] = t }
-            }
-            mrss = rss[int((n + 1) / 2)]
-            mcpu = cpu[int((n + 1) / 2)]
+    bench_medians | awk -v s="$s" -v bytes="$bytes" -v T="$T" -v R="$R" -v E="$E" '
+        {
+            med = $1; mrss = $5; mcpu = $4
             # wall in microseconds; CPU time (user+sys) has 10 ms resolution
             printf "%-13s %8.1f %8.1f %8.1f %8.1f %8.0f %8.1f %6.2f %9.1f\n", s, bytes / 1e6, med / 1000,
-                wall[1] / 1000, wall[n] / 1000, mcpu, mrss / 1024, mrss * 1024 / bytes, med * 1000 / (T * R * E)
+                $2 / 1000, $3 / 1000, mcpu, mrss / 1024, mrss * 1024 / bytes, med * 1000 / (T * R * E)
         }'
     if [ "$CALLGRIND" = 1 ]; then
         rm -f "$TMP/out.h5"

@@ -31,16 +31,13 @@ WRITER=$BUILD/helpers/scope-likwid-write
 SHIM=$BUILD/shim/libscope_likwid.so
 REG=$BUILD/bench/regions
 SIM=$BUILD/tests/simlikwid/sim-perfctr
-for p in "$CLI" "$GEN" "$RT" "$FR" "$FW" "$FM" "$WRITER" "$SHIM" "$REG" "$SIM"; do
-    [ -e "$p" ] || { echo "bench_floors: $p missing: build first (meson setup $BUILD && ninja -C $BUILD)" >&2; exit 1; }
-done
+. "$(dirname "$0")/bench_lib.sh"
+bench_need bench_floors -e "$CLI" "$GEN" "$RT" "$FR" "$FW" "$FM" "$WRITER" "$SHIM" "$REG" "$SIM"
 [ -z "$PREV" ] || [ -x "$PREV/tools/scope-likwid" ] ||
     { echo "bench_floors: $PREV/tools/scope-likwid missing (bench/build-prev.sh makes it)" >&2; exit 1; }
 SHIM=$(realpath "$SHIM")
 WRITER=$(realpath "$WRITER")
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/sl-floors.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM
+bench_tmp sl-floors
 
 row() {
     case $4 in 1) v=pass ;; 0) v=FAIL ;; *) v=$4 ;; esac

@@ -15,15 +15,9 @@ set -eu
 BUILD=${1:-build}
 RUNS=${2:-7}
 N=${3:-10000000}
-HOT=$BUILD/bench/hotpath
-SHIM=$BUILD/shim/libscope_likwid.so
-for p in "$HOT" "$SHIM"; do
-    [ -e "$p" ] || { echo "bench: $p missing: build first (meson setup $BUILD && ninja -C $BUILD)" >&2; exit 1; }
-done
-SHIM=$(realpath "$SHIM")
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/sl-hot.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM
+. "$(dirname "$0")/bench_lib.sh"
+bench_hot
+bench_tmp sl-hot
 
 without() { "$HOT" "$@" 2>/dev/null; }
 with() {
@@ -31,8 +25,6 @@ with() {
     SCOPE_LIKWID_OUTPUT=$TMP/r.h5 SCOPE_LIKWID_QUIET=1 LD_PRELOAD=$SHIM "$HOT" "$@" 2>/dev/null
 }
 val() { awk -v k="$1" -v i="${2:-2}" '$1 == k { print $i }' "$3"; }
-# median min max of the numbers in file $1
-stats() { sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%.1f %.1f %.1f", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 
 echo "shim hot path, $RUNS runs of $N pairs, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%d)"
 : >"$TMP/add1"; : >"$TMP/add2"; : >"$TMP/base1"; : >"$TMP/tsc"; : >"$TMP/tscp"; : >"$TMP/clk"; : >"$TMP/allocs"
@@ -58,12 +50,12 @@ while [ "$i" -lt "$RUNS" ]; do
     i=$((i + 1))
 done
 printf '%-34s %8s %8s %8s\n' "ns per pair (median min max)" med min max
-printf '%-34s %8s %8s %8s\n' "without shim, 1 thread" $(stats "$TMP/base1")
-printf '%-34s %8s %8s %8s\n' "added by shim, 1 thread" $(stats "$TMP/add1")
-printf '%-34s %8s %8s %8s\n' "added by shim, 2 threads (each)" $(stats "$TMP/add2")
-printf '%-34s %8s %8s %8s\n' "two rdtsc" $(stats "$TMP/tsc")
-printf '%-34s %8s %8s %8s\n' "two rdtscp" $(stats "$TMP/tscp")
-printf '%-34s %8s %8s %8s\n' "two clock_gettime(MONOTONIC)" $(stats "$TMP/clk")
+printf '%-34s %8s %8s %8s\n' "without shim, 1 thread" $(bench_stats "$TMP/base1")
+printf '%-34s %8s %8s %8s\n' "added by shim, 1 thread" $(bench_stats "$TMP/add1")
+printf '%-34s %8s %8s %8s\n' "added by shim, 2 threads (each)" $(bench_stats "$TMP/add2")
+printf '%-34s %8s %8s %8s\n' "two rdtsc" $(bench_stats "$TMP/tsc")
+printf '%-34s %8s %8s %8s\n' "two rdtscp" $(bench_stats "$TMP/tscp")
+printf '%-34s %8s %8s %8s\n' "two clock_gettime(MONOTONIC)" $(bench_stats "$TMP/clk")
 
 # Allocations during the timed loops, with the shim: 0 at every N.
 bad=$(awk '$1 != 0 || $2 != 0' "$TMP/allocs" | wc -l)

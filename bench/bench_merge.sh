@@ -18,14 +18,10 @@ REGIONS=${REGIONS:-100}
 EVENTS=${EVENTS:-8}
 SL=${SL:-$BUILD/tools/scope-likwid}
 GEN=$BUILD/bench/gen_markerfile
-TIME=/usr/bin/time
-for p in "$SL" "$GEN"; do
-    [ -x "$p" ] || { echo "bench: $p missing: build first (meson setup $BUILD && ninja -C $BUILD)" >&2; exit 1; }
-done
-[ -x "$TIME" ] || { echo "bench: $TIME missing: apt-get install time (scripts/install-deps.sh)" >&2; exit 1; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/sl-bench.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM
+. "$(dirname "$0")/bench_lib.sh"
+bench_need bench -x "$SL" "$GEN"
+bench_need_time
+bench_tmp sl-bench
 
 "$GEN" "$THREADS" "$REGIONS" "$EVENTS" "$TMP/marker.txt"
 r=0
@@ -41,10 +37,7 @@ echo "scope-likwid merge ($SL), $RANKS files of $REGIONS regions x $THREADS thre
 i=0
 while [ "$i" -lt "$RUNS" ]; do
     rm -f "$TMP/job.h5"
-    t0=$(date +%s%N)
-    "$TIME" -f '%M %U %S' -o "$TMP/t1" "$SL" merge -o "$TMP/job.h5" "$TMP"/rank*.h5 >/dev/null
-    t1=$(date +%s%N)
-    echo "$(( (t1 - t0) / 1000 )) $(cat "$TMP/t1")" >>"$TMP/times"
+    bench_timed "$SL" merge -o "$TMP/job.h5" "$TMP"/rank*.h5
     i=$((i + 1))
 done
 out_bytes=$(wc -c <"$TMP/job.h5")

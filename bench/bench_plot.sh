@@ -20,16 +20,14 @@ RUNS=${2:-7}
 SIZE=${SIZE:-1000x8x10}
 SL=${SL:-$BUILD/tools/scope-likwid}
 CALLGRIND=${CALLGRIND:-0}
-TIME=/usr/bin/time
 HERE=$(cd "$(dirname "$0")" && pwd)
 GEN=$HERE/../tests/plot/mk_rescue.py
-[ -x "$SL" ] || { echo "bench: $SL missing: build first (meson setup $BUILD && ninja -C $BUILD)" >&2; exit 1; }
-[ -x "$TIME" ] || { echo "bench: $TIME missing: apt-get install time (scripts/install-deps.sh)" >&2; exit 1; }
+. "$HERE/bench_lib.sh"
+bench_need bench -x "$SL"
+bench_need_time
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/sl-bench-plot.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM
+bench_tmp sl-bench-plot
 
 R=${SIZE%%x*}
 rest=${SIZE#*x}
@@ -45,24 +43,14 @@ for fmt in html svg; do
     : >"$TMP/times"
     i=0
     while [ "$i" -lt "$RUNS" ]; do
-        t0=$(date +%s%N)
-        "$TIME" -f '%M %U %S' -o "$TMP/t1" "$SL" plot "$TMP/in.h5" -o "$TMP/out.$fmt" >/dev/null
-        t1=$(date +%s%N)
-        echo "$(( (t1 - t0) / 1000 )) $(cat "$TMP/t1")" >>"$TMP/times"
+        bench_timed "$SL" plot "$TMP/in.h5" -o "$TMP/out.$fmt"
         i=$((i + 1))
     done
-    sort -n "$TMP/times" | awk -v f="$fmt" -v out="$(wc -c <"$TMP/out.$fmt")" '
-        { wall[NR] = $1; rss[NR] = $2; cpu[NR] = ($3 + $4) * 1000 }
-        END {
-            n = NR
-            med = (n % 2) ? wall[(n + 1) / 2] : (wall[n / 2] + wall[n / 2 + 1]) / 2
-            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) {
-                if (rss[j] < rss[i]) { t = rss[i]; rss[i] = rss[j]; rss[j] = t }
-                if (cpu[j] < cpu[i]) { t = cpu[i]; cpu[i] = cpu[j]; cpu[j] = t }
-            }
-            printf "%-6s %8.1f %8.1f %8.1f %8.0f %8.1f %8.2f\n", f, med / 1000, wall[1] / 1000,
-                wall[n] / 1000, cpu[int((n + 1) / 2)], rss[int((n + 1) / 2)] / 1024, out / 1e6
-            if (wall[1] < 1e6 && out < 5e6) print "       targets (< 1 s, < 5 MB): met (min wall)"
+    bench_medians | awk -v f="$fmt" -v out="$(wc -c <"$TMP/out.$fmt")" '
+        {
+            printf "%-6s %8.1f %8.1f %8.1f %8.0f %8.1f %8.2f\n", f, $1 / 1000, $2 / 1000,
+                $3 / 1000, $4, $5 / 1024, out / 1e6
+            if ($2 < 1e6 && out < 5e6) print "       targets (< 1 s, < 5 MB): met (min wall)"
             else print "       targets (< 1 s, < 5 MB): NOT met"
         }'
 done
