@@ -88,6 +88,15 @@ static void size(wbuf *w, size_t v)
     i64(w, (int64_t)v);
 }
 
+/* A whole line: the word kind and n int64 values. */
+static void i64_line(wbuf *w, const char *kind, const int64_t *v, size_t n)
+{
+    word(w, kind);
+    for (size_t i = 0; i < n; i++)
+        i64(w, v[i]);
+    eol(w);
+}
+
 /* " <16 hex digits>" of the IEEE-754 bits: exact, nan payloads and -0.0 kept. */
 static void dbl(wbuf *w, double d)
 {
@@ -194,20 +203,13 @@ static void timing_part(wbuf *w, const sl_timing *tm)
         size(w, r->ncalls);
         eol(w);
         for (size_t t = 0; t < r->nthreads; t++) {
-            word(w, "thread");
-            i64(w, r->threads[t]);
-            i64(w, r->call_counts[t]);
-            i64(w, r->total_ns[t]);
-            i64(w, r->min_ns[t]);
-            i64(w, r->max_ns[t]);
-            eol(w);
+            const int64_t v[] = {r->threads[t], r->call_counts[t], r->total_ns[t], r->min_ns[t],
+                                 r->max_ns[t]};
+            i64_line(w, "thread", v, 5);
         }
         for (size_t c = 0; c < r->ncalls; c++) {
-            word(w, "call");
-            i64(w, r->call_threads[c]);
-            i64(w, r->start_times[c]);
-            i64(w, r->end_times[c]);
-            eol(w);
+            const int64_t v[] = {r->call_threads[c], r->start_times[c], r->end_times[c]};
+            i64_line(w, "call", v, 3);
         }
     }
 }

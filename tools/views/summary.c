@@ -375,13 +375,16 @@ static void csv_num(FILE *f, double v)
     fputs(sl_fmt_exact(v, num), f);
 }
 
-static int csv_tag(FILE *f, const char *tag, size_t len)
+/* A row's first columns, the same in both kinds: region,ranks,threads,calls. */
+static int csv_lead(FILE *f, const char *tag, size_t len, size_t ranks, size_t threads,
+                    long long calls)
 {
     char *d = sl_tag_display(tag, len);
     if (!d)
         return -ENOMEM;
     sl_csv_field(f, d);
     free(d);
+    fprintf(f, ",%zu,%zu,%lld", ranks, threads, calls);
     return 0;
 }
 
@@ -392,9 +395,8 @@ int sl_summary_csv(FILE *f, const sl_summary *s)
           f);
     for (size_t i = 0; i < s->ntimes; i++) {
         const sl_sum_time *r = &s->times[i];
-        if (csv_tag(f, r->tag, r->tag_len))
+        if (csv_lead(f, r->tag, r->tag_len, r->ranks, r->threads, (long long)r->calls))
             return -ENOMEM;
-        fprintf(f, ",%zu,%zu,%lld", r->ranks, r->threads, (long long)r->calls);
         csv_num(f, r->min_s);
         csv_num(f, sl_sum_time_mean(r));
         csv_num(f, r->max_s);
@@ -403,9 +405,9 @@ int sl_summary_csv(FILE *f, const sl_summary *s)
     }
     for (size_t i = 0; i < s->nmetrics; i++) {
         const sl_sum_metric *m = &s->metrics[i];
-        if (csv_tag(f, m->tag, m->tag_len))
+        if (csv_lead(f, m->tag, m->tag_len, m->ranks, m->hwthreads, (long long)m->calls))
             return -ENOMEM;
-        fprintf(f, ",%zu,%zu,%lld,,,,,", m->ranks, m->hwthreads, (long long)m->calls);
+        fputs(",,,,,", f);
         sl_csv_field(f, m->group);
         fputc(',', f);
         sl_csv_field(f, m->metric);
