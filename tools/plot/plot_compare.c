@@ -83,15 +83,11 @@ static int compare_times(sl_plot_out *o, const sl_plot_file *files, size_t nfile
         rc = sl_plot_keys_add_times(&k, files[f].set, f, f == 0);
     if (!rc) {
         sl_plot_keys_sort(&k);
-        sl_plot_heading(o, 3, "Region time");
-        if (!k.n) {
-            sl_plot_note(o, "No timed regions in any file.");
-        } else {
-            sl_plot_note(o, "Per timing region, each file's total time in it (every rank and thread "
-                            "summed), the change relative to file 1 in brackets; costliest in file 1 "
-                            "first.");
+        if (sl_plot_section(o, "Region time", k.n, "No timed regions in any file.",
+                            "Per timing region, each file's total time in it (every rank and "
+                            "thread summed), the change relative to file 1 in brackets; "
+                            "costliest in file 1 first."))
             rc = compare_chart(o, &k, nfiles, col, 0, "compare", "total [ms]");
-        }
     }
     sl_plot_keys_free(&k);
     return rc;
@@ -109,14 +105,11 @@ static int compare_metric(sl_plot_out *o, const sl_plot_file *files, size_t nfil
     if (!rc) {
         char t[300];
         snprintf(t, sizeof t, "Counters: %s", metric);
-        sl_plot_heading(o, 3, t);
-        if (!k.n) {
-            sl_plot_note(o, "No region of any file has this value.");
-        } else {
-            sl_plot_note(o, "Per LIKWID region, each file's mean over every rank's hardware threads, "
-                            "the change relative to file 1 in brackets; in the order of the files.");
+        if (sl_plot_section(o, t, k.n, "No region of any file has this value.",
+                            "Per LIKWID region, each file's mean over every rank's hardware "
+                            "threads, the change relative to file 1 in brackets; in the order of "
+                            "the files."))
             rc = compare_chart(o, &k, nfiles, col, 1, "compare-metric", metric);
-        }
     }
     sl_plot_keys_free(&k);
     return rc;

@@ -42,6 +42,14 @@ void sl_plot_note(sl_plot_out *o, const char *text)
     }
 }
 
+int sl_plot_section(sl_plot_out *o, const char *heading, size_t n, const char *none,
+                    const char *about)
+{
+    sl_plot_heading(o, 3, heading);
+    sl_plot_note(o, n ? about : none);
+    return n != 0;
+}
+
 void sl_plot_chart(sl_plot_out *o, const char *cls, const sl_buf *body, double height)
 {
     if (o->svg) {

@@ -18,6 +18,10 @@ typedef struct sl_plot_out {
 void sl_plot_heading(sl_plot_out *o, int level, const char *text);
 /* A line of text (any bytes; cut in SVG, which cannot wrap). */
 void sl_plot_note(sl_plot_out *o, const char *text);
+/* A section's heading, then the note none when it has no item (n == 0),
+ * else the note about; whether it has items (a chart to draw). */
+int sl_plot_section(sl_plot_out *o, const char *heading, size_t n, const char *none,
+                    const char *about);
 /* An inline <svg> of class cls holding body. */
 void sl_plot_chart(sl_plot_out *o, const char *cls, const sl_buf *body, double height);
 /* The file's /metadata as a table of its known fields (nothing without

@@ -63,15 +63,11 @@ static int time_summary(sl_plot_out *o, const sl_runset *set, const sl_plot_colo
     int rc = sl_plot_keys_add_times(&k, set, 0, 1);
     if (!rc) {
         sl_plot_keys_sort(&k);
-        sl_plot_heading(o, 3, "Region time across ranks");
-        if (!k.n) {
-            sl_plot_note(o, "No timed regions.");
-        } else {
-            sl_plot_note(o, "Per timing region: min, mean and max over the ranks that ran it of a "
-                            "rank's total time in it (its threads summed); imbalance = (max - mean) "
-                            "/ max. Costliest first.");
+        if (sl_plot_section(o, "Region time across ranks", k.n, "No timed regions.",
+                            "Per timing region: min, mean and max over the ranks that ran it of "
+                            "a rank's total time in it (its threads summed); imbalance = (max - "
+                            "mean) / max. Costliest first."))
             rc = stat_chart(o, &k, col, "summary", "total per rank [ms]", "ranks");
-        }
     }
     sl_plot_keys_free(&k);
     return rc;

@@ -47,13 +47,10 @@ static void free_groups(sl_bar_group *g, size_t n)
 static int times_chart(sl_plot_out *o, const sl_run *run, const sl_plot_colours *col)
 {
     const sl_timing *tm = &run->timing;
-    sl_plot_heading(o, 3, "Region time per thread");
-    if (!tm->nregions) {
-        sl_plot_note(o, "No timed regions.");
+    if (!sl_plot_section(o, "Region time per thread", tm->nregions, "No timed regions.",
+                         "The shim's timing: total time of each region in each thread (calls in "
+                         "brackets), regions costliest first."))
         return 0;
-    }
-    sl_plot_note(o, "The shim's timing: total time of each region in each thread (calls in brackets), "
-            "regions costliest first.");
     struct sl_cost_key *c = calloc(tm->nregions, sizeof *c);
     sl_bar_group *g = calloc(tm->nregions, sizeof *g);
     if (!c || !g) {
