@@ -279,8 +279,10 @@ int sl_deliver_keep(const sl_deliver_in *in, sl_likwid *lw, const char *status,
     if (!written)
         made_left(in, why, WHY);
     if (written) {
+        /* The writer removed the rescue file once the result was in place;
+         * the name is not ours any more: another process of the same output
+         * may already have made its own rescue file under it. */
         sl_anchor_result_release();
-        sl_at_unlink(rescue);   /* the writer removed it already; an older writer did not */
         if (!out)
             sl_log_info("wrote %s", written);
         sl_run_report("wrote", written);

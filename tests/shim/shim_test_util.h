@@ -13,9 +13,13 @@ char *tu_slurp(const char *path, size_t *len);
 int tu_exists(const char *path);
 
 /* The body of a fake writer script that copies the rescue file "$1" to
- * "$2.wire" and makes "$2" a result the shim takes as ours (fake_result.c):
- * the run it wrote is then read from "$2.wire". */
-#define TU_COPY_WRITER "cp \"$1\" \"$2.wire\" && '" TU_FAKE_RESULT "' \"$2\""
+ * "$2.wire", makes "$2" a result the shim takes as ours (fake_result.c) and
+ * then removes the rescue file, as scope-likwid-write does: the run it
+ * wrote is then read from "$2.wire". */
+#define TU_COPY_WRITER TU_COPY_WRITER_KEEP " && rm -f \"$1\""
+/* The same that leaves the rescue file: a writer whose answer the shim
+ * must refuse (the rescue file then stays for convert). */
+#define TU_COPY_WRITER_KEEP "cp \"$1\" \"$2.wire\" && '" TU_FAKE_RESULT "' \"$2\""
 
 /* What a fake writer wrote to path: path.wire when there is one (the
  * TU_COPY_WRITER's copy), else path itself; as tu_slurp. */

@@ -253,12 +253,12 @@ static void setup_naming_hostname(void)
 
 static void setup_unproved(void)
 {
-    setup_with(TU_COPY_WRITER " | grep -v '^proof '");
+    setup_with("{ " TU_COPY_WRITER_KEEP "; } | grep -v '^proof '");
 }
 
 static void setup_forged(void)
 {
-    setup_with(TU_COPY_WRITER " | sed 's/^proof .*/proof 0123456789abcdef/'");
+    setup_with("{ " TU_COPY_WRITER_KEEP "; } | sed 's/^proof .*/proof 0123456789abcdef/'");
 }
 
 static void fake_answer_refused(const char *why)
